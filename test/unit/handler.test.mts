@@ -1,0 +1,67 @@
+// The handler module with the SDK mocked (aws-sdk-client-mock): INIT calls STS once, every
+// invoke answers from that result. Build-time constants are provided on globalThis.
+import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { mockClient } from "aws-sdk-client-mock";
+import type { Context } from "aws-lambda";
+import { readFileSync } from "node:fs";
+import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
+
+const sts = mockClient(STSClient);
+sts.on(GetCallerIdentityCommand).resolves({
+  $metadata: { requestId: "sts-request-1" },
+  UserId: "AROAEXAMPLEROLEID:identity-fn",
+  Account: "123456789012",
+  Arn: "arn:aws:sts::123456789012:assumed-role/identity-role/identity-fn",
+});
+Object.assign(globalThis, { WARPSTART_VARIANT: "UnitTest", WARPSTART_SDK_VERSION: "0.0.0-test" });
+
+const { handler } = await import("../../src/functions/identity/index.mts");
+const event = JSON.parse(readFileSync(new URL("../../events/optimized.json", import.meta.url), "utf8"));
+const context = (awsRequestId: string) => ({ awsRequestId }) as Context;
+const bodyOf = (response: { body?: string }) => JSON.parse(response.body!);
+
+describe("identity handler", () => {
+  // First in this file: each test file gets its own module instance, i.e. a new environment.
+  it("says coldstart only on the first invoke of an environment", async () => {
+    const flags = [];
+    for (const id of ["1", "2", "3"]) flags.push(bodyOf(await handler(event, context(id))).coldstart);
+    expect(flags).toEqual([true, false, false]);
+  });
+
+  it("calls GetCallerIdentity once, during INIT", async () => {
+    expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
+    await handler(event, context("a"));
+    await handler(event, context("b"));
+    expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
+  });
+
+  it("answers with the masked identity, the build constants and the request ids", async () => {
+    const response = await handler(event, context("lambda-request-1"));
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toEqual({ "content-type": "application/json" });
+    expect(bodyOf(response)).toMatchObject({
+      stsRequestId: "sts-request-1",
+      lambdaRequestId: "lambda-request-1",
+      userId: "AROAEXAMPLEROLEID:identity-fn",
+      account: MASKED_ACCOUNT_ID,
+      arn: `arn:aws:sts::${MASKED_ACCOUNT_ID}:assumed-role/identity-role/identity-fn`,
+      path: "/optimized",
+      variant: "UnitTest",
+      sdkVersion: "0.0.0-test",
+      nodeVersion: process.version,
+    });
+    expect(response.body).not.toContain("123456789012");
+    expect(typeof bodyOf(response).initStsCallMs).toBe("number");
+    expect(bodyOf(response).artifactBytes).toBeGreaterThan(0);
+  });
+
+  it.each([[undefined], [null], ["not json"], [42], [[]], [{ rawPath: { nested: true } }]])("answers 200 to a malformed event %p", async (bad) => {
+    const response = await handler(bad, context("bad-event"));
+    expect(response.statusCode).toBe(200);
+    expect(bodyOf(response).path).toBeNull();
+  });
+
+  it("answers without a context object", async () => {
+    expect(bodyOf(await handler(event)).lambdaRequestId).toBeNull();
+  });
+});

@@ -1,0 +1,114 @@
+// template.yaml, samconfig.toml, the Makefile and events/ agree with each other and with the
+// variant table (build/variants.mts). `sam validate --lint` runs in the integration project.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { VARIANT_NAMES } from "../../build/variants.mts";
+import { EVENTS_DIR, PROJECT_ROOT } from "../../lab/paths.mts";
+import { loadTemplate, templateFunctions } from "../../lab/template.mts";
+
+const TEMPLATE = join(PROJECT_ROOT, "template.yaml");
+const template = loadTemplate(TEMPLATE);
+const functions = templateFunctions(TEMPLATE);
+const resources = template.Resources;
+
+/** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */
+function keyPaths(value: unknown, prefix = ""): string[] {
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
+}
+
+describe("template.yaml", () => {
+  it("has one function per variant, nothing else", () => {
+    expect(functions.map((fn) => fn.logicalId).sort()).toEqual([...VARIANT_NAMES].sort());
+  });
+
+  it("has no Environment block anywhere", () => {
+    expect(keyPaths(template).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
+  });
+
+  it("sets arm64, 512 MB, a timeout and the Node runtime parameter in Globals", () => {
+    const globals = template.Globals!.Function!;
+    expect(globals).toMatchObject({ Architectures: ["arm64"], MemorySize: 512, Runtime: { Ref: "NodeRuntime" }, AutoPublishAlias: "live" });
+    expect(globals.Timeout).toEqual(expect.any(Number));
+    expect(template.Parameters!.NodeRuntime).toMatchObject({ Default: "nodejs22.x", AllowedValues: ["nodejs22.x", "nodejs24.x"] });
+  });
+
+  it("adds provisioned concurrency only when the parameter is above 0", () => {
+    expect(template.Parameters!.ProvisionedConcurrency).toMatchObject({ Type: "Number", Default: 0 });
+    expect(template.Conditions).toEqual({ HasProvisionedConcurrency: { "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }] } });
+    expect(template.Globals!.Function!.ProvisionedConcurrencyConfig).toEqual({
+      "Fn::If": ["HasProvisionedConcurrency", { ProvisionedConcurrentExecutions: { Ref: "ProvisionedConcurrency" } }, { Ref: "AWS::NoValue" }],
+    });
+  });
+
+  it("grants no IAM permissions (GetCallerIdentity needs none) and allows no Resource '*'", () => {
+    const paths = keyPaths(template);
+    expect(paths.filter((path) => /\.(Policies|Role|Statement)$/.test(path))).toEqual([]);
+    expect(JSON.stringify(template)).not.toMatch(/"Resource":"\*"/);
+  });
+
+  it.each(VARIANT_NAMES)("builds %s with the makefile builder and logs to a log group with retention", (name) => {
+    expect(resources[name]!.Metadata).toEqual({ BuildMethod: "makefile" });
+    const logGroup = (resources[name]!.Properties!.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(resources[logGroup]).toMatchObject({ Type: "AWS::Logs::LogGroup", Properties: { RetentionInDays: { Ref: "LogRetentionInDays" } } });
+  });
+
+  it.each(VARIANT_NAMES)("routes GET /%s to its function on the HTTP API", (name) => {
+    expect(functions.find((fn) => fn.logicalId === name)!.httpPath).toBe(`/${name.toLowerCase()}`);
+  });
+
+  it("outputs the API URL and each function's name and alias ARN", () => {
+    const outputs = template.Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.ApiUrl).toBeDefined();
+    for (const name of VARIANT_NAMES) {
+      expect(outputs[`${name}FunctionName`]!.Value).toEqual({ Ref: name });
+      expect(outputs[`${name}AliasArn`]!.Value).toEqual({ Ref: `${name}.Alias` });
+    }
+  });
+
+  it("has the Serverless Application Repository metadata sam publish needs", () => {
+    const app = (template.Metadata as Record<string, Record<string, unknown>>)["AWS::ServerlessRepo::Application"]!;
+    for (const field of ["Name", "Description", "Author", "SpdxLicenseId", "LicenseUrl", "ReadmeUrl", "Labels", "HomePageUrl", "SemanticVersion", "SourceCodeUrl"]) {
+      expect(app[field]).toBeTruthy();
+    }
+    expect(app.SemanticVersion).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(existsSync(join(PROJECT_ROOT, String(app.LicenseUrl)))).toBe(true);
+    expect(existsSync(join(PROJECT_ROOT, String(app.ReadmeUrl)))).toBe(true);
+  });
+});
+
+describe("Makefile", () => {
+  const makefile = readFileSync(join(PROJECT_ROOT, "Makefile"), "utf8");
+  it.each(VARIANT_NAMES)("has a build-%s target that runs the one build script", (name) => {
+    expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${name}\\b[^\\n]*:`, "m"));
+  });
+  it("passes the variant name and $(ARTIFACTS_DIR) to build/build.mts", () => {
+    expect(makefile).toContain('build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+  });
+});
+
+describe("samconfig.toml", () => {
+  const samconfig = readFileSync(join(PROJECT_ROOT, "samconfig.toml"), "utf8");
+  it.each([
+    ["builds in source", /\[default\.build\.parameters\][^[]*build_in_source = true/],
+    ["builds in parallel", /\[default\.build\.parameters\][^[]*parallel = true/],
+    ["validates with lint", /\[default\.validate\.parameters\][^[]*lint = true/],
+    ["deploys with capabilities, resolve_s3 and a changeset to confirm", /\[default\.deploy\.parameters\](?=[^[]*capabilities = )(?=[^[]*resolve_s3 = true)(?=[^[]*confirm_changeset = true)/],
+    ["names the stack", /stack_name = "warpstart"/],
+  ])("%s", (_, pattern) => {
+    expect(samconfig).toMatch(pattern);
+  });
+});
+
+describe("events/", () => {
+  it.each(functions.map((fn) => [fn.logicalId, fn.httpPath!]))("has an HTTP API v2 event for %s's route %s", (_, path) => {
+    const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${path.slice(1)}.json`), "utf8"));
+    expect(event).toMatchObject({
+      version: "2.0",
+      routeKey: `GET ${path}`,
+      rawPath: path,
+      requestContext: { http: { method: "GET", path }, stage: "$default" },
+      isBase64Encoded: false,
+    });
+  });
+});
