@@ -15,8 +15,9 @@ stamp_ok() { [ -f "$1/.warpstart-stamp" ] && [ "$(cat "$1/.warpstart-stamp")" = 
 stamp_write() { printf '%s' "$2" >"$1/.warpstart-stamp"; }
 digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-# 1. Node 22 from the npm registry, pinned in tools/node22/package-lock.json.
-need npm "Install Node.js (any version >= 18) with npm; the project fetches its own Node 22."
+# 1. Node 22 and the npm that installs everything else, from the npm registry, pinned in
+#    tools/node22/package-lock.json (the machine's own npm only bootstraps them).
+need npm "Install Node.js (any version >= 18) with npm; the project fetches its own Node 22 and npm 10."
 node_dir="$root/tools/node22/node_modules"
 want="$(digest tools/node22/package.json tools/node22/package-lock.json)"
 if ! stamp_ok "$root/tools/node22" "$want" || [ ! -x "$node_dir/.bin/node" ]; then
