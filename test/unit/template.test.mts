@@ -83,7 +83,7 @@ describe("Makefile", () => {
     expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${name}\\b[^\\n]*:`, "m"));
   });
   it("passes the variant name and $(ARTIFACTS_DIR) to build/build.mts", () => {
-    expect(makefile).toContain('build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+    expect(makefile).toContain('$(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
   });
 });
 
