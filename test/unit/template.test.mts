@@ -1,5 +1,6 @@
 // template.yaml, samconfig.toml, the Makefile and events/ agree with each other and with the
 // variant table (build/variants.mts). `sam validate --lint` runs in the integration project.
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VARIANT_NAMES } from "../../build/variants.mts";
@@ -83,7 +84,12 @@ describe("Makefile", () => {
     expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${name}\\b[^\\n]*:`, "m"));
   });
   it("passes the variant name and $(ARTIFACTS_DIR) to build/build.mts", () => {
-    expect(makefile).toContain('$(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+    expect(makefile).toContain('$(WARPSTART_NODE) $(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+  });
+  it("says how to install Node 22 when it is missing", () => {
+    const make = spawnSync("make", ["-f", join(PROJECT_ROOT, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent", "WARPSTART_NODE=/nonexistent/node"], { encoding: "utf8" });
+    expect(make.status).not.toBe(0);
+    expect(make.stderr).toContain("Node 22 is not installed in tools/node22: run `bash scripts/setup.sh`");
   });
 });
 
