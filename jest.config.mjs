@@ -9,6 +9,8 @@ const common = {
 };
 
 export default {
+  // Integration tests start processes and servers; unit tests finish in milliseconds anyway.
+  testTimeout: 120_000,
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
     {
@@ -16,7 +18,6 @@ export default {
       displayName: "integration",
       testMatch: ["<rootDir>/test/integration/**/*.test.mts"],
       globalSetup: "<rootDir>/test/support/sam-build.mts",
-      testTimeout: 120_000,
     },
   ],
 };

@@ -9,16 +9,16 @@ import { fileURLToPath } from "node:url";
 import { type SdkSource, variantNamed } from "./variants.mts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const HANDLER_ENTRY = join(root, "src/functions/identity/index.mts");
 const SDK = "@aws-sdk/client-sts";
 
 /** The folder whose node_modules holds a source's SDK tree. */
-const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
+const SDK_TREE: Record<Exclude<SdkSource, "runtime" | "none">, string> = {
   published: root,
   patched: join(root, "patches"),
 };
 
-function sdkVersion(tree: string | undefined): string {
+function sdkVersion(source: SdkSource, tree: string | undefined): string {
+  if (source === "none") return "none";
   if (!tree) return "provided by the runtime";
   const require = createRequire(join(tree, "package.json"));
   const manifest = join(dirname(require.resolve(SDK)), "..", "package.json");
@@ -44,12 +44,12 @@ export interface BuildOverrides {
 
 export async function buildVariant(name: string, outdir: string, overrides: BuildOverrides = {}): Promise<{ outfile: string; metafile: string; bytes: number }> {
   const variant = variantNamed(name);
-  const sdkTree = variant.sdk === "runtime" ? undefined : (overrides.sdkTree ?? SDK_TREE[variant.sdk]);
+  const sdkTree = variant.sdk === "runtime" || variant.sdk === "none" ? undefined : (overrides.sdkTree ?? SDK_TREE[variant.sdk]);
   const outfile = join(outdir, "index.mjs");
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     ...variant.esbuild,
-    entryPoints: [HANDLER_ENTRY],
+    entryPoints: [join(root, "src/functions", variant.entry, "index.mts")],
     outfile,
     platform: "node",
     format: "esm",
@@ -58,7 +58,7 @@ export async function buildVariant(name: string, outdir: string, overrides: Buil
     logLevel: "warning",
     define: {
       WARPSTART_VARIANT: JSON.stringify(name),
-      WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(sdkTree)),
+      WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(variant.sdk, sdkTree)),
     },
     plugins: sdkTree ? [sdkFrom(sdkTree)] : [],
   });

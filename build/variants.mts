@@ -6,11 +6,14 @@ import type { BuildOptions } from "esbuild";
 export type SdkSource =
   | "runtime" // not bundled: resolved at run time from the runtime's own copy (/var/runtime/node_modules)
   | "published" // bundled from the project's node_modules, as published on npm
-  | "patched"; // bundled from patches/node_modules, where patches/*.patch are applied
+  | "patched" // bundled from patches/node_modules, where patches/*.patch are applied
+  | "none"; // no SDK at all
 
 export interface Variant {
   /** One line for reports and the README. */
   summary: string;
+  /** The handler source: src/functions/<entry>/index.mts. */
+  entry: "identity" | "floor";
   sdk: SdkSource;
   /** esbuild options on top of the shared ones in build.mts. */
   esbuild: BuildOptions;
@@ -32,18 +35,27 @@ const bundledAsAwsGuides: BuildOptions = { bundle: true, mainFields: ["module", 
 export const VARIANTS = {
   Raw: {
     summary: "handler transpiled only; the SDK comes from the runtime's own copy",
+    entry: "identity",
     sdk: "runtime",
     esbuild: { bundle: true, packages: "external" },
   },
   Bundled: {
     summary: "esbuild ESM bundle with the SDK, mainFields module,main (AWS guidance)",
+    entry: "identity",
     sdk: "published",
     esbuild: bundledAsAwsGuides,
   },
   Optimized: {
     summary: "Bundled + unused credential providers external + patches/ + build-time constants",
+    entry: "identity",
     sdk: "patched",
     esbuild: { ...bundledAsAwsGuides, external: UNUSED_CREDENTIAL_PROVIDERS },
+  },
+  Floor: {
+    summary: "the same STS call with no SDK: node:https and a minimal SigV4 signer (the lower bound)",
+    entry: "floor",
+    sdk: "none",
+    esbuild: { bundle: true },
   },
 } satisfies Record<string, Variant>;
 

@@ -32,6 +32,7 @@ export interface TemplateFunction {
   runtime: string;
   memoryMb: number;
   timeoutSeconds: number;
+  architecture: string;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
 }
@@ -63,6 +64,7 @@ export function templateFunctions(file: string, overrides: Record<string, string
         runtime: String(get("Runtime")),
         memoryMb: Number(get("MemorySize") ?? 128),
         timeoutSeconds: Number(get("Timeout") ?? 3),
+        architecture: String((get("Architectures") as string[] | undefined)?.[0] ?? "x86_64"),
         httpPath: route?.Properties?.Path ?? null,
       };
     });

@@ -1,9 +1,11 @@
 // Shared by the integration tests: the functions `sam build` produced (jest globalSetup), and
 // a one-shot runner against a given local STS.
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { VARIANTS, type VariantName } from "../../build/variants.mts";
 import type { FunctionSpec } from "../../lab/execution-environment.mts";
 import { BUILD_DIR, EVENTS_DIR } from "../../lab/paths.mts";
-import { runOnce, type RunOnceResult } from "../../lab/run-once.mts";
+import { runOnce, type RunOnceResult } from "./run-once.mts";
 import type { LocalSts } from "../../lab/sts/local-sts.mts";
 import { templateFunctions } from "../../lab/template.mts";
 
@@ -11,6 +13,22 @@ export function builtFunction(logicalId: string): FunctionSpec {
   const fn = templateFunctions(join(BUILD_DIR, "template.yaml")).find((candidate) => candidate.logicalId === logicalId);
   if (!fn) throw new Error(`${logicalId} is not in ${BUILD_DIR}/template.yaml`);
   return { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb };
+}
+
+/** What a variant's response and artifact say its SDK version is (build/build.mts embeds it). */
+export function expectedSdkVersion(name: string): string {
+  const sdk = VARIANTS[name as VariantName].sdk;
+  return sdk === "runtime" ? "provided by the runtime" : sdk === "none" ? "none" : "3.1169.0";
+}
+
+/** A port nothing listens on (it was free a moment ago): connecting to it is refused. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export const eventFile = (name: string) => join(EVENTS_DIR, `${name.toLowerCase()}.json`);

@@ -7,7 +7,7 @@ const manifest = (path: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, pa
 
 describe("variants", () => {
   it("rejects an unknown variant with the list of known ones", () => {
-    expect(() => variantNamed("Fast")).toThrow('Unknown variant "Fast". Known variants: Raw, Bundled, Optimized.');
+    expect(() => variantNamed("Fast")).toThrow('Unknown variant "Fast". Known variants: Raw, Bundled, Optimized, Floor.');
   });
 
   it("builds Optimized as Bundled plus the credential-provider externals and the patched SDK", () => {

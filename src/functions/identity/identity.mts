@@ -1,5 +1,7 @@
-// Pure helpers of the identity function: no SDK, no I/O at import, so unit tests need no mocks.
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+// What the identity functions (with the SDK, and Floor without it) share once INIT has the
+// caller identity: masking, the response, the handler. No SDK, no I/O at import.
+import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { artifactBytes, runtimeBuildDate } from "./artifact.mts";
 
 const ACCOUNT_ID = /(?<!\d)\d{12}(?!\d)/g;
 export const MASKED_ACCOUNT_ID = "************";
@@ -40,5 +42,41 @@ export function httpResponse(body: IdentityBody): APIGatewayProxyStructuredResul
     statusCode: 200,
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
+  };
+}
+
+/** The error INIT fails with when STS cannot be used: it names the endpoint and keeps the cause. */
+export function stsInitError(endpoint: string, cause: unknown): Error {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new Error(`STS GetCallerIdentity failed during INIT (endpoint ${endpoint}): ${reason}`, { cause });
+}
+
+export interface BuildFacts {
+  variant: string;
+  sdkVersion: string;
+  /** import.meta.url of the handler module: its folder is the artifact. */
+  moduleUrl: string;
+}
+
+/** The handler of an environment whose INIT got `identity`: every invoke answers from it. */
+export function identityHandler(identity: CallerIdentity, build: BuildFacts) {
+  let coldstart = true;
+  // Read on the first invoke, not during INIT, so they never count in Init Duration.
+  let artifact: { bytes: number | null; runtimeBuildDate: string | null } | undefined;
+  return async function handler(event: unknown, context?: Context): Promise<APIGatewayProxyStructuredResultV2> {
+    artifact ??= { bytes: artifactBytes(build.moduleUrl), runtimeBuildDate: runtimeBuildDate(process.env.LAMBDA_RUNTIME_DIR) };
+    const response = httpResponse({
+      ...identity,
+      lambdaRequestId: context?.awsRequestId ?? null,
+      path: requestPath(event),
+      coldstart,
+      variant: build.variant,
+      sdkVersion: build.sdkVersion,
+      nodeVersion: process.version,
+      artifactBytes: artifact.bytes,
+      runtimeBuildDate: artifact.runtimeBuildDate,
+    });
+    coldstart = false;
+    return response;
   };
 }

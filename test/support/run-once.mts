@@ -1,11 +1,13 @@
-// Runs one built function once in a fresh Node 22 process, started as the managed runtime
-// starts it (flags, environment, read-only task root), and returns what it answered.
+// A probe for what INIT loads: runs one built function once in a fresh Node 22 process started
+// as the managed runtime starts it (flags, environment, read-only task root), importing the
+// handler module directly (no runtime client in the process), and returns what it answered
+// and which Node builtins its INIT loaded.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "./execution-environment.mts";
-import { NODE22 } from "./paths.mts";
+import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../../lab/execution-environment.mts";
+import { NODE22 } from "../../lab/paths.mts";
 
 const CHILD = join(import.meta.dirname, "invoke-once.mjs");
 const RUN_TIMEOUT_MS = 30_000;

@@ -1,0 +1,33 @@
+// What a result depends on besides the code: tool versions and the machine, recorded in
+// every results.json so numbers are never compared across different setups by accident.
+import { version as esbuildVersion } from "esbuild";
+import { readFileSync } from "node:fs";
+import { cpus, hostname, totalmem } from "node:os";
+import { join } from "node:path";
+import { PROJECT_ROOT, RUNTIME_DIR } from "../lab/paths.mts";
+import type { BenchResults } from "./results.mts";
+
+const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+
+export function localVersions(): Record<string, string> {
+  return {
+    node: process.version,
+    "@aws-sdk/client-sts": versionOf(join(PROJECT_ROOT, "node_modules/@aws-sdk/client-sts/package.json")),
+    "@aws-sdk/client-sts (runtime copy, Raw)": versionOf(join(RUNTIME_DIR, "node_modules/@aws-sdk/client-sts/package.json")),
+    esbuild: esbuildVersion,
+    "aws-lambda-ric": versionOf(join(RUNTIME_DIR, "node_modules/aws-lambda-ric/package.json")),
+    emulator: `warpstart-lab ${versionOf(join(PROJECT_ROOT, "package.json"))}`,
+  };
+}
+
+export function machine(): BenchResults["machine"] {
+  const cores = cpus();
+  return {
+    platform: process.platform,
+    arch: process.arch,
+    cpuModel: cores[0]?.model.trim() ?? "unknown",
+    cpuCount: cores.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    hostname: hostname(),
+  };
+}

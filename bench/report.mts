@@ -1,0 +1,200 @@
+// Turns a BenchResults into tables: Markdown for report.md, aligned plain text for the terminal.
+// Everything is recomputed from the raw samples so a report can be regenerated from results.json.
+
+import type { BenchResults, Failure, VariantResult } from "./results.mts";
+import { pairedComparison, summarize, PERCENTILES } from "./stats.mts";
+
+export type Metric = "initMs" | "e2eMs";
+export type TableFormat = "markdown" | "text";
+
+const MISSING = "–";
+
+const METRIC_LABELS: Record<Metric, string> = {
+  initMs: "Init Duration",
+  e2eMs: "Cold E2E",
+};
+
+function ms(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? MISSING : value.toFixed(1);
+}
+
+function ratio(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? MISSING : value.toFixed(2);
+}
+
+function withCi(point: string, ci: [number, number] | null, fmt: (value: number) => string): string {
+  return ci === null ? point : `${point} [${fmt(ci[0])}, ${fmt(ci[1])}]`;
+}
+
+/** Markdown renders raw HTML, so a name like "<slim>" would vanish; entities show it as typed. */
+function markdownText(text: string): string {
+  return text.replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+type Align = "left" | "right";
+
+/** Renders rows as a Markdown table or as space-aligned columns (first column left, rest right). */
+function renderTable(header: string[], rows: string[][], format: TableFormat, align?: Align[]): string {
+  const alignOf = (i: number): Align => align?.[i] ?? (i === 0 ? "left" : "right");
+  if (format === "markdown") {
+    // A "|" inside a cell would split it, newlines would end the table, and "<" may start HTML.
+    const cell = (text: string) => markdownText(text).replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+    const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
+    const rule = `|${header.map((_, i) => (alignOf(i) === "right" ? "---:" : ":---")).join("|")}|`;
+    return [line(header), rule, ...rows.map(line)].join("\n");
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((text, i) => (alignOf(i) === "right" ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** The seed's table: one row per variant, Init Duration or cold E2E percentiles in ms. */
+export function percentileTable(results: BenchResults, metric: Metric, format: TableFormat): string {
+  const header = ["test", "# of samples", ...PERCENTILES.map((p) => `p${p}`)];
+  const rows = results.variants.map((variant) => {
+    const summary = summarize(variant[metric]);
+    return [variant.name, String(summary.n), ...PERCENTILES.map((p) => ms(summary[`p${p}` as const]))];
+  });
+  return renderTable(header, rows, format);
+}
+
+function byRound(variant: VariantResult, metric: Metric): Map<number, number> {
+  return new Map(variant.samples.map((sample) => [sample.round, sample[metric]]));
+}
+
+/**
+ * Every other variant against `baseline`, paired by round. Returns "" when the baseline is not in
+ * the results (e.g. a run of a subset of variants), so the caller can print nothing.
+ */
+export function ratioTable(results: BenchResults, baseline: string, metric: Metric, format: TableFormat): string {
+  const base = results.variants.find((variant) => variant.name === baseline);
+  if (base === undefined) return "";
+  const baseRounds = byRound(base, metric);
+  const rows = results.variants
+    .filter((variant) => variant !== base)
+    .map((variant) => {
+      const c = pairedComparison(byRound(variant, metric), baseRounds);
+      return [variant.name, String(c.n), withCi(ratio(c.ratio), c.ratioCi95, ratio), withCi(ms(c.diffMs), c.diffCi95, ms)];
+    });
+  return renderTable(["variant", "n pairs", "p50 ratio [95% CI]", "Δ p50 ms [95% CI]"], rows, format);
+}
+
+/** Warm E2E p50: how fast each build is once initialized (warm invokes that failed are null). */
+export function warmTable(results: BenchResults, format: TableFormat): string {
+  const rows = results.variants.map((variant) => {
+    const warm = variant.samples.flatMap((sample) => (sample.warmE2eMs === null ? [] : [sample.warmE2eMs]));
+    const summary = summarize(warm);
+    return [variant.name, String(summary.n), ms(summary.p50)];
+  });
+  return renderTable(["variant", "n", "warm E2E p50 ms"], rows, format);
+}
+
+function oneLine(message: string, max = 160): string {
+  const flat = message.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const PHASES: Failure["phase"][] = ["update", "cold", "warm"];
+
+/**
+ * Failure counts per variant and phase; each error type is listed with its count and the first
+ * message seen, since repeats of one error type are nearly always the same message.
+ */
+export function failureTable(results: BenchResults, format: TableFormat): string {
+  const rows: string[][] = [];
+  for (const variant of results.variants) {
+    for (const phase of PHASES) {
+      const failures = variant.failures.filter((failure) => failure.phase === phase);
+      if (failures.length === 0) continue;
+      const types = new Map<string, { count: number; first: string }>();
+      for (const failure of failures) {
+        const seen = types.get(failure.errorType);
+        if (seen) seen.count++;
+        else types.set(failure.errorType, { count: 1, first: failure.message });
+      }
+      const errors = [...types].map(([type, { count, first }]) => `${type} ×${count}: ${oneLine(first)}`).join("; ");
+      rows.push([variant.name, phase, String(failures.length), errors]);
+    }
+  }
+  if (rows.length === 0) return "No failures.";
+  return renderTable(["variant", "phase", "failures", "errors (first message per type)"], rows, format, ["left", "left", "right", "left"]);
+}
+
+function describeTarget(target: BenchResults["target"]): string {
+  return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack ${target.stack} in ${target.region}`;
+}
+
+const BASELINES = ["Raw", "Optimized"];
+
+/** A complete report.md; chart.svg is expected next to it. */
+export function markdownReport(results: BenchResults): string {
+  const out: string[] = [];
+  const section = (title: string, ...body: string[]) => out.push(`## ${title}`, "", ...body.flatMap((text) => [text, ""]));
+
+  out.push("# warpstart cold start benchmark", "");
+  out.push(`- Date: ${results.startedAt} – ${results.finishedAt}`);
+  out.push(`- Target: ${describeTarget(results.target)}`);
+  out.push(`- Rounds: ${results.rounds} (each round cold-starts every variant once, in shuffled order)`);
+  out.push(`- Variants: ${results.variants.map((variant) => markdownText(variant.name)).join(", ")}`, "");
+
+  section(
+    "How to read this",
+    "**Init Duration** is the time from the start of the execution environment to the runtime's first request for an event, " +
+      "as Lambda defines it and reports it in the REPORT line of a cold invoke. **E2E** is the client's wall time for that cold " +
+      "invoke (request sent to response read), so it also includes the handler's duration and the invoke overhead. " +
+      "Times are in milliseconds; failed invokes never enter the timings. In the ratio tables, a ratio below 1 means faster " +
+      "than the baseline and Δ is the median per-round difference (negative = faster). The intervals are 95% percentile " +
+      "bootstrap intervals over rounds, pairing each variant with the baseline measured in the same round.",
+    "![Init Duration per variant](chart.svg)",
+  );
+
+  section("Init Duration (ms)", percentileTable(results, "initMs", "markdown"));
+  section("Cold E2E (ms)", percentileTable(results, "e2eMs", "markdown"));
+
+  for (const baseline of BASELINES) {
+    for (const metric of ["initMs", "e2eMs"] as const) {
+      const table = ratioTable(results, baseline, metric, "markdown");
+      if (table !== "") section(`${METRIC_LABELS[metric]} vs ${baseline}`, table);
+    }
+  }
+
+  section("Warm E2E p50 (ms)", warmTable(results, "markdown"));
+  section("Failures", failureTable(results, "markdown"));
+
+  const versions = Object.entries(results.versions);
+  section(
+    "Versions",
+    versions.length === 0 ? "None recorded." : renderTable(["component", "version"], versions, "markdown", ["left", "left"]),
+  );
+  const machine = results.machine;
+  section(
+    "Machine",
+    [
+      `- Platform: ${machine.platform} ${machine.arch}`,
+      `- CPU: ${machine.cpuModel} × ${machine.cpuCount}`,
+      `- Memory: ${machine.memoryGiB} GiB`,
+      ...(machine.hostname === undefined ? [] : [`- Host: ${machine.hostname}`]),
+    ].join("\n"),
+  );
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** What the CLI prints when a run ends. */
+export function consoleSummary(results: BenchResults): string {
+  const blocks: string[] = [
+    `Init Duration (ms)\n${percentileTable(results, "initMs", "text")}`,
+    `Cold E2E (ms)\n${percentileTable(results, "e2eMs", "text")}`,
+  ];
+  for (const baseline of BASELINES) {
+    for (const metric of ["initMs", "e2eMs"] as const) {
+      const table = ratioTable(results, baseline, metric, "text");
+      if (table !== "") blocks.push(`${METRIC_LABELS[metric]} vs ${baseline} (ratio < 1 = faster; 95% bootstrap CI)\n${table}`);
+    }
+  }
+  blocks.push(`Failures\n${failureTable(results, "text")}`);
+  return `${blocks.join("\n\n")}\n`;
+}

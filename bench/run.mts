@@ -1,0 +1,129 @@
+// The measurement loop: for each round, in a fresh random order of variants, force a cold
+// start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
+// Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
+import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import { parseReport } from "../lab/emulator/log-lines.mts";
+import type { Failure, Sample, VariantResult } from "./results.mts";
+
+export interface BenchVariant {
+  name: string;
+  functionName: string;
+  /** The event each invoke sends (the variant's HTTP API event from events/). */
+  event: unknown;
+}
+
+export interface RunOptions {
+  client: LambdaClient;
+  variants: BenchVariant[];
+  rounds: number;
+  /** Tags each forced update, so concurrent runs never reuse each other's description. */
+  runId: string;
+  onStep?: (done: { round: number; variant: string; ok: boolean }) => void;
+  random?: () => number;
+}
+
+export interface RunOutcome {
+  variants: VariantResult[];
+  /** What each variant's first good response said about itself (versions as deployed). */
+  reported: Record<string, { nodeVersion?: string; sdkVersion?: string }>;
+}
+
+class InvokeFailure extends Error {
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.errorType = errorType;
+  }
+}
+
+export async function runBench(options: RunOptions): Promise<RunOutcome> {
+  const { client, rounds, runId } = options;
+  const random = options.random ?? Math.random;
+  const results = new Map<string, VariantResult>(
+    options.variants.map((variant) => [variant.name, { name: variant.name, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
+  );
+  const reported: RunOutcome["reported"] = {};
+
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of shuffled(options.variants, random)) {
+      const result = results.get(variant.name)!;
+      const fail = (phase: Failure["phase"], error: unknown) =>
+        result.failures.push({
+          round,
+          phase,
+          errorType: error instanceof InvokeFailure ? error.errorType : error instanceof Error ? error.name : "Error",
+          message: error instanceof Error ? error.message : String(error),
+        });
+      let ok = false;
+      try {
+        await forceColdStart(client, variant.functionName, `warpstart bench ${runId} round ${round}`);
+        try {
+          const cold = await invoke(client, variant);
+          const report = parseReport(cold.log);
+          if (!report) throw new InvokeFailure("NoReport", `no REPORT line in the invoke's log tail:\n${cold.log}`);
+          if (report.initDurationMs === null) throw new InvokeFailure("NotCold", "the invoke after a configuration update was warm (no Init Duration)");
+          reported[variant.name] ??= bodyFacts(cold.payload);
+          let warmE2eMs: number | null = null;
+          try {
+            warmE2eMs = (await invoke(client, variant)).e2eMs;
+          } catch (error) {
+            fail("warm", error);
+          }
+          const sample: Sample = { round, initMs: report.initDurationMs, e2eMs: cold.e2eMs, durationMs: report.durationMs, warmE2eMs };
+          result.samples.push(sample);
+          result.initMs.push(sample.initMs);
+          result.e2eMs.push(sample.e2eMs);
+          ok = true;
+        } catch (error) {
+          fail("cold", error);
+        }
+      } catch (error) {
+        fail("update", error);
+      }
+      options.onStep?.({ round, variant: variant.name, ok });
+    }
+  }
+  return { variants: [...results.values()], reported };
+}
+
+async function forceColdStart(client: LambdaClient, functionName: string, description: string): Promise<void> {
+  await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, Description: description }));
+  await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 120 }, { FunctionName: functionName });
+}
+
+async function invoke(client: LambdaClient, variant: BenchVariant): Promise<{ e2eMs: number; log: string; payload: string }> {
+  const request = new InvokeCommand({ FunctionName: variant.functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(variant.event)) });
+  const started = performance.now();
+  const response = await client.send(request);
+  const e2eMs = performance.now() - started;
+  const payload = Buffer.from(response.Payload ?? []).toString("utf8");
+  if (response.FunctionError) {
+    const error = safeJson(payload) as { errorType?: string; errorMessage?: string } | null;
+    throw new InvokeFailure(error?.errorType ?? response.FunctionError, error?.errorMessage ?? payload);
+  }
+  return { e2eMs, log: Buffer.from(response.LogResult ?? "", "base64").toString("utf8"), payload };
+}
+
+/** nodeVersion and sdkVersion from an HTTP API response whose body is the identity JSON. */
+function bodyFacts(payload: string): { nodeVersion?: string; sdkVersion?: string } {
+  const body = safeJson((safeJson(payload) as { body?: string } | null)?.body ?? "") as { nodeVersion?: string; sdkVersion?: string } | null;
+  return { nodeVersion: body?.nodeVersion, sdkVersion: body?.sdkVersion };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Fisher-Yates on a copy: every round gets its own order, so drift spreads over variants. */
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}

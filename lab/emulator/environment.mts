@@ -1,0 +1,162 @@
+// One execution environment: a fresh Node 22 process started as the managed nodejs22.x runtime
+// starts it (flags from memory size, Lambda's environment variables, read-only task root), with
+// the real aws-lambda-ric as its runtime client, talking to its own Runtime API.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../execution-environment.mts";
+import { NODE22, RUNTIME_DIR } from "../paths.mts";
+import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
+
+const RIC_ENTRY = join(RUNTIME_DIR, "node_modules/aws-lambda-ric/index.mjs");
+
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** How INIT ended: ready for events, or the reason it never will be. */
+export type InitOutcome =
+  | { kind: "ready"; initDurationMs: number }
+  | { kind: "init-error"; initDurationMs: number; error: Extract<RuntimeReport, { kind: "error" }>; exit: Exit }
+  | { kind: "exit"; initDurationMs: number; exit: Exit }
+  | { kind: "timeout"; initDurationMs: number };
+
+export type InvokeOutcome = RuntimeReport | { kind: "exit"; exit: Exit } | { kind: "timeout" };
+
+export interface EnvironmentOptions {
+  spec: FunctionSpec;
+  services: LocalServices;
+  /** Variables from the function's configuration (UpdateFunctionConfiguration's Environment). */
+  variables?: Record<string, string>;
+  /** Every line the function prints, as it prints it (the lab's console, when verbose). */
+  onLine?: (line: string) => void;
+}
+
+export class ExecutionEnvironment {
+  readonly id = randomBytes(16).toString("hex");
+  private readonly runtimeApi = new RuntimeApi();
+  private process: ChildProcess | null = null;
+  private taskRoot: string | null = null;
+  private exitInfo: Exit | null = null;
+  private readonly exited: Promise<Exit>;
+  private markExited!: (exit: Exit) => void;
+  private logLines: string[] = [];
+  private partial = "";
+
+  private readonly options: EnvironmentOptions;
+
+  constructor(options: EnvironmentOptions) {
+    this.options = options;
+    this.exited = new Promise((resolve) => (this.markExited = resolve));
+  }
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  get alive(): boolean {
+    return this.process !== null && this.exitInfo === null;
+  }
+
+  /** Starts the process and waits until the runtime asks for its first event, at most initTimeoutMs. */
+  async init(initTimeoutMs: number): Promise<InitOutcome> {
+    const { spec, services } = this.options;
+    const runtimeApi = await this.runtimeApi.listen();
+    this.taskRoot = prepareTaskRoot(spec);
+    const env = {
+      ...functionEnvironment(spec, this.taskRoot, services),
+      ...this.options.variables,
+      AWS_LAMBDA_RUNTIME_API: runtimeApi,
+      AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${this.id}`,
+    };
+    const ready = new Promise<void>((resolve) => (this.runtimeApi.onNext = resolve));
+    const started = performance.now();
+    const child = spawn(NODE22, [...nodeFlags(spec.memoryMb), RIC_ENTRY], { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    this.process = child;
+    child.stdout!.on("data", (chunk: Buffer) => this.collect(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => this.collect(chunk));
+    child.on("error", (error) => this.collect(Buffer.from(`${error.message}\n`)));
+    child.on("exit", (code, signal) => {
+      this.exitInfo = { code, signal };
+      this.markExited(this.exitInfo);
+    });
+
+    const outcome = await race(initTimeoutMs, ready.then(() => "ready" as const), this.exited);
+    const initDurationMs = performance.now() - started;
+    if (outcome === "ready") return { kind: "ready", initDurationMs };
+    if (outcome === "timeout") {
+      await this.kill();
+      return { kind: "timeout", initDurationMs };
+    }
+    this.flushPartialLine();
+    const error = this.runtimeApi.initError;
+    return error ? { kind: "init-error", initDurationMs, error, exit: outcome } : { kind: "exit", initDurationMs, exit: outcome };
+  }
+
+  /** Runs one invocation; the environment must be ready (init returned "ready"). */
+  async invoke(invocation: Invocation, timeoutMs: number): Promise<InvokeOutcome> {
+    const outcome = await race(timeoutMs, this.runtimeApi.deliver(invocation), this.exited);
+    if (outcome === "timeout") {
+      await this.kill();
+      return { kind: "timeout" };
+    }
+    if ("kind" in outcome) return outcome;
+    this.flushPartialLine();
+    return { kind: "exit", exit: outcome };
+  }
+
+  /** The lines printed since the last call. */
+  takeLog(): string[] {
+    const lines = this.logLines;
+    this.logLines = [];
+    return lines;
+  }
+
+  /** Peak resident memory of the process in MB (Linux /proc), as Lambda's Max Memory Used. */
+  maxMemoryUsedMb(): number {
+    try {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.process?.pid}/status`, "utf8"))?.[1];
+      return kb ? Math.ceil(Number(kb) / 1024) : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Ends the process (SIGKILL: Lambda gives no grace to a discarded environment) and cleans up. */
+  async kill(): Promise<void> {
+    if (this.process && this.exitInfo === null) {
+      this.process.kill("SIGKILL");
+      await this.exited;
+    }
+    this.runtimeApi.close();
+    if (this.taskRoot) removeTaskRoot(this.taskRoot);
+    this.taskRoot = null;
+  }
+
+  private collect(chunk: Buffer): void {
+    const text = this.partial + chunk.toString("utf8");
+    const lines = text.split("\n");
+    this.partial = lines.pop() ?? "";
+    for (const line of lines) this.addLine(line);
+  }
+
+  private flushPartialLine(): void {
+    if (this.partial) this.addLine(this.partial);
+    this.partial = "";
+  }
+
+  private addLine(line: string): void {
+    this.logLines.push(line);
+    this.options.onLine?.(line);
+  }
+}
+
+/** The first of: a value, the process exit, or "timeout" after ms. */
+async function race<T>(ms: number, value: Promise<T>, exited: Promise<Exit>): Promise<T | Exit | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
+  try {
+    return await Promise.race([value, exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,274 @@
+// The functions of a built template, as the Lambda service runs them: an invoke takes an idle
+// environment or starts a new one (a cold start), configuration updates discard environments.
+import { randomBytes, randomUUID } from "node:crypto";
+import type { LocalServices } from "../execution-environment.mts";
+import type { TemplateFunction } from "../template.mts";
+import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
+import { endLine, initReportLine, initStartLine, reportLine, startLine } from "./log-lines.mts";
+
+export const REGION = "us-east-1";
+export const ACCOUNT_ID = "123456789012";
+/** Lambda caps INIT at 10 s (DG lambda-runtime-environment.md). */
+const INIT_TIMEOUT_MS = 10_000;
+const LOG_TAIL_BYTES = 4096;
+
+export interface FunctionConfiguration {
+  FunctionName: string;
+  FunctionArn: string;
+  Runtime: string;
+  Handler: string;
+  Description: string;
+  MemorySize: number;
+  Timeout: number;
+  Environment?: { Variables: Record<string, string> };
+  Architectures: string[];
+  Version: "$LATEST";
+  State: "Active";
+  LastUpdateStatus: "InProgress" | "Successful" | "Failed";
+  LastModified: string;
+  RevisionId: string;
+  CodeSize: number;
+}
+
+export interface InvokeResult {
+  payload: Buffer;
+  /** "Unhandled" when the function failed (X-Amz-Function-Error). */
+  functionError?: "Unhandled";
+  /** The invocation's log, last 4 KB, plain text (the API sends it base64). */
+  logTail: string;
+  coldStart: boolean;
+}
+
+class LambdaFunction {
+  readonly idle: ExecutionEnvironment[] = [];
+  readonly busy = new Set<ExecutionEnvironment>();
+  config: FunctionConfiguration;
+  /** Environments started before the last configuration change are not reused. */
+  private readonly generations = new WeakMap<ExecutionEnvironment, number>();
+  generation = 0;
+
+  readonly spec: TemplateFunction;
+
+  constructor(spec: TemplateFunction) {
+    this.spec = spec;
+    this.config = {
+      FunctionName: spec.logicalId,
+      FunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${spec.logicalId}`,
+      Runtime: spec.runtime,
+      Handler: spec.handler,
+      Description: "",
+      MemorySize: spec.memoryMb,
+      Timeout: spec.timeoutSeconds,
+      Architectures: [spec.architecture],
+      Version: "$LATEST",
+      State: "Active",
+      LastUpdateStatus: "Successful",
+      LastModified: new Date().toISOString(),
+      RevisionId: randomUUID(),
+      CodeSize: 0,
+    };
+  }
+
+  track(env: ExecutionEnvironment): void {
+    this.generations.set(env, this.generation);
+  }
+
+  isCurrent(env: ExecutionEnvironment): boolean {
+    return this.generations.get(env) === this.generation;
+  }
+}
+
+export class ResourceNotFound extends Error {}
+export class ResourceConflict extends Error {}
+export class InvalidParameterValue extends Error {}
+
+export class LambdaService {
+  private readonly functions = new Map<string, LambdaFunction>();
+  private readonly services: LocalServices;
+  private readonly onLine?: (functionName: string, line: string) => void;
+
+  constructor(functions: TemplateFunction[], services: LocalServices, onLine?: (functionName: string, line: string) => void) {
+    this.services = services;
+    this.onLine = onLine;
+    for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
+  }
+
+  get functionNames(): string[] {
+    return [...this.functions.keys()];
+  }
+
+  configuration(name: string): FunctionConfiguration {
+    return { ...this.get(name).config };
+  }
+
+  /** Applies a configuration change; every environment of the function is discarded, so the next invoke is cold. */
+  async updateConfiguration(name: string, change: Partial<Pick<FunctionConfiguration, "Description" | "MemorySize" | "Timeout" | "Environment">>): Promise<FunctionConfiguration> {
+    const fn = this.get(name);
+    if (fn.config.LastUpdateStatus === "InProgress") throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${fn.config.FunctionArn}`);
+    if (change.MemorySize !== undefined && !(Number.isInteger(change.MemorySize) && change.MemorySize >= 128 && change.MemorySize <= 10240)) {
+      throw new InvalidParameterValue("MemorySize must be an integer from 128 to 10240 (MB).");
+    }
+    if (change.Timeout !== undefined && !(Number.isInteger(change.Timeout) && change.Timeout >= 1 && change.Timeout <= 900)) {
+      throw new InvalidParameterValue("Timeout must be an integer from 1 to 900 (seconds).");
+    }
+    fn.config = {
+      ...fn.config,
+      ...change,
+      LastUpdateStatus: "InProgress",
+      LastModified: new Date().toISOString(),
+      RevisionId: randomUUID(),
+    };
+    fn.generation++;
+    const response = { ...fn.config };
+    // Busy environments are discarded when their invocation ends; idle ones now. The answer
+    // says InProgress, as Lambda's does; by the waiter's first poll the update is Successful.
+    await Promise.all(fn.idle.splice(0).map((env) => env.kill()));
+    fn.config = { ...fn.config, LastUpdateStatus: "Successful" };
+    return response;
+  }
+
+  async invoke(name: string, payload: Buffer): Promise<InvokeResult> {
+    const fn = this.get(name);
+    const log: string[] = [];
+    let env = fn.idle.pop();
+    const coldStart = !env;
+    let initDurationMs: number | undefined;
+
+    if (!env) {
+      env = new ExecutionEnvironment({
+        spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize },
+        services: this.services,
+        variables: fn.config.Environment?.Variables,
+        onLine: this.onLine && ((line) => this.onLine!(name, line)),
+      });
+      fn.track(env);
+      log.push(initStartLine(fn.config.FunctionArn));
+      const init = await env.init(INIT_TIMEOUT_MS);
+      log.push(...env.takeLog());
+      if (init.kind !== "ready") {
+        await env.kill();
+        return this.failedInit(init, log);
+      }
+      initDurationMs = init.initDurationMs;
+    }
+
+    fn.busy.add(env);
+    const requestId = randomUUID();
+    const timeoutMs = fn.config.Timeout * 1000;
+    log.push(startLine(requestId));
+    const started = performance.now();
+    const outcome = await env.invoke(
+      {
+        requestId,
+        payload,
+        deadlineMs: Date.now() + timeoutMs,
+        functionArn: fn.config.FunctionArn,
+        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=0`,
+      },
+      timeoutMs,
+    );
+    const durationMs = performance.now() - started;
+    fn.busy.delete(env);
+    log.push(...env.takeLog(), endLine(requestId));
+    log.push(
+      reportLine({
+        requestId,
+        durationMs,
+        memorySizeMb: fn.config.MemorySize,
+        maxMemoryUsedMb: env.maxMemoryUsedMb(),
+        initDurationMs,
+        status: outcome.kind === "timeout" ? "timeout" : outcome.kind === "exit" ? "error" : undefined,
+      }),
+    );
+
+    const result = this.invokeResult(outcome, requestId, fn, log, coldStart);
+    if (outcome.kind === "response" || outcome.kind === "error") {
+      if (fn.isCurrent(env) && env.alive) fn.idle.push(env);
+      else await env.kill();
+    } else {
+      await env.kill(); // a crash or a timeout resets the environment
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.functions.values()].flatMap((fn) => [...fn.idle.splice(0), ...fn.busy]);
+    await Promise.all(all.map((env) => env.kill()));
+  }
+
+  private get(name: string): LambdaFunction {
+    const fn = this.functions.get(functionNameOf(name));
+    if (!fn) throw new ResourceNotFound(`Function not found: arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionNameOf(name)}`);
+    return fn;
+  }
+
+  private failedInit(init: Exclude<InitOutcome, { kind: "ready" }>, log: string[]): InvokeResult {
+    let errorType: string;
+    let body: Record<string, unknown>;
+    if (init.kind === "init-error") {
+      // The runtime's own report; a type it did not (validly) name becomes Runtime.InitError.
+      errorType = init.error.errorType ?? "Runtime.InitError";
+      const posted = parseJson(init.error.body);
+      body = { ...posted, errorType, errorMessage: String(posted.errorMessage ?? "the runtime reported an init error") };
+    } else if (init.kind === "exit") {
+      errorType = "Runtime.ExitError";
+      body = { errorType, errorMessage: `Runtime exited with error: ${exitText(init.exit)}` };
+    } else {
+      errorType = "Sandbox.Timedout";
+      body = { errorType, errorMessage: `Task timed out after ${(INIT_TIMEOUT_MS / 1000).toFixed(2)} seconds (INIT)` };
+    }
+    log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
+    return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", logTail: tail(log), coldStart: true };
+  }
+
+  private invokeResult(outcome: InvokeOutcome, requestId: string, fn: LambdaFunction, log: string[], coldStart: boolean): InvokeResult {
+    const logTail = tail(log);
+    switch (outcome.kind) {
+      case "response":
+        return { payload: outcome.body, logTail, coldStart };
+      case "error":
+        return { payload: outcome.body, functionError: "Unhandled", logTail, coldStart };
+      case "exit":
+        return {
+          payload: Buffer.from(JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${exitText(outcome.exit)}` })),
+          functionError: "Unhandled",
+          logTail,
+          coldStart,
+        };
+      case "timeout":
+        return {
+          payload: Buffer.from(JSON.stringify({ errorType: "Sandbox.Timedout", errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds` })),
+          functionError: "Unhandled",
+          logTail,
+          coldStart,
+        };
+    }
+  }
+}
+
+/** A function name, a full or partial ARN, or name:qualifier -> the name. */
+export function functionNameOf(identifier: string): string {
+  const arn = /^(?:arn:aws[\w-]*:lambda:[\w-]+:\d{12}:function:)?([^:]+)(?::[^:]+)?$/.exec(identifier);
+  return arn?.[1] ?? identifier;
+}
+
+function exitText(exit: { code: number | null; signal: string | null }): string {
+  return exit.signal ? `signal: ${exit.signal}` : `exit status ${exit.code}`;
+}
+
+function parseJson(body: Buffer): Record<string, unknown> {
+  try {
+    const value = JSON.parse(body.toString("utf8"));
+    return value && typeof value === "object" ? value : { errorMessage: String(value) };
+  } catch {
+    return { errorMessage: body.toString("utf8") };
+  }
+}
+
+/** The last 4 KB of the log, cut at a line start where possible. */
+function tail(lines: string[]): string {
+  const text = `${lines.join("\n")}\n`;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= LOG_TAIL_BYTES) return text;
+  return bytes.subarray(bytes.length - LOG_TAIL_BYTES).toString("utf8");
+}

@@ -1,0 +1,56 @@
+// The platform's log lines, in Lambda's text format (shared/LAMBDA-FACTS.md §5). Tabs separate
+// REPORT fields; Init Duration follows Max Memory Used, only on a cold start.
+
+export const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
+
+export function initStartLine(functionArn: string): string {
+  return `INIT_START Runtime Version: ${RUNTIME_VERSION}\tRuntime Version ARN: ${functionArn.replace(/:function:.*$/, "")}::runtime:warpstart-lab`;
+}
+
+export function startLine(requestId: string): string {
+  return `START RequestId: ${requestId} Version: $LATEST`;
+}
+
+export function endLine(requestId: string): string {
+  return `END RequestId: ${requestId}`;
+}
+
+export interface ReportFields {
+  requestId: string;
+  durationMs: number;
+  memorySizeMb: number;
+  maxMemoryUsedMb: number;
+  initDurationMs?: number;
+  status?: "timeout" | "error";
+}
+
+export function reportLine(fields: ReportFields): string {
+  // On-demand INIT is billed since Aug 2025: billed = duration + init, rounded up to 1 ms.
+  const billed = Math.ceil(fields.durationMs + (fields.initDurationMs ?? 0));
+  const parts = [
+    `REPORT RequestId: ${fields.requestId}`,
+    `Duration: ${fields.durationMs.toFixed(2)} ms`,
+    `Billed Duration: ${billed} ms`,
+    `Memory Size: ${fields.memorySizeMb} MB`,
+    `Max Memory Used: ${fields.maxMemoryUsedMb} MB`,
+  ];
+  if (fields.initDurationMs !== undefined) parts.push(`Init Duration: ${fields.initDurationMs.toFixed(2)} ms`);
+  if (fields.status) parts.push(`Status: ${fields.status}`);
+  return `${parts.join("\t")}\t`;
+}
+
+export function initReportLine(initDurationMs: number, status: "error" | "timeout", errorType?: string): string {
+  const parts = [`INIT_REPORT Init Duration: ${initDurationMs.toFixed(2)} ms`, "Phase: init", `Status: ${status}`];
+  if (errorType) parts.push(`Error Type: ${errorType}`);
+  return parts.join("\t");
+}
+
+const REPORT = /^REPORT RequestId: (?<requestId>\S+)\tDuration: (?<duration>[\d.]+) ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: (?<maxMemory>\d+) MB(?:\tInit Duration: (?<init>[\d.]+) ms)?/m;
+
+/** Reads a REPORT line out of a log (Init Duration is optional: warm invokes have none). */
+export function parseReport(log: string): { requestId: string; durationMs: number; maxMemoryUsedMb: number; initDurationMs: number | null } | null {
+  const match = REPORT.exec(log);
+  if (!match?.groups) return null;
+  const { requestId, duration, maxMemory, init } = match.groups;
+  return { requestId: requestId!, durationMs: Number(duration), maxMemoryUsedMb: Number(maxMemory), initDurationMs: init ? Number(init) : null };
+}

@@ -1,0 +1,76 @@
+// `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
+// every variant, then the files a user opens. No timing is asserted: only that it measured.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { VARIANT_NAMES } from "../../build/variants.mts";
+import type { BenchResults } from "../../bench/results.mts";
+import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
+
+const bench = (...args: string[]) =>
+  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 240_000, env: { ...process.env, CI: "true" } });
+
+describe("npm run bench -- --rounds 2", () => {
+  const out = mkdtempSync(join(tmpdir(), "warpstart-bench-"));
+  let run: ReturnType<typeof bench>;
+  let results: BenchResults;
+  beforeAll(() => {
+    run = bench("--no-build", "--rounds", "2", "--out", out);
+    results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("exits 0 and says where the report is", () => {
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`Report: ${join(out, "report.md")}`);
+    expect(run.stdout).toMatch(/^test\s+# of samples\s+p0\s+p50\s+p90\s+p95\s+p99\s+p100$/m);
+  });
+
+  it("writes every variant's raw samples, paired by round, with versions and machine", () => {
+    expect(results).toMatchObject({ schema: 1, rounds: 2, target: { kind: "local" } });
+    expect(results.variants.map((variant) => variant.name)).toEqual(VARIANT_NAMES);
+    for (const variant of results.variants) {
+      expect(variant.failures).toEqual([]);
+      expect(variant.samples.map((sample) => sample.round)).toEqual([0, 1]);
+      expect(variant.initMs).toHaveLength(2);
+      expect(variant.e2eMs).toHaveLength(2);
+      for (const sample of variant.samples) {
+        expect(sample.initMs).toBeGreaterThan(0);
+        expect(sample.e2eMs).toBeGreaterThan(0);
+        expect(sample.warmE2eMs).toBeGreaterThan(0);
+      }
+    }
+    expect(results.versions).toMatchObject({ node: "v22.23.3", "@aws-sdk/client-sts": "3.1169.0", "aws-lambda-ric": "4.0.2", "sdk (Optimized)": "3.1169.0" });
+    expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.machine.cpuCount).toBeGreaterThan(0);
+  });
+
+  it("writes a Markdown report with the seed's tables and the ratios", () => {
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).toContain("| test | # of samples | p0 | p50 | p90 | p95 | p99 | p100 |");
+    for (const name of VARIANT_NAMES) expect(report).toMatch(new RegExp(`^\\| ${name} \\| 2 \\|`, "m"));
+    expect(report).toMatch(/vs Raw/);
+    expect(report).toMatch(/vs Optimized/);
+    expect(report).toContain("chart.svg");
+  });
+
+  it("draws one box per variant in the SVG chart", () => {
+    const svg = readFileSync(join(out, "chart.svg"), "utf8");
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
+    expect(svg.match(/<rect [^>]*class="box"/g)).toHaveLength(VARIANT_NAMES.length);
+  });
+});
+
+describe("bench usage errors", () => {
+  it.each([
+    [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
+    [["--variants", "Raw,Turbo"], "unknown variant(s) Turbo; template.yaml has Raw, Bundled, Optimized, Floor"],
+  ])("%j says %s and exits 2", (args, message) => {
+    const run = bench(...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`error: ${message}`);
+    expect(run.stderr).toContain("usage: npm run bench");
+  });
+});

@@ -1,0 +1,208 @@
+import type { BenchResults, Failure, Sample, VariantResult } from "../../bench/results.mts";
+import { consoleSummary, failureTable, markdownReport, percentileTable, ratioTable, warmTable } from "../../bench/report.mts";
+
+function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
+  const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));
+  return { name, functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
+}
+
+/** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
+function fixture(): BenchResults {
+  return {
+    schema: 1,
+    startedAt: "2025-01-02T03:04:05.000Z",
+    finishedAt: "2025-01-02T03:14:05.000Z",
+    target: { kind: "local", endpoint: "http://127.0.0.1:3001" },
+    rounds: 4,
+    variants: [
+      variant("Raw", [
+        [0, 100, 300, 10],
+        [1, 200, 400, 12],
+        [2, 300, 500, 14],
+        [3, 400, 600, null],
+      ]),
+      variant("Optimized", [
+        [0, 50, 150, 4],
+        [1, 100, 200, 5],
+        [2, 150, 250, 6],
+        [3, 200, 300, 7],
+      ]),
+      variant("Bundled", [
+        [0, 90, 280, 9],
+        [1, 180, 380, 9],
+        [3, 360, 560, 9],
+      ], [
+        { round: 2, phase: "cold", errorType: "Runtime.InitError", message: "Cannot find module 'x'\n  at require" },
+        { round: 3, phase: "warm", errorType: "Sandbox.Timedout", message: "Task timed out after 3.00 seconds" },
+      ]),
+      variant("Broken", [], [
+        { round: 0, phase: "cold", errorType: "Runtime.InitError", message: "first message" },
+        { round: 1, phase: "cold", errorType: "Runtime.InitError", message: "second message" },
+        { round: 2, phase: "cold", errorType: "Runtime.ExitError", message: "exit 1" },
+        { round: 3, phase: "update", errorType: "ResourceConflictException", message: "update in progress | retry" },
+      ]),
+    ],
+    versions: { node: "22.23.3", sam: "1.150.0" },
+    machine: { platform: "linux", arch: "x64", cpuModel: "Test CPU", cpuCount: 8, memoryGiB: 16, hostname: "bench-host" },
+  };
+}
+
+const cells = (line: string) => line.split("|").slice(1, -1).map((cell) => cell.trim());
+
+describe("percentileTable", () => {
+  it("renders the seed's Markdown header and one row per variant with 1-decimal ms", () => {
+    const lines = percentileTable(fixture(), "initMs", "markdown").split("\n");
+    expect(lines[0]).toBe("| test | # of samples | p0 | p50 | p90 | p95 | p99 | p100 |");
+    expect(lines[1]).toMatch(/^\|(:?-+:?\|){8}$/);
+    expect(lines).toHaveLength(2 + 4);
+    // Raw 100..400: p50 = 250, p90 = 370, p95 = 385, p99 = 397.
+    expect(cells(lines[2] ?? "")).toEqual(["Raw", "4", "100.0", "250.0", "370.0", "385.0", "397.0", "400.0"]);
+    expect(cells(lines[3] ?? "")).toEqual(["Optimized", "4", "50.0", "125.0", "185.0", "192.5", "198.5", "200.0"]);
+    expect(cells(lines[5] ?? "")).toEqual(["Broken", "0", "–", "–", "–", "–", "–", "–"]);
+  });
+
+  it("escapes pipes and HTML in Markdown cells but not in text", () => {
+    const results = fixture();
+    results.variants = [variant("a|b <slim>", [[0, 1, 2, null]])];
+    expect(percentileTable(results, "initMs", "markdown")).toContain("| a\\|b &lt;slim&gt; | 1 |");
+    expect(percentileTable(results, "initMs", "text")).toMatch(/^a\|b <slim>\s+1\s/m);
+    expect(markdownReport(results)).toContain("Variants: a|b &lt;slim&gt;");
+  });
+
+  it("uses the chosen metric", () => {
+    const lines = percentileTable(fixture(), "e2eMs", "markdown").split("\n");
+    expect(cells(lines[2] ?? "")).toEqual(["Raw", "4", "300.0", "450.0", "570.0", "585.0", "597.0", "600.0"]);
+  });
+
+  it("aligns plain text columns without Markdown pipes", () => {
+    const lines = percentileTable(fixture(), "initMs", "text").split("\n");
+    expect(lines[0]).toMatch(/^test\s+# of samples\s+p0\s+p50\s+p90\s+p95\s+p99\s+p100$/);
+    expect(lines.join("\n")).not.toContain("|");
+    expect(lines[2]).toMatch(/^Raw\s+4\s+100\.0\s+250\.0\s+370\.0\s+385\.0\s+397\.0\s+400\.0$/);
+    // Right-aligned numbers: every row ends at the same column as the header.
+    const widths = new Set(lines.filter((line) => !line.startsWith("-")).map((line) => line.length));
+    expect(widths.size).toBe(1);
+  });
+});
+
+describe("ratioTable", () => {
+  it("compares every other variant with the baseline, paired by round", () => {
+    const lines = ratioTable(fixture(), "Raw", "initMs", "markdown").split("\n");
+    expect(lines[0]).toBe("| variant | n pairs | p50 ratio [95% CI] | Δ p50 ms [95% CI] |");
+    expect(lines).toHaveLength(2 + 3);
+    const optimized = cells(lines[2] ?? "");
+    expect(optimized[0]).toBe("Optimized");
+    expect(optimized[1]).toBe("4");
+    // Optimized is exactly half of Raw in every round: ratio 0.5 whatever the resample.
+    expect(optimized[2]).toBe("0.50 [0.50, 0.50]");
+    // Differences are -50, -100, -150, -200: median -125.
+    expect(optimized[3]).toMatch(/^-125\.0 \[-\d+\.\d, -\d+\.\d\]$/);
+    const bundled = cells(lines[3] ?? "");
+    // Bundled has no round 2, so 3 pairs: 90/100, 180/200, 360/400 -> exactly 0.9.
+    expect(bundled.slice(0, 3)).toEqual(["Bundled", "3", "0.90 [0.90, 0.90]"]);
+    expect(cells(lines[4] ?? "")).toEqual(["Broken", "0", "–", "–"]);
+  });
+
+  it("works against another baseline and for E2E", () => {
+    const lines = ratioTable(fixture(), "Optimized", "e2eMs", "markdown").split("\n");
+    // Raw e2e / Optimized e2e: 300/150, 400/200, ... medians 450 / 225 = 2.
+    expect(cells(lines[2] ?? "").slice(0, 3)).toEqual(["Raw", "4", "2.00 [2.00, 2.00]"]);
+  });
+
+  it("returns an empty string when the baseline is missing", () => {
+    expect(ratioTable(fixture(), "Nope", "initMs", "markdown")).toBe("");
+    expect(ratioTable(fixture(), "Nope", "initMs", "text")).toBe("");
+  });
+});
+
+describe("warmTable", () => {
+  it("shows the warm E2E p50 of non-null warm samples with their count", () => {
+    const lines = warmTable(fixture(), "markdown").split("\n");
+    expect(lines[0]).toBe("| variant | n | warm E2E p50 ms |");
+    expect(cells(lines[2] ?? "")).toEqual(["Raw", "3", "12.0"]);
+    expect(cells(lines[3] ?? "")).toEqual(["Optimized", "4", "5.5"]);
+    expect(cells(lines[5] ?? "")).toEqual(["Broken", "0", "–"]);
+  });
+});
+
+describe("failureTable", () => {
+  it("counts failures per variant and phase with the first message of each error type", () => {
+    const table = failureTable(fixture(), "markdown");
+    const rows = table.split("\n").slice(2).map(cells);
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ["Bundled", "cold", "1"],
+      ["Bundled", "warm", "1"],
+      ["Broken", "update", "1"],
+      ["Broken", "cold", "3"],
+    ]);
+    expect(rows[0]?.[3]).toBe("Runtime.InitError ×1: Cannot find module 'x' at require");
+    expect(rows[3]?.[3]).toBe("Runtime.InitError ×2: first message; Runtime.ExitError ×1: exit 1");
+    expect(table).not.toContain("second message");
+    // The pipe in a message is escaped so the row keeps its columns.
+    expect(table).toContain("update in progress \\| retry");
+  });
+
+  it("says so when nothing failed", () => {
+    const results = fixture();
+    for (const v of results.variants) v.failures = [];
+    expect(failureTable(results, "markdown")).toBe("No failures.");
+    expect(failureTable(results, "text")).toBe("No failures.");
+  });
+});
+
+describe("markdownReport", () => {
+  const report = markdownReport(fixture());
+
+  it("has the title, run facts, explanation and chart link", () => {
+    expect(report.startsWith("# ")).toBe(true);
+    expect(report).toContain("2025-01-02T03:04:05.000Z");
+    expect(report).toContain("http://127.0.0.1:3001");
+    expect(report).toContain("Rounds: 4");
+    expect(report).toContain("first request for an event");
+    expect(report).toContain("![Init Duration per variant](chart.svg)");
+  });
+
+  it("contains both percentile tables, ratios vs Raw and Optimized for both metrics, warm and failures", () => {
+    for (const heading of [
+      "## Init Duration (ms)",
+      "## Cold E2E (ms)",
+      "## Init Duration vs Raw",
+      "## Cold E2E vs Raw",
+      "## Init Duration vs Optimized",
+      "## Cold E2E vs Optimized",
+      "## Warm E2E p50 (ms)",
+      "## Failures",
+      "## Versions",
+      "## Machine",
+    ]) {
+      expect(report).toContain(`\n${heading}\n`);
+    }
+    expect(report).toContain("| Raw | 4 | 100.0 | 250.0 | 370.0 | 385.0 | 397.0 | 400.0 |");
+    expect(report).toContain("| Raw | 4 | 300.0 | 450.0 | 570.0 | 585.0 | 597.0 | 600.0 |");
+    expect(report).toContain("| node | 22.23.3 |");
+    expect(report).toContain("Test CPU × 8");
+    expect(report).toContain("16 GiB");
+    expect(report.endsWith("\n")).toBe(true);
+  });
+
+  it("leaves out ratio sections whose baseline did not run", () => {
+    const results = fixture();
+    results.variants = results.variants.filter((v) => v.name !== "Optimized");
+    const partial = markdownReport(results);
+    expect(partial).toContain("## Init Duration vs Raw");
+    expect(partial).not.toContain("vs Optimized");
+  });
+});
+
+describe("consoleSummary", () => {
+  it("prints text tables, ratios and failures without Markdown syntax", () => {
+    const summary = consoleSummary(fixture());
+    expect(summary).toMatch(/Init Duration \(ms\)\ntest\s+# of samples/);
+    expect(summary).toMatch(/Cold E2E \(ms\)\ntest\s+# of samples/);
+    expect(summary).toContain("Init Duration vs Raw");
+    expect(summary).toContain("Cold E2E vs Optimized");
+    expect(summary).toMatch(/Optimized\s+4\s+0\.50 \[0\.50, 0\.50\]/);
+    expect(summary).toMatch(/Broken\s+cold\s+3\s+Runtime\.InitError ×2: first message/);
+    expect(summary).not.toMatch(/^\| /m);
+  });
+});
