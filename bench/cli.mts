@@ -10,7 +10,9 @@ import { parseArgs } from "node:util";
 import { type Lab, startLab } from "../lab/lab.mts";
 import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
-import { templateFunctions } from "../lab/template.mts";
+import { type TemplateFunction, templateFunctions } from "../lab/template.mts";
+import { buildVariant } from "../build/build.mts";
+import { warpAblations } from "../build/variants.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
 import { createProgress } from "./progress.mts";
@@ -18,9 +20,10 @@ import { consoleSummary, markdownReport } from "./report.mts";
 import type { BenchResults } from "./results.mts";
 import { type BenchVariant, runBench } from "./run.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--variants A,B,...] [--out DIR] [--stack NAME [--region R]] [--no-build] [--verbose]
+const USAGE = `usage: npm run bench -- [--rounds N] [--variants A,B,...] [--ablate] [--out DIR] [--stack NAME [--region R]] [--no-build] [--verbose]
   --rounds N       forced cold starts per variant (default 30)
   --variants LIST  functions of template.yaml to measure (default: all)
+  --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (local only)
   --out DIR        where results.json, report.md and chart.svg go (default results/<date-time>)
   --stack NAME     measure a deployed stack (sam deploy) instead of the local lab
   --region R       the stack's region (default: AWS_REGION or your AWS config)
@@ -38,6 +41,7 @@ function options() {
       stack: { type: "string" },
       region: { type: "string" },
       "no-build": { type: "boolean", default: false },
+      ablate: { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -45,11 +49,25 @@ function options() {
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`--rounds must be a whole number from 1, not "${values.rounds}"`);
   const known = templateFunctions(join(PROJECT_ROOT, "template.yaml"));
-  const names = values.variants ? values.variants.split(",").map((name) => name.trim()) : known.map((fn) => fn.logicalId);
+  if (values.ablate && values.stack) throw new UsageError("--ablate builds its variants locally; it does not run against a --stack");
+  if (values.ablate && values.variants) throw new UsageError("--ablate chooses its own variants; leave out --variants");
+  const names = values.ablate ? ["Optimized", "Warp"] : values.variants ? values.variants.split(",").map((name) => name.trim()) : known.map((fn) => fn.logicalId);
   const unknown = names.filter((name) => !known.some((fn) => fn.logicalId === name));
   if (unknown.length) throw new UsageError(`unknown variant(s) ${unknown.join(", ")}; template.yaml has ${known.map((fn) => fn.logicalId).join(", ")}`);
   const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
   return { ...values, rounds, variants: known.filter((fn) => names.includes(fn.logicalId)), out: resolve(values.out ?? join(PROJECT_ROOT, "results", stamp)) };
+}
+
+/** Builds Warp without each optimization (build/variants.mts) next to the SAM build, as extra lab functions. */
+async function buildAblations(warpFunction: TemplateFunction): Promise<TemplateFunction[]> {
+  const built: TemplateFunction[] = [];
+  for (const name of Object.keys(warpAblations())) {
+    const codeDir = join(PROJECT_ROOT, ".aws-sam/ablations", name);
+    console.error(`== building ${name}`);
+    await buildVariant(name, codeDir, { memoryMb: warpFunction.memoryMb });
+    built.push({ ...warpFunction, logicalId: name, codeDir, httpPath: warpFunction.httpPath });
+  }
+  return built;
 }
 
 /** Function names of a deployed stack, from its <Variant>FunctionName outputs. */
@@ -81,15 +99,17 @@ async function main(): Promise<number> {
         console.error("== sam build");
         await samBuild({ quiet: true });
       }
+      const extraFunctions = opts.ablate ? await buildAblations(opts.variants.find((fn) => fn.logicalId === "Warp")!) : [];
       console.error("== starting the lab (local STS + Lambda API)");
-      lab = await startLab({ onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
+      lab = await startLab({ extraFunctions, onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
       // The lab accepts any credentials; these keep the SDK from looking for real ones.
       client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" } });
       functionName = (variant) => (lab!.lambda.functionNames.includes(variant) ? variant : undefined);
       target = { kind: "local", endpoint: lab.endpoint };
     }
 
-    const variants: BenchVariant[] = opts.variants.map((fn) => {
+    const measured = opts.ablate ? [...opts.variants, ...lab!.lambda.functionNames.filter((name) => name.startsWith("Warp-no-")).map((name) => ({ ...opts.variants.find((fn) => fn.logicalId === "Warp")!, logicalId: name }))] : opts.variants;
+    const variants: BenchVariant[] = measured.map((fn) => {
       const name = functionName(fn.logicalId);
       if (!name) throw new UsageError(`${fn.logicalId} is not in the ${opts.stack ? `stack ${opts.stack} (no ${fn.logicalId}FunctionName output)` : "built template: run without --no-build"}`);
       return { name: fn.logicalId, functionName: name, event: JSON.parse(readFileSync(join(EVENTS_DIR, `${fn.httpPath?.slice(1) ?? fn.logicalId.toLowerCase()}.json`), "utf8")) };
@@ -112,6 +132,7 @@ async function main(): Promise<number> {
     for (const [variant, facts] of Object.entries(run.reported)) {
       if (facts.nodeVersion) versions[`node (${variant})`] = facts.nodeVersion;
       if (facts.sdkVersion) versions[`sdk (${variant})`] = facts.sdkVersion;
+      if (facts.codeCache && facts.codeCache !== "absent") versions[`V8 code cache (${variant})`] = facts.codeCache;
     }
     const results: BenchResults = { schema: 1, startedAt, finishedAt: new Date().toISOString(), target, rounds: opts.rounds, variants: run.variants, versions, machine: machine() };
 

@@ -128,7 +128,7 @@ function describeTarget(target: BenchResults["target"]): string {
   return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack ${target.stack} in ${target.region}`;
 }
 
-const BASELINES = ["Raw", "Optimized"];
+const BASELINES = ["Raw", "Optimized", "Warp"];
 
 /** A complete report.md; chart.svg is expected next to it. */
 export function markdownReport(results: BenchResults): string {

@@ -25,7 +25,7 @@ export interface RunOptions {
 export interface RunOutcome {
   variants: VariantResult[];
   /** What each variant's first good response said about itself (versions as deployed). */
-  reported: Record<string, { nodeVersion?: string; sdkVersion?: string }>;
+  reported: Record<string, ReportedFacts>;
 }
 
 class InvokeFailure extends Error {
@@ -104,10 +104,16 @@ async function invoke(client: LambdaClient, variant: BenchVariant): Promise<{ e2
   return { e2eMs, log: Buffer.from(response.LogResult ?? "", "base64").toString("utf8"), payload };
 }
 
-/** nodeVersion and sdkVersion from an HTTP API response whose body is the identity JSON. */
-function bodyFacts(payload: string): { nodeVersion?: string; sdkVersion?: string } {
-  const body = safeJson((safeJson(payload) as { body?: string } | null)?.body ?? "") as { nodeVersion?: string; sdkVersion?: string } | null;
-  return { nodeVersion: body?.nodeVersion, sdkVersion: body?.sdkVersion };
+export interface ReportedFacts {
+  nodeVersion?: string;
+  sdkVersion?: string;
+  codeCache?: string;
+}
+
+/** What a function says about its build in the identity JSON of its HTTP API response. */
+function bodyFacts(payload: string): ReportedFacts {
+  const body = safeJson((safeJson(payload) as { body?: string } | null)?.body ?? "") as ReportedFacts | null;
+  return { nodeVersion: body?.nodeVersion, sdkVersion: body?.sdkVersion, codeCache: body?.codeCache };
 }
 
 function safeJson(text: string): unknown {

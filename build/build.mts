@@ -1,12 +1,14 @@
 // One esbuild pipeline for every variant: `node build/build.mts <Variant> <outdir>`.
 // SAM's makefile builder calls it from each build-<LogicalId> target with $(ARTIFACTS_DIR).
-// Writes <outdir>/index.mjs and, beside the artifact, <outdir>.meta.json (esbuild's metafile).
-import { build, type Plugin } from "esbuild";
+// Writes <outdir>/index.mjs (+ sdk.cjs and sdk.cache for an SDK chunk) and, beside the
+// artifact, <outdir>.meta.json (esbuild's metafile, all outputs of the variant).
+import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type SdkSource, variantNamed } from "./variants.mts";
+import { makeCodeCache } from "./code-cache.mts";
+import { type SdkSource, type Variant, variantNamed } from "./variants.mts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SDK = "@aws-sdk/client-sts";
@@ -25,14 +27,35 @@ function sdkVersion(source: SdkSource, tree: string | undefined): string {
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
 
-/** Resolves the SDK entry from the variant's tree; the SDK's own imports then stay inside it. */
-function sdkFrom(tree: string): Plugin {
+/** Build-time replacement of SDK files by project modules (Variant.replace). */
+function replaceFiles(tree: string, replacements: Record<string, string>): Plugin {
+  const byPath = new Map(Object.entries(replacements).map(([inTree, replacement]) => [join(tree, "node_modules", inTree), join(root, replacement)]));
+  return {
+    name: "replace-sdk-files",
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        const replacement = byPath.get(args.path);
+        return replacement ? { contents: readFileSync(replacement, "utf8"), loader: "ts", resolveDir: dirname(replacement) } : undefined;
+      });
+    },
+  };
+}
+
+/**
+ * SDK packages imported by the project's own sources resolve from the variant's tree (the SDK's
+ * own imports then stay inside it); with an SDK chunk, the handler's client-sts import becomes
+ * the chunk loader.
+ */
+function sdkFrom(tree: string, chunkLoader?: string): Plugin {
+  const treeModules = join(tree, "node_modules") + sep;
   return {
     name: "sdk-tree",
     setup(b) {
-      b.onResolve({ filter: /^@aws-sdk\/client-sts$/ }, (args) =>
-        args.pluginData === "sdk-tree" ? undefined : b.resolve(args.path, { kind: args.kind, resolveDir: tree, pluginData: "sdk-tree" }),
-      );
+      b.onResolve({ filter: /^@(aws-sdk|smithy)\// }, (args) => {
+        if (args.pluginData === "sdk-tree" || args.importer.startsWith(treeModules)) return undefined;
+        if (chunkLoader && args.path === SDK) return { path: chunkLoader };
+        return b.resolve(args.path, { kind: args.kind, resolveDir: tree, pluginData: "sdk-tree" });
+      });
     },
   };
 }
@@ -40,19 +63,29 @@ function sdkFrom(tree: string): Plugin {
 export interface BuildOverrides {
   /** Bundle the SDK from this folder's node_modules instead of the variant's own tree (tests). */
   sdkTree?: string;
+  /** The function's memory size: the code cache is made under the node flags it implies. */
+  memoryMb?: number;
 }
 
-export async function buildVariant(name: string, outdir: string, overrides: BuildOverrides = {}): Promise<{ outfile: string; metafile: string; bytes: number }> {
-  const variant = variantNamed(name);
+export interface BuildResult {
+  outfile: string;
+  metafile: string;
+  bytes: number;
+  codeCache?: { bytes: number };
+}
+
+export async function buildVariant(name: string, outdir: string, overrides: BuildOverrides = {}): Promise<BuildResult> {
+  return buildFrom(variantNamed(name), name, outdir, overrides);
+}
+
+export async function buildFrom(variant: Variant, name: string, outdir: string, overrides: BuildOverrides = {}): Promise<BuildResult> {
   const sdkTree = variant.sdk === "runtime" || variant.sdk === "none" ? undefined : (overrides.sdkTree ?? SDK_TREE[variant.sdk]);
   const outfile = join(outdir, "index.mjs");
   rmSync(outdir, { recursive: true, force: true });
-  const result = await build({
+  const shared = (plugins: Plugin[]): BuildOptions => ({
     ...variant.esbuild,
-    entryPoints: [join(root, "src/functions", variant.entry, "index.mts")],
-    outfile,
+    absWorkingDir: root,
     platform: "node",
-    format: "esm",
     target: "node22",
     metafile: true,
     logLevel: "warning",
@@ -60,12 +93,23 @@ export async function buildVariant(name: string, outdir: string, overrides: Buil
       WARPSTART_VARIANT: JSON.stringify(name),
       WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(variant.sdk, sdkTree)),
     },
-    plugins: sdkTree ? [sdkFrom(sdkTree)] : [],
+    plugins,
   });
+  const chunkLoader = variant.sdkChunk ? join(root, "src/warp/sdk-chunk-loader.mts") : undefined;
+  const sdkPlugins = (loader?: string) => (sdkTree ? [sdkFrom(sdkTree, loader), ...(variant.replace ? [replaceFiles(sdkTree, variant.replace)] : [])] : []);
+  const builds: Promise<{ metafile?: Metafile }>[] = [
+    build({ ...shared(sdkPlugins(chunkLoader)), entryPoints: [join(root, "src/functions", variant.entry, "index.mts")], outfile, format: "esm" }),
+  ];
+  if (variant.sdkChunk && sdkTree) {
+    builds.push(build({ ...shared(sdkPlugins()), entryPoints: [join(root, "src/warp/sdk-chunk.mts")], outfile: join(outdir, "sdk.cjs"), format: "cjs" }));
+  }
+  const metafiles = (await Promise.all(builds)).map((result) => result.metafile!);
+  const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
-  writeFileSync(metafile, JSON.stringify(result.metafile));
-  const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  return { outfile, metafile, bytes };
+  writeFileSync(metafile, JSON.stringify(merged));
+  const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  const codeCache = variant.codeCache && variant.sdkChunk ? await makeCodeCache(outdir, overrides.memoryMb ?? 512) : undefined;
+  return { outfile, metafile, bytes, codeCache };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -75,8 +119,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   try {
-    const { outfile, bytes } = await buildVariant(name, resolve(outdir));
-    console.log(`built ${name}: ${outfile} (${(bytes / 1024).toFixed(1)} KiB)`);
+    const { templateFunctions } = await import("../lab/template.mts");
+    const memoryMb = templateFunctions(join(root, "template.yaml")).find((fn) => fn.logicalId === name)?.memoryMb;
+    const { outfile, bytes, codeCache } = await buildVariant(name, resolve(outdir), { memoryMb });
+    const cache = codeCache ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (accepted on a test INIT)` : "";
+    console.log(`built ${name}: ${outfile} (${(bytes / 1024).toFixed(1)} KiB${cache})`);
   } catch (error) {
     console.error(`build of ${name} failed: ${error instanceof Error ? error.message : error}`);
     process.exit(1);

@@ -17,6 +17,12 @@ export interface Variant {
   sdk: SdkSource;
   /** esbuild options on top of the shared ones in build.mts. */
   esbuild: BuildOptions;
+  /** The SDK goes into its own CommonJS chunk (sdk.cjs), loaded with vm.Script (src/warp/). */
+  sdkChunk?: boolean;
+  /** Ship a V8 code cache of that chunk, made after a full INIT at build time (build/code-cache.mts); needs sdkChunk. */
+  codeCache?: boolean;
+  /** SDK files (path inside the SDK tree's node_modules) replaced by project modules at build time. */
+  replace?: Record<string, string>;
 }
 
 // Credential providers the default chain imports lazily and never reaches on Lambda, where
@@ -32,6 +38,41 @@ export const UNUSED_CREDENTIAL_PROVIDERS = [
 
 const bundledAsAwsGuides: BuildOptions = { bundle: true, mainFields: ["module", "main"] };
 
+const optimized: Variant = {
+  summary: "Bundled + unused credential providers external + patches/ + build-time constants",
+  entry: "identity",
+  sdk: "patched",
+  esbuild: { ...bundledAsAwsGuides, external: UNUSED_CREDENTIAL_PROVIDERS },
+};
+
+/**
+ * What Warp adds to Optimized, one entry per optimization, each kept only while the bench shows
+ * it pays (`npm run bench -- --ablate` builds Warp without each one in turn). Tried and dropped
+ * for not paying once the code cache is in (100 interleaved rounds, README): minify, and the
+ * credential chain reduced to fromEnv.
+ */
+export const WARP_OPTIMIZATIONS = {
+  /** No ~/.aws/config or credentials file exists on Lambda: the SDK's reads of them fail without fs. */
+  noSharedConfigFiles: (v: Variant): Variant => ({
+    ...v,
+    replace: { ...v.replace, "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
+  }),
+  /** The SDK as a CommonJS chunk compiled with vm.Script (what the code cache needs). */
+  sdkChunk: (v: Variant): Variant => ({ ...v, sdkChunk: true }),
+  /** A V8 code cache of the chunk made after a full INIT: no parsing or lazy compiling at INIT. Without sdkChunk there is nothing to cache. */
+  codeCache: (v: Variant): Variant => ({ ...v, codeCache: true }),
+};
+export type WarpOptimization = keyof typeof WARP_OPTIMIZATIONS;
+export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOptimization[];
+
+/** Optimized with every Warp optimization but the ones left out. */
+export function warp(without: WarpOptimization[] = []): Variant {
+  const summary = without.length
+    ? `Warp without ${without.join(", ")}`
+    : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache";
+  return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((variant, name) => WARP_OPTIMIZATIONS[name](variant), { ...optimized, summary });
+}
+
 export const VARIANTS = {
   Raw: {
     summary: "handler transpiled only; the SDK comes from the runtime's own copy",
@@ -45,12 +86,8 @@ export const VARIANTS = {
     sdk: "published",
     esbuild: bundledAsAwsGuides,
   },
-  Optimized: {
-    summary: "Bundled + unused credential providers external + patches/ + build-time constants",
-    entry: "identity",
-    sdk: "patched",
-    esbuild: { ...bundledAsAwsGuides, external: UNUSED_CREDENTIAL_PROVIDERS },
-  },
+  Optimized: optimized,
+  Warp: warp(),
   Floor: {
     summary: "the same STS call with no SDK: node:https and a minimal SigV4 signer (the lower bound)",
     entry: "floor",
@@ -62,9 +99,16 @@ export const VARIANTS = {
 export type VariantName = keyof typeof VARIANTS;
 export const VARIANT_NAMES = Object.keys(VARIANTS) as VariantName[];
 
+/** Warp with each optimization switched off in turn, named Warp-no-<optimization>. */
+export function warpAblations(): Record<string, Variant> {
+  return Object.fromEntries(WARP_OPTIMIZATION_NAMES.map((name) => [`Warp-no-${name}`, warp([name])]));
+}
+
 export function variantNamed(name: string): Variant {
+  const ablations = warpAblations();
+  if (Object.hasOwn(ablations, name)) return ablations[name]!;
   if (!Object.hasOwn(VARIANTS, name)) {
-    throw new Error(`Unknown variant "${name}". Known variants: ${VARIANT_NAMES.join(", ")}.`);
+    throw new Error(`Unknown variant "${name}". Known variants: ${VARIANT_NAMES.join(", ")} (and ${Object.keys(ablations).join(", ")}).`);
   }
   return VARIANTS[name as VariantName];
 }

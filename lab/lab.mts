@@ -5,7 +5,7 @@ import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService } from "./emulator/lambda-service.mts";
 import { BUILD_DIR } from "./paths.mts";
 import { type LocalSts, startLocalSts } from "./sts/local-sts.mts";
-import { templateFunctions } from "./template.mts";
+import { type TemplateFunction, templateFunctions } from "./template.mts";
 
 export interface Lab {
   /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
@@ -19,12 +19,14 @@ export interface LabOptions {
   /** The built template to serve (default .aws-sam/build/template.yaml). */
   template?: string;
   port?: number;
+  /** Functions served beside the template's (e.g. the bench's Warp ablations). */
+  extraFunctions?: TemplateFunction[];
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
-  const functions = templateFunctions(options.template ?? join(BUILD_DIR, "template.yaml"));
+  const functions = [...templateFunctions(options.template ?? join(BUILD_DIR, "template.yaml")), ...(options.extraFunctions ?? [])];
   const sts = await startLocalSts();
   const lambda = new LambdaService(functions, { stsEndpoint: sts.endpoint, caFile: sts.caFile }, options.onFunctionLine);
   const api = new InvokeApi(lambda);

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VARIANT_NAMES } from "../../build/variants.mts";
+import { VARIANT_NAMES, WARP_OPTIMIZATION_NAMES } from "../../build/variants.mts";
 import type { BenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 
@@ -66,11 +66,29 @@ describe("npm run bench -- --rounds 2", () => {
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
-    [["--variants", "Raw,Turbo"], "unknown variant(s) Turbo; template.yaml has Raw, Bundled, Optimized, Floor"],
+    [["--variants", "Raw,Turbo"], "unknown variant(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
   ])("%j says %s and exits 2", (args, message) => {
     const run = bench(...args);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`error: ${message}`);
     expect(run.stderr).toContain("usage: npm run bench");
+  });
+});
+
+describe("npm run bench -- --ablate --rounds 1", () => {
+  it("measures Optimized, Warp and Warp without each optimization, with ratios against Warp", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-ablate-"));
+    try {
+      const run = bench("--no-build", "--ablate", "--rounds", "1", "--out", out);
+      expect(run.status).toBe(0);
+      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.variants.map((variant) => variant.name)).toEqual(["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)]);
+      expect(results.variants.every((variant) => variant.failures.length === 0 && variant.samples.length === 1)).toBe(true);
+      expect(results.versions).toMatchObject({ "V8 code cache (Warp)": "accepted", "V8 code cache (Warp-no-noSharedConfigFiles)": "accepted" });
+      expect(results.versions["V8 code cache (Warp-no-codeCache)"]).toBeUndefined();
+      expect(run.stdout).toContain("Init Duration vs Warp");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

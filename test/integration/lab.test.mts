@@ -3,7 +3,7 @@
 import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VARIANT_NAMES } from "../../build/variants.mts";
+import { VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
 import { parseReport } from "../../lab/emulator/log-lines.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { EVENTS_DIR } from "../../lab/paths.mts";
@@ -51,6 +51,7 @@ describe("the built template", () => {
         path: `/${variant.toLowerCase()}`,
         nodeVersion: "v22.23.3",
         sdkVersion: expectedSdkVersion(variant),
+        codeCache: variantNamed(variant).codeCache ? "accepted" : "absent",
       });
       expect(cold.payload.body).not.toContain("123456789012");
       expect(body.stsRequestId).toMatch(/^\w{20,}$/);
@@ -79,6 +80,22 @@ describe("the built template", () => {
     const next = await invoke(lab, "Optimized", eventFor("Optimized"));
     expect(JSON.parse(next.payload.body).coldstart).toBe(true);
     expect(next.report!.initDurationMs).not.toBeNull();
+  });
+
+  it("runs Warp correctly when V8 rejects its code cache (other memory size, so other node flags)", async () => {
+    const lambda = client(lab);
+    await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 1024 }));
+    await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
+    try {
+      const { functionError, payload } = await invoke(lab, "Warp", eventFor("Warp"));
+      expect(functionError).toBeUndefined();
+      expect(JSON.parse(payload.body)).toMatchObject({ codeCache: "rejected", coldstart: true, account: MASKED_ACCOUNT_ID, variant: "Warp" });
+    } finally {
+      await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 512 }));
+      await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
+    }
+    const { payload } = await invoke(lab, "Warp", eventFor("Warp"));
+    expect(JSON.parse(payload.body).codeCache).toBe("accepted");
   });
 
   it("answers ResourceNotFoundException for an unknown function", async () => {

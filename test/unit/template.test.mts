@@ -36,9 +36,16 @@ describe("template.yaml", () => {
 
   it("adds provisioned concurrency only when the parameter is above 0", () => {
     expect(template.Parameters!.ProvisionedConcurrency).toMatchObject({ Type: "Number", Default: 0 });
-    expect(template.Conditions).toEqual({ HasProvisionedConcurrency: { "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }] } });
+    expect((template.Conditions as Record<string, unknown>).HasProvisionedConcurrency).toEqual({ "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }] });
     expect(template.Globals!.Function!.ProvisionedConcurrencyConfig).toEqual({
       "Fn::If": ["HasProvisionedConcurrency", { ProvisionedConcurrentExecutions: { Ref: "ProvisionedConcurrency" } }, { Ref: "AWS::NoValue" }],
+    });
+  });
+
+  it("lets a user pin Warp's runtime version (its V8 code cache fits one Node version), Auto otherwise", () => {
+    expect(template.Parameters!.WarpRuntimeVersionArn).toMatchObject({ Default: "" });
+    expect(resources.Warp!.Properties!.RuntimeManagementConfig).toEqual({
+      "Fn::If": ["PinsWarpRuntime", { UpdateRuntimeOn: "Manual", RuntimeVersionArn: { Ref: "WarpRuntimeVersionArn" } }, { UpdateRuntimeOn: "Auto" }],
     });
   });
 

@@ -3,6 +3,9 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { artifactBytes, runtimeBuildDate } from "./artifact.mts";
 
+/** Where Warp's SDK chunk loader (src/warp/sdk-chunk-loader.mts) leaves the code cache status. */
+export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
+
 const ACCOUNT_ID = /(?<!\d)\d{12}(?!\d)/g;
 export const MASKED_ACCOUNT_ID = "************";
 
@@ -28,6 +31,8 @@ export interface IdentityBody extends CallerIdentity {
   nodeVersion: string;
   artifactBytes: number | null;
   runtimeBuildDate: string | null;
+  /** Whether V8 took the build's code cache (Warp), or there is none. */
+  codeCache: "accepted" | "rejected" | "absent";
 }
 
 /** The request path of an HTTP API (payload 2.0) event, or null for anything else. */
@@ -75,6 +80,7 @@ export function identityHandler(identity: CallerIdentity, build: BuildFacts) {
       nodeVersion: process.version,
       artifactBytes: artifact.bytes,
       runtimeBuildDate: artifact.runtimeBuildDate,
+      codeCache: ((globalThis as Record<symbol, unknown>)[CODE_CACHE_STATUS] as IdentityBody["codeCache"] | undefined) ?? "absent",
     });
     coldstart = false;
     return response;
