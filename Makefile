@@ -9,7 +9,7 @@ ifeq ($(wildcard $(WARPSTART_NODE)),)
 $(error Node 22 is not installed in tools/node22: run `bash scripts/setup.sh` (npm run local and npm test run it for you))
 endif
 
-build-Raw build-Bundled build-Optimized build-Warp build-Floor:
+build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive:
 	$(WARPSTART_NODE) $(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"
 
-.PHONY: build-Raw build-Bundled build-Optimized build-Warp build-Floor
+.PHONY: build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive

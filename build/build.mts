@@ -1,7 +1,7 @@
 // One esbuild pipeline for every variant: `node build/build.mts <Variant> <outdir>`.
 // SAM's makefile builder calls it from each build-<LogicalId> target with $(ARTIFACTS_DIR).
-// Writes <outdir>/index.mjs (+ sdk.cjs and sdk.cache for an SDK chunk) and, beside the
-// artifact, <outdir>.meta.json (esbuild's metafile, all outputs of the variant).
+// Writes <outdir>/index.mjs (index.cjs for a CommonJS variant; + sdk.cjs and sdk.cache for an
+// SDK chunk) and, beside the artifact, <outdir>.meta.json (esbuild's metafile, all outputs).
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -74,13 +74,19 @@ export interface BuildResult {
   codeCache?: { bytes: number };
 }
 
+/** The handler file a variant's build writes: the runtime resolves `index.handler` to it. */
+export function handlerFile(variant: Pick<Variant, "format">): string {
+  return variant.format === "cjs" ? "index.cjs" : "index.mjs";
+}
+
 export async function buildVariant(name: string, outdir: string, overrides: BuildOverrides = {}): Promise<BuildResult> {
   return buildFrom(variantNamed(name), name, outdir, overrides);
 }
 
 export async function buildFrom(variant: Variant, name: string, outdir: string, overrides: BuildOverrides = {}): Promise<BuildResult> {
   const sdkTree = variant.sdk === "runtime" || variant.sdk === "none" ? undefined : (overrides.sdkTree ?? SDK_TREE[variant.sdk]);
-  const outfile = join(outdir, "index.mjs");
+  if (variant.format === "cjs" && variant.sdkChunk) throw new Error(`${name}: an SDK chunk needs an ES-module handler (the chunk loader uses import.meta)`);
+  const outfile = join(outdir, handlerFile(variant));
   rmSync(outdir, { recursive: true, force: true });
   const shared = (plugins: Plugin[]): BuildOptions => ({
     ...variant.esbuild,
@@ -92,13 +98,14 @@ export async function buildFrom(variant: Variant, name: string, outdir: string, 
     define: {
       WARPSTART_VARIANT: JSON.stringify(name),
       WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(variant.sdk, sdkTree)),
+      WARPSTART_KEEP_ALIVE: JSON.stringify(variant.keepAlive ?? true),
     },
     plugins,
   });
   const chunkLoader = variant.sdkChunk ? join(root, "src/warp/sdk-chunk-loader.mts") : undefined;
   const sdkPlugins = (loader?: string) => (sdkTree ? [sdkFrom(sdkTree, loader), ...(variant.replace ? [replaceFiles(sdkTree, variant.replace)] : [])] : []);
   const builds: Promise<{ metafile?: Metafile }>[] = [
-    build({ ...shared(sdkPlugins(chunkLoader)), entryPoints: [join(root, "src/functions", variant.entry, "index.mts")], outfile, format: "esm" }),
+    build({ ...shared(sdkPlugins(chunkLoader)), entryPoints: [join(root, "src/functions", variant.entry, "index.mts")], outfile, format: variant.format ?? "esm" }),
   ];
   if (variant.sdkChunk && sdkTree) {
     builds.push(build({ ...shared(sdkPlugins()), entryPoints: [join(root, "src/warp/sdk-chunk.mts")], outfile: join(outdir, "sdk.cjs"), format: "cjs" }));

@@ -13,8 +13,12 @@ export interface Variant {
   /** One line for reports and the README. */
   summary: string;
   /** The handler source: src/functions/<entry>/index.mts. */
-  entry: "identity" | "floor";
+  entry: "identity" | "floor" | "cjs";
   sdk: SdkSource;
+  /** The handler's module format: "esm" (default) writes index.mjs, "cjs" writes index.cjs. */
+  format?: "esm" | "cjs";
+  /** The STS client's https agent keeps connections alive (default true: the SDK's own agent). */
+  keepAlive?: false;
   /** esbuild options on top of the shared ones in build.mts. */
   esbuild: BuildOptions;
   /** The SDK goes into its own CommonJS chunk (sdk.cjs), loaded with vm.Script (src/warp/). */
@@ -94,6 +98,13 @@ export const VARIANTS = {
     sdk: "none",
     esbuild: { bundle: true },
   },
+  Cjs: {
+    ...optimized,
+    summary: "Optimized as CommonJS: INIT starts the STS call without waiting, the handler awaits it (no top-level await)",
+    entry: "cjs",
+    format: "cjs",
+  },
+  NoKeepAlive: { ...optimized, summary: "Optimized with an https agent that does not keep alive: a new connection for every STS call", keepAlive: false },
 } satisfies Record<string, Variant>;
 
 export type VariantName = keyof typeof VARIANTS;

@@ -1,49 +1,62 @@
-// The local Lambda lab: the local STS and the Lambda API for every function of the built
-// template, on 127.0.0.1 free ports. stop() ends everything it started.
+// The local Lambda lab: the local STS, the Lambda API and the template's HTTP API for every
+// function of the built template, on 127.0.0.1 free ports. stop() ends everything it started.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { HttpApi } from "./http-api.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
-import { LambdaService } from "./emulator/lambda-service.mts";
-import { BUILD_DIR } from "./paths.mts";
+import { LambdaService, type LambdaServiceOptions } from "./emulator/lambda-service.mts";
+import { BUILD_DIR, PROJECT_ROOT } from "./paths.mts";
 import { type LocalSts, startLocalSts } from "./sts/local-sts.mts";
 import { type TemplateFunction, templateFunctions } from "./template.mts";
 
 export interface Lab {
   /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
   endpoint: string;
+  /** The HTTP API's base URL (routes as in template.yaml, e.g. GET /optimized). */
+  apiUrl: string;
   sts: LocalSts;
   lambda: LambdaService;
   stop(): Promise<void>;
 }
 
-export interface LabOptions {
+export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
   /** The built template to serve (default .aws-sam/build/template.yaml). */
   template?: string;
+  /** Template parameters, as sam deploy's --parameter-overrides (default: samconfig.toml's). */
+  parameterOverrides?: Record<string, string>;
   port?: number;
+  apiPort?: number;
   /** Functions served beside the template's (e.g. the bench's Warp ablations). */
   extraFunctions?: TemplateFunction[];
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
 }
 
+/** parameter_overrides of samconfig.toml's [default.deploy.parameters], as the lab's defaults. */
+export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig.toml")): Record<string, string> {
+  const line = /^parameter_overrides\s*=\s*"([^"]*)"/m.exec(readFileSync(file, "utf8"))?.[1] ?? "";
+  return Object.fromEntries(line.split(/\s+/).filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
+}
+
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
-  const functions = [...templateFunctions(options.template ?? join(BUILD_DIR, "template.yaml")), ...(options.extraFunctions ?? [])];
+  const overrides = options.parameterOverrides ?? samconfigParameterOverrides();
+  const functions = [...templateFunctions(options.template ?? join(BUILD_DIR, "template.yaml"), overrides), ...(options.extraFunctions ?? [])];
   const sts = await startLocalSts();
-  const lambda = new LambdaService(functions, { stsEndpoint: sts.endpoint, caFile: sts.caFile }, options.onFunctionLine);
-  const api = new InvokeApi(lambda);
-  let endpoint: string;
+  const lambda = new LambdaService(functions, { stsEndpoint: sts.endpoint, caFile: sts.caFile }, { ...options, onLine: options.onFunctionLine });
+  const invokeApi = new InvokeApi(lambda);
+  const httpApi = new HttpApi(lambda, functions);
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.sts.stop()));
+  const lab: Lab = { endpoint: "", apiUrl: "", sts, lambda, stop };
   try {
-    endpoint = await api.listen(options.port);
+    // Provisioned environments are initialized before any endpoint takes traffic.
+    await lambda.provision();
+    lab.endpoint = await invokeApi.listen(options.port);
+    lab.apiUrl = await httpApi.listen(options.apiPort);
   } catch (error) {
-    await sts.stop();
+    await stop();
     throw error;
   }
-  let stopped: Promise<void> | undefined;
-  const lab: Lab = {
-    endpoint,
-    sts,
-    lambda,
-    // lab.sts, not sts: a test may replace the STS (stop it, start another on the same port).
-    stop: () => (stopped ??= Promise.all([api.close(), lambda.close()]).then(() => lab.sts.stop())),
-  };
+  // lab.sts, not sts, in stop(): a test may replace the STS (stop it, start another on the same port).
   return lab;
 }

@@ -16,6 +16,7 @@ const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
 
 export type Template = {
   Parameters?: Record<string, { Default?: unknown }>;
+  Conditions?: Record<string, unknown>;
   Globals?: { Function?: Record<string, unknown> };
   Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
   [key: string]: unknown;
@@ -33,17 +34,48 @@ export interface TemplateFunction {
   memoryMb: number;
   timeoutSeconds: number;
   architecture: string;
+  /** Environments to keep initialized (ProvisionedConcurrencyConfig, conditions evaluated). */
+  provisionedConcurrency: number;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
 }
 
-/** A property value with a parameter reference replaced by the parameter's value (override or default). */
+const NO_VALUE = Symbol("AWS::NoValue");
+
+/**
+ * A property value with the intrinsics this lab needs evaluated: Ref to a parameter (override or
+ * default) or AWS::NoValue, Fn::If on a condition, and the conditions' Fn::Not/Fn::Equals/
+ * Fn::And/Fn::Or. Anything else is returned as it is.
+ */
 function resolveValue(value: unknown, template: Template, overrides: Record<string, string>): unknown {
-  if (value && typeof value === "object" && "Ref" in value) {
-    const name = String((value as { Ref: unknown }).Ref);
-    return overrides[name] ?? template.Parameters?.[name]?.Default;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  const resolve = (inner: unknown) => resolveValue(inner, template, overrides);
+  const [[fn, args]] = Object.entries(value) as [[string, unknown]];
+  switch (fn) {
+    case "Ref": {
+      const name = String(args);
+      if (name === "AWS::NoValue") return NO_VALUE;
+      return name in overrides ? overrides[name] : (template.Parameters?.[name]?.Default ?? value);
+    }
+    case "Condition":
+      return resolve(template.Conditions?.[String(args)]);
+    case "Fn::If": {
+      const [condition, whenTrue, whenFalse] = args as [string, unknown, unknown];
+      return resolve(resolve(template.Conditions?.[condition]) ? whenTrue : whenFalse);
+    }
+    case "Fn::Not":
+      return !resolve((args as unknown[])[0]);
+    case "Fn::Equals": {
+      const [a, b] = (args as unknown[]).map(resolve);
+      return String(a) === String(b);
+    }
+    case "Fn::And":
+      return (args as unknown[]).every((arg) => resolve(arg));
+    case "Fn::Or":
+      return (args as unknown[]).some((arg) => resolve(arg));
+    default:
+      return value;
   }
-  return value;
 }
 
 /** The functions of a template (with Globals applied), in template order. */
@@ -54,7 +86,11 @@ export function templateFunctions(file: string, overrides: Record<string, string
     .filter(([, resource]) => resource.Type === "AWS::Serverless::Function")
     .map(([logicalId, resource]) => {
       const props = { ...globals, ...resource.Properties };
-      const get = (key: string) => resolveValue(props[key], template, overrides);
+      const get = (key: string) => {
+        const resolved = resolveValue(props[key], template, overrides);
+        return resolved === NO_VALUE ? undefined : resolved;
+      };
+      const provisioned = get("ProvisionedConcurrencyConfig") as { ProvisionedConcurrentExecutions?: unknown } | undefined;
       const events = Object.values((props.Events ?? {}) as Record<string, { Type: string; Properties?: { Path?: string; Method?: string } }>);
       const route = events.find((event) => event.Type === "HttpApi" && event.Properties?.Method?.toUpperCase() === "GET");
       return {
@@ -65,6 +101,7 @@ export function templateFunctions(file: string, overrides: Record<string, string
         memoryMb: Number(get("MemorySize") ?? 128),
         timeoutSeconds: Number(get("Timeout") ?? 3),
         architecture: String((get("Architectures") as string[] | undefined)?.[0] ?? "x86_64"),
+        provisionedConcurrency: Number(resolveValue(provisioned?.ProvisionedConcurrentExecutions, template, overrides) ?? 0),
         httpPath: route?.Properties?.Path ?? null,
       };
     });

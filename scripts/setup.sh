@@ -56,3 +56,13 @@ if ! stamp_ok "$root/node_modules" "$want" 2>/dev/null; then
     die "npm ci failed (see above). If patch-package could not apply a patch, the package under it changed: patches/README.md says how to refresh it."
   stamp_write "$root/node_modules" "$want"
 fi
+
+# 4. Artillery for the load tests (load_test/), in its own tree: it is large (~470 MB) and
+#    would otherwise download a browser it does not need here.
+want="$(digest load_test/package.json load_test/package-lock.json)"
+if ! stamp_ok "$root/load_test/node_modules" "$want" 2>/dev/null; then
+  say "installing Artillery into load_test (about a minute)"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix load_test --no-audit --no-fund --loglevel=error >&2 ||
+    die "npm ci in load_test failed (see above)."
+  stamp_write "$root/load_test/node_modules" "$want"
+fi

@@ -29,6 +29,8 @@ export interface EnvironmentOptions {
   variables?: Record<string, string>;
   /** Every line the function prints, as it prints it (the lab's console, when verbose). */
   onLine?: (line: string) => void;
+  /** Stop the process (SIGSTOP) while it waits for an event, as Lambda freezes an idle environment. */
+  freezeWhenIdle?: boolean;
 }
 
 export class ExecutionEnvironment {
@@ -41,6 +43,8 @@ export class ExecutionEnvironment {
   private markExited!: (exit: Exit) => void;
   private logLines: string[] = [];
   private partial = "";
+  private frozen = false;
+  private running = false;
 
   private readonly options: EnvironmentOptions;
 
@@ -69,6 +73,9 @@ export class ExecutionEnvironment {
       AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${this.id}`,
     };
     const ready = new Promise<void>((resolve) => (this.runtimeApi.onNext = resolve));
+    this.runtimeApi.onIdle = () => {
+      if (this.options.freezeWhenIdle && !this.running) this.freeze();
+    };
     const started = performance.now();
     const child = spawn(NODE22, [...nodeFlags(spec.memoryMb), RIC_ENTRY], { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     this.process = child;
@@ -94,7 +101,9 @@ export class ExecutionEnvironment {
 
   /** Runs one invocation; the environment must be ready (init returned "ready"). */
   async invoke(invocation: Invocation, timeoutMs: number): Promise<InvokeOutcome> {
-    const outcome = await race(timeoutMs, this.runtimeApi.deliver(invocation), this.exited);
+    this.running = true;
+    this.thaw();
+    const outcome = await race(timeoutMs, this.runtimeApi.deliver(invocation), this.exited).finally(() => (this.running = false));
     if (outcome === "timeout") {
       await this.kill();
       return { kind: "timeout" };
@@ -102,6 +111,19 @@ export class ExecutionEnvironment {
     if ("kind" in outcome) return outcome;
     this.flushPartialLine();
     return { kind: "exit", exit: outcome };
+  }
+
+  get isFrozen(): boolean {
+    return this.frozen;
+  }
+
+  /** SIGSTOP: timers, sockets and pending work wait until the next thaw, as on Lambda. */
+  freeze(): void {
+    if (this.alive && !this.frozen && this.process!.kill("SIGSTOP")) this.frozen = true;
+  }
+
+  thaw(): void {
+    if (this.alive && this.frozen && this.process!.kill("SIGCONT")) this.frozen = false;
   }
 
   /** The lines printed since the last call. */

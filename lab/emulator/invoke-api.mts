@@ -2,8 +2,8 @@
 // GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound } from "./lambda-service.mts";
+import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
+import { closeServer, listenOnLoopback } from "../loopback.mts";
 import { readBody } from "./runtime-api.mts";
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -20,19 +20,12 @@ export class InvokeApi {
     });
   }
 
-  /** Listens on 127.0.0.1 (port 0 = a free one); resolves with the endpoint URL. */
-  listen(port = 0): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", (error: NodeJS.ErrnoException) =>
-        reject(error.code === "EADDRINUSE" ? new Error(`port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`) : error),
-      );
-      this.server.listen(port, "127.0.0.1", () => resolve(`http://127.0.0.1:${(this.server.address() as AddressInfo).port}`));
-    });
+  async listen(port = 0): Promise<string> {
+    return `http://127.0.0.1:${await listenOnLoopback(this.server, port)}`;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeServer(this.server);
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -62,6 +55,10 @@ export class InvokeApi {
       if (error instanceof ResourceNotFound) return sendError(res, 404, "ResourceNotFoundException", error.message);
       if (error instanceof ResourceConflict) return sendError(res, 409, "ResourceConflictException", error.message);
       if (error instanceof InvalidParameterValue) return sendError(res, 400, "InvalidParameterValueException", error.message);
+      if (error instanceof TooManyRequests) {
+        res.setHeader("retry-after", "1");
+        return sendError(res, 429, "TooManyRequestsException", error.message, { Reason: "ConcurrentInvocationLimitExceeded" });
+      }
       throw error;
     }
   }
@@ -110,9 +107,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Lambda's error shape: the code in x-amzn-ErrorType, {Type, Message} in the body. */
-function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+function sendError(res: ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
   res
     .writeHead(status, { "content-type": "application/json", "x-amzn-errortype": code })
-    .end(JSON.stringify({ Type: status >= 500 ? "Service" : "User", Message: message, message }));
+    .end(JSON.stringify({ Type: status >= 500 ? "Service" : "User", Message: message, message, ...extra }));
 }

@@ -81,16 +81,71 @@ class LambdaFunction {
 export class ResourceNotFound extends Error {}
 export class ResourceConflict extends Error {}
 export class InvalidParameterValue extends Error {}
+/** The concurrency limit is reached: Lambda's TooManyRequestsException (ConcurrentInvocationLimitExceeded). */
+export class TooManyRequests extends Error {}
+
+export interface LambdaServiceOptions {
+  /** Environments running or initializing at once, over all functions (Lambda's account concurrency). */
+  concurrencyLimit?: number;
+  /** An on-demand environment idle this long is reclaimed (Lambda does not document its own). */
+  idleTimeoutMs?: number;
+  /** Freeze idle environments (SIGSTOP) as Lambda does; default on. */
+  freeze?: boolean;
+  /** Receives every line functions print, with the function's name. */
+  onLine?: (functionName: string, line: string) => void;
+}
+
+const DEFAULT_CONCURRENCY_LIMIT = 50;
+const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 export class LambdaService {
   private readonly functions = new Map<string, LambdaFunction>();
   private readonly services: LocalServices;
-  private readonly onLine?: (functionName: string, line: string) => void;
+  private readonly options: Required<Omit<LambdaServiceOptions, "onLine">> & Pick<LambdaServiceOptions, "onLine">;
+  /** Environments initializing or running an invocation, over all functions. */
+  private active = 0;
+  private readonly provisioned = new WeakSet<ExecutionEnvironment>();
+  private readonly reclaimTimers = new WeakMap<ExecutionEnvironment, NodeJS.Timeout>();
 
-  constructor(functions: TemplateFunction[], services: LocalServices, onLine?: (functionName: string, line: string) => void) {
+  constructor(functions: TemplateFunction[], services: LocalServices, options: LambdaServiceOptions = {}) {
     this.services = services;
-    this.onLine = onLine;
+    this.options = {
+      concurrencyLimit: options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      freeze: options.freeze ?? true,
+      onLine: options.onLine,
+    };
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
+  }
+
+  /** Environments of a function: idle ones (frozen or not), busy ones, provisioned ones. */
+  environments(name: string): { idle: number; busy: number; provisioned: number; frozen: number } {
+    const fn = this.get(name);
+    const all = [...fn.idle, ...fn.busy];
+    return { idle: fn.idle.length, busy: fn.busy.size, provisioned: all.filter((env) => this.provisioned.has(env)).length, frozen: fn.idle.filter((env) => env.isFrozen).length };
+  }
+
+  /**
+   * Initializes every function's provisioned concurrency (template ProvisionedConcurrencyConfig)
+   * before traffic, with AWS_LAMBDA_INITIALIZATION_TYPE=provisioned-concurrency.
+   */
+  async provision(): Promise<void> {
+    const starts = [...this.functions.values()].flatMap((fn) =>
+      Array.from({ length: fn.spec.provisionedConcurrency }, async () => {
+        const env = this.newEnvironment(fn, "provisioned-concurrency");
+        const init = await env.init(INIT_TIMEOUT_MS);
+        env.takeLog();
+        if (init.kind !== "ready") {
+          await env.kill();
+          throw new Error(`provisioned concurrency for ${fn.spec.logicalId} failed to initialize (${init.kind}); run it on demand to see its error`);
+        }
+        this.provisioned.add(env);
+        fn.idle.push(env);
+      }),
+    );
+    const results = await Promise.allSettled(starts);
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   get functionNames(): string[] {
@@ -133,25 +188,56 @@ export class LambdaService {
     let env = fn.idle.pop();
     const coldStart = !env;
     let initDurationMs: number | undefined;
-
-    if (!env) {
-      env = new ExecutionEnvironment({
-        spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize },
-        services: this.services,
-        variables: fn.config.Environment?.Variables,
-        onLine: this.onLine && ((line) => this.onLine!(name, line)),
-      });
-      fn.track(env);
-      log.push(initStartLine(fn.config.FunctionArn));
-      const init = await env.init(INIT_TIMEOUT_MS);
-      log.push(...env.takeLog());
-      if (init.kind !== "ready") {
-        await env.kill();
-        return this.failedInit(init, log);
-      }
-      initDurationMs = init.initDurationMs;
+    if (this.active >= this.options.concurrencyLimit) {
+      if (env) fn.idle.push(env);
+      throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
+    this.active++;
+    try {
+      if (env) {
+        clearTimeout(this.reclaimTimers.get(env));
+      } else {
+        env = this.newEnvironment(fn, "on-demand");
+        log.push(initStartLine(fn.config.FunctionArn));
+        const init = await env.init(INIT_TIMEOUT_MS);
+        log.push(...env.takeLog());
+        if (init.kind !== "ready") {
+          await env.kill();
+          return this.failedInit(init, log);
+        }
+        initDurationMs = init.initDurationMs;
+      }
+      return await this.run(fn, env, payload, log, coldStart, initDurationMs);
+    } finally {
+      this.active--;
+    }
+  }
 
+  private newEnvironment(fn: LambdaFunction, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
+    const env = new ExecutionEnvironment({
+      spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize },
+      services: this.services,
+      variables: { ...fn.config.Environment?.Variables, AWS_LAMBDA_INITIALIZATION_TYPE: initializationType },
+      onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),
+      freezeWhenIdle: this.options.freeze,
+    });
+    fn.track(env);
+    return env;
+  }
+
+  /** Back to the idle pool, reclaimed after the idle timeout unless it is provisioned. */
+  private release(fn: LambdaFunction, env: ExecutionEnvironment): void {
+    fn.idle.push(env);
+    if (this.provisioned.has(env)) return;
+    const timer = setTimeout(() => {
+      const index = fn.idle.indexOf(env);
+      if (index >= 0) void fn.idle.splice(index, 1)[0]!.kill();
+    }, this.options.idleTimeoutMs);
+    timer.unref();
+    this.reclaimTimers.set(env, timer);
+  }
+
+  private async run(fn: LambdaFunction, env: ExecutionEnvironment, payload: Buffer, log: string[], coldStart: boolean, initDurationMs: number | undefined): Promise<InvokeResult> {
     fn.busy.add(env);
     const requestId = randomUUID();
     const timeoutMs = fn.config.Timeout * 1000;
@@ -182,11 +268,11 @@ export class LambdaService {
     );
 
     const result = this.invokeResult(outcome, requestId, fn, log, coldStart);
-    if (outcome.kind === "response" || outcome.kind === "error") {
-      if (fn.isCurrent(env) && env.alive) fn.idle.push(env);
-      else await env.kill();
+    if ((outcome.kind === "response" || outcome.kind === "error") && fn.isCurrent(env) && env.alive) {
+      this.release(fn, env);
     } else {
-      await env.kill(); // a crash or a timeout resets the environment
+      this.provisioned.delete(env);
+      await env.kill(); // a crash, a timeout or a configuration change ends the environment
     }
     return result;
   }

@@ -29,6 +29,8 @@ export class RuntimeApi {
   private current: { invocation: Invocation; settle: (report: RuntimeReport) => void } | null = null;
   /** Called on every `next` request: the runtime is ready for an event (the first one ends INIT). */
   onNext: () => void = () => {};
+  /** Called when the runtime waits in `next` with no event to hand it: the moment Lambda freezes. */
+  onIdle: () => void = () => {};
   /** Set when the runtime posts to /runtime/init/error. */
   initError: Extract<RuntimeReport, { kind: "error" }> | null = null;
 
@@ -85,6 +87,7 @@ export class RuntimeApi {
       res.on("close", () => {
         if (this.waitingNext === res) this.waitingNext = null;
       });
+      this.onIdle();
       return;
     }
     if (req.method !== "POST") return json(res, 404, { errorType: "NotFound", errorMessage: `no route for ${req.method} ${url}` });

@@ -1,21 +1,27 @@
-// The local STS: moto's STS app served by gunicorn over TLS with keep-alive, on 127.0.0.1.
-// Functions reach it through AWS_ENDPOINT_URL_STS and trust exactly its CA.
+// The local STS: moto's STS app served by gunicorn over TLS with keep-alive, on 127.0.0.1,
+// behind a TCP proxy that counts the connections clients open (each TLS session rides one).
+// Functions reach it through AWS_ENDPOINT_URL_STS (the proxy) and trust exactly its CA.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:https";
-import { createServer } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
+import { listenOnLoopback } from "../loopback.mts";
 
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
 
 export interface LocalSts {
-  /** e.g. https://127.0.0.1:41234 */
+  /** e.g. https://127.0.0.1:41234 (the counting proxy in front of gunicorn) */
   endpoint: string;
   port: number;
   /** The CA that signed the server certificate: the only one functions should trust. */
   caFile: string;
+  /** TCP connections accepted since start (the start-up probe's not counted) or the last resetConnections(). */
+  connections(): number;
+  resetConnections(): void;
+  /** Stops the proxy (closing every connection through it) and gunicorn. */
   stop(): Promise<void>;
 }
 
@@ -44,17 +50,43 @@ function ensureCertificates(venvBin: string, certDir: string): void {
 }
 
 export async function assertPortFree(port: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === "EADDRINUSE"
-          ? new LocalStsError(`port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`)
-          : error,
-      ),
-    );
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
-  });
+  const probe = createServer();
+  await listenOnLoopback(probe, port);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+/** A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts. */
+class CountingProxy {
+  accepted = 0;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(upstreamPort: number) {
+    // No Nagle on either side: a proxy that held small writes back would add delayed-ACK stalls (~40 ms).
+    this.server = createServer({ noDelay: true }, (client) => {
+      this.accepted++;
+      const upstream = connect({ port: upstreamPort, host: "127.0.0.1", noDelay: true });
+      // Bytes both ways; an end (FIN) is passed on by pipe, a reset or failure resets the other side.
+      for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+        this.sockets.add(from);
+        from.once("close", () => this.sockets.delete(from));
+        from.on("error", () => to.destroy());
+        from.pipe(to);
+      }
+    });
+  }
+
+  /** Resolves with the port it listens on (`port`, or a free one for 0). */
+  listen(port: number): Promise<number> {
+    return listenOnLoopback(this.server, port);
+  }
+
+  close(): Promise<void> {
+    if (!this.server.listening) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    return closed;
+  }
 }
 
 /** Resolves with gunicorn's port once it says where it listens; rejects if it exits first. */
@@ -109,11 +141,12 @@ export async function startLocalSts(options: StartOptions = {}): Promise<LocalSt
   ensureCertificates(venvBin, certDir);
   if (options.port) await assertPortFree(options.port);
 
+  // gunicorn on a free port of its own; the endpoint is the proxy's (options.port if given).
   const child = spawn(
     gunicorn,
     [
       "app:app",
-      "--bind", `127.0.0.1:${options.port ?? 0}`,
+      "--bind", "127.0.0.1:0",
       "--worker-class", "gthread",
       "--threads", "8",
       "--keep-alive", "75", // longer than any idle gap in a bench round, as AWS's endpoints keep sockets
@@ -127,20 +160,37 @@ export async function startLocalSts(options: StartOptions = {}): Promise<LocalSt
   const log: string[] = [];
   let exited = false;
   child.once("exit", () => (exited = true));
-  const stop = () =>
+  const stopGunicorn = () =>
     new Promise<void>((resolve) => {
       if (exited) return resolve();
       child.once("exit", () => resolve());
       child.kill("SIGTERM");
       setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
     });
+  let proxy: CountingProxy | undefined;
+  const stop = async () => {
+    await proxy?.close();
+    await stopGunicorn();
+  };
 
   try {
-    const port = await listeningPort(child, log);
+    proxy = new CountingProxy(await listeningPort(child, log));
+    const port = await proxy.listen(options.port ?? 0);
     const endpoint = `https://127.0.0.1:${port}`;
     const caFile = join(certDir, "ca.pem");
     await probe(endpoint, readFileSync(caFile, "utf8"));
-    return { endpoint, port, caFile, stop };
+    const counter = proxy;
+    counter.accepted = 0;
+    return {
+      endpoint,
+      port,
+      caFile,
+      connections: () => counter.accepted,
+      resetConnections: () => {
+        counter.accepted = 0;
+      },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

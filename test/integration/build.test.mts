@@ -2,14 +2,15 @@
 import type { Metafile } from "esbuild";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { UNUSED_CREDENTIAL_PROVIDERS, VARIANT_NAMES } from "../../build/variants.mts";
+import { handlerFile } from "../../build/build.mts";
+import { UNUSED_CREDENTIAL_PROVIDERS, VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
 import { BUILD_DIR } from "../../lab/paths.mts";
 import { sam } from "../../lab/sam.mts";
 import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
 import { builtFunction, expectedSdkVersion, run, succeeded } from "../support/lab.mts";
 
 const metafile = (name: string) => JSON.parse(readFileSync(join(BUILD_DIR, `${name}.meta.json`), "utf8")) as Metafile;
-const artifact = (name: string) => readFileSync(join(BUILD_DIR, name, "index.mjs"), "utf8");
+const artifact = (name: string) => readFileSync(join(BUILD_DIR, name, handlerFile(variantNamed(name))), "utf8");
 /** The npm packages esbuild put into a bundle, e.g. "@aws-sdk/credential-provider-ini". */
 const bundledPackages = (name: string) =>
   new Set(Object.keys(metafile(name).inputs).flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []));

@@ -13,7 +13,7 @@ sts.on(GetCallerIdentityCommand).resolves({
   Account: "123456789012",
   Arn: "arn:aws:sts::123456789012:assumed-role/identity-role/identity-fn",
 });
-Object.assign(globalThis, { WARPSTART_VARIANT: "UnitTest", WARPSTART_SDK_VERSION: "0.0.0-test" });
+Object.assign(globalThis, { WARPSTART_VARIANT: "UnitTest", WARPSTART_SDK_VERSION: "0.0.0-test", WARPSTART_KEEP_ALIVE: true });
 
 const { handler } = await import("../../src/functions/identity/index.mts");
 const event = JSON.parse(readFileSync(new URL("../../events/optimized.json", import.meta.url), "utf8"));

@@ -8,7 +8,7 @@ const manifest = (path: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, pa
 describe("variants", () => {
   it("rejects an unknown variant with the list of known ones", () => {
     expect(() => variantNamed("Fast")).toThrow(
-      'Unknown variant "Fast". Known variants: Raw, Bundled, Optimized, Warp, Floor (and Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-codeCache).',
+      'Unknown variant "Fast". Known variants: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive (and Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-codeCache).',
     );
   });
 
@@ -25,6 +25,11 @@ describe("variants", () => {
     expect(variantNamed("Warp-no-sdkChunk")).toMatchObject({ codeCache: true });
     expect(variantNamed("Warp-no-sdkChunk").sdkChunk).toBeUndefined();
     expect(Object.keys(warpAblations())).toEqual(WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`));
+  });
+
+  it("builds Cjs and NoKeepAlive as Optimized with one difference each: the handler's format, the agent's keep-alive", () => {
+    expect(VARIANTS.Cjs).toEqual({ ...VARIANTS.Optimized, summary: VARIANTS.Cjs.summary, entry: "cjs", format: "cjs" });
+    expect(VARIANTS.NoKeepAlive).toEqual({ ...VARIANTS.Optimized, summary: VARIANTS.NoKeepAlive.summary, keepAlive: false });
   });
 
   it("patches the same SDK version the project depends on, pinned exactly", () => {

@@ -2,3 +2,5 @@
 // environment variable for them. Tests assign them on globalThis before importing the handler.
 declare const WARPSTART_VARIANT: string;
 declare const WARPSTART_SDK_VERSION: string;
+/** Whether the STS client's https agent keeps connections alive (false only for NoKeepAlive). */
+declare const WARPSTART_KEEP_ALIVE: boolean;

@@ -1,0 +1,220 @@
+// `node bench/keepalive.mts [--invokes N] [--out DIR] [--no-build]`: what the https agent's
+// keep-alive does to the STS calls of a warm function, in the local lab. For Optimized (the
+// SDK's default agent, keep-alive on) and NoKeepAlive (keep-alive off), with K = 1 and K = 10
+// sequential GetCallerIdentity calls per invoke (?calls=K): one warm-up invoke, then N invokes
+// of the same warm environment. The local STS counts the TCP connections it accepts (one TLS
+// session each). Prints the table and writes DIR/keepalive.json and DIR/keepalive.md.
+import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { variantNamed } from "../build/variants.mts";
+import { type Lab, startLab } from "../lab/lab.mts";
+import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
+import { samBuild } from "../lab/sam.mts";
+import { localVersions, machine } from "./environment.mts";
+import type { BenchResults } from "./results.mts";
+import { summarize } from "./stats.mts";
+
+const USAGE = `usage: node bench/keepalive.mts [--invokes N] [--out DIR] [--no-build]
+  --invokes N   measured invokes per variant and K, after one warm-up invoke (default 20)
+  --out DIR     where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
+  --no-build    use the existing .aws-sam/build instead of running sam build`;
+
+export const KEEPALIVE_VARIANTS = ["Optimized", "NoKeepAlive"];
+export const CALLS_PER_INVOKE = [1, 10];
+
+/** One variant at one K: every call's latency and the connections the N invokes opened. */
+export interface KeepAliveRow {
+  variant: string;
+  keepAlive: boolean;
+  callsPerInvoke: number;
+  /** Measured invokes that answered (the warm-up not counted). */
+  invokes: number;
+  /** Each call's latency as the handler timed it, in invoke order. */
+  latenciesMs: number[];
+  /** TCP connections the local STS accepted during the measured invokes. */
+  connections: number;
+  /** Measured invokes that started a new environment (0: one warm environment throughout). */
+  coldStarts: number;
+  failures: string[];
+}
+
+export interface KeepAliveResults {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  /** Measured invokes per row. */
+  invokes: number;
+  rows: KeepAliveRow[];
+  checks: Check[];
+  versions: Record<string, string>;
+  machine: BenchResults["machine"];
+}
+
+export interface Check {
+  ok: boolean;
+  text: string;
+}
+
+class UsageError extends Error {}
+
+function options() {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { invokes: { type: "string", default: "20" }, out: { type: "string" }, "no-build": { type: "boolean" }, help: { type: "boolean" } } }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error)); // an unknown or incomplete flag
+  }
+  const invokes = Number(values.invokes);
+  if (!Number.isInteger(invokes) || invokes < 1) throw new UsageError(`--invokes must be a whole number from 1, not "${values.invokes}"`);
+  const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
+  return { build: !values["no-build"], help: values.help === true, invokes, out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${stamp}`)) };
+}
+
+/** The variant's HTTP API event from events/, asking for `calls` STS calls. */
+function eventFor(variant: string, calls: number): unknown {
+  const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${variant.toLowerCase()}.json`), "utf8"));
+  return { ...event, rawQueryString: `calls=${calls}`, queryStringParameters: { calls: String(calls) } };
+}
+
+interface Answer {
+  coldstart: boolean;
+  calls: { count: number; latenciesMs: number[] };
+}
+
+async function invoke(client: LambdaClient, functionName: string, event: unknown): Promise<Answer> {
+  const out = await client.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(event)) }));
+  const payload = JSON.parse(Buffer.from(out.Payload ?? []).toString("utf8"));
+  if (out.FunctionError) throw new Error(`${payload.errorType}: ${payload.errorMessage}`);
+  return JSON.parse(payload.body) as Answer;
+}
+
+/** Warm-up, then `invokes` measured invokes of one variant at K calls each. */
+async function measure(lab: Lab, client: LambdaClient, variant: string, callsPerInvoke: number, invokes: number): Promise<KeepAliveRow> {
+  const event = eventFor(variant, callsPerInvoke);
+  const row: KeepAliveRow = { variant, keepAlive: variantNamed(variant).keepAlive ?? true, callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
+  try {
+    await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
+  } catch (error) {
+    row.failures.push(`warm-up: ${error instanceof Error ? error.message : String(error)}`);
+    return row;
+  }
+  const before = lab.sts.connections();
+  for (let i = 0; i < invokes; i++) {
+    try {
+      const answer = await invoke(client, variant, event);
+      if (answer.calls.count !== callsPerInvoke) throw new Error(`asked for ${callsPerInvoke} calls, the function made ${answer.calls.count}`);
+      row.invokes++;
+      row.latenciesMs.push(...answer.calls.latenciesMs);
+      if (answer.coldstart) row.coldStarts++;
+    } catch (error) {
+      row.failures.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  row.connections = lab.sts.connections() - before;
+  return row;
+}
+
+/**
+ * Keep-alive on: one warm environment makes all its calls over the connection it already has
+ * (1 allowed, should the server have closed it while idle). Off: a connection for every call.
+ */
+export function reuseCheck(row: KeepAliveRow): Check {
+  const calls = row.invokes * row.callsPerInvoke;
+  const what = `${row.variant}, K = ${row.callsPerInvoke}: ${row.invokes} invokes (${calls} calls) of one warm environment opened ${row.connections} connection(s)`;
+  if (row.failures.length > 0 || row.invokes === 0) return { ok: false, text: `${what}; ${row.failures.length} invoke(s) failed` };
+  if (row.coldStarts > 0) return { ok: false, text: `${what}, but ${row.coldStarts} invoke(s) started a new environment` };
+  return row.keepAlive
+    ? { ok: row.connections <= 1, text: `${what}; keep-alive expects 0 (or 1)` }
+    : { ok: row.connections >= calls, text: `${what}; without keep-alive, one per call: ${calls}` };
+}
+
+const fixed = (value: number | null, digits: number) => (value === null ? "–" : value.toFixed(digits));
+
+/** The table, as Markdown padded to aligned columns (readable on a terminal too). */
+export function keepAliveTable(rows: KeepAliveRow[]): string {
+  const header = ["variant", "keep-alive", "K", "calls", "p50 ms/call", "p90 ms/call", "connections", "connections/invoke"];
+  const cells = rows.map((row) => {
+    const summary = summarize(row.latenciesMs);
+    const perInvoke = row.invokes === 0 ? null : row.connections / row.invokes;
+    return [row.variant, row.keepAlive ? "on" : "off", String(row.callsPerInvoke), String(row.latenciesMs.length), fixed(summary.p50, 2), fixed(summary.p90, 2), String(row.connections), fixed(perInvoke, 2)];
+  });
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
+  const rule = `|${widths.map((width, i) => (i < 2 ? `:${"-".repeat(width + 1)}` : `${"-".repeat(width + 1)}:`)).join("|")}|`;
+  return [line(header), rule, ...cells.map(line)].join("\n");
+}
+
+const checkLines = (checks: Check[]) => checks.map((check) => `- ${check.ok ? "OK" : "FAILED"}: ${check.text}`).join("\n");
+
+export function keepAliveMarkdown(results: KeepAliveResults): string {
+  const failures = results.rows.flatMap((row) => row.failures.map((failure) => `- ${row.variant}, K = ${row.callsPerInvoke}: ${failure}`));
+  return `${[
+    "# Keep-alive and STS calls (local lab)",
+    `${results.startedAt} – ${results.finishedAt}. Per variant and K: one warm-up invoke, then ${results.invokes} invokes of the same warm ` +
+      "environment, each making K sequential GetCallerIdentity calls with the INIT's client (?calls=K). Latency is each call as the " +
+      "handler timed it; connections are the TCP connections the local STS accepted during the measured invokes (one TLS session each).",
+    keepAliveTable(results.rows),
+    "## One warm environment, one connection",
+    checkLines(results.checks),
+    ...(failures.length ? ["## Failures", failures.join("\n")] : []),
+    "## Versions and machine",
+    [...Object.entries(results.versions).map(([name, version]) => `- ${name}: ${version}`), `- CPU: ${results.machine.cpuModel} × ${results.machine.cpuCount}`].join("\n"),
+  ].join("\n\n")}\n`;
+}
+
+/** Runs `work` against a fresh lab (after sam build, unless told not to) and stops the lab however the run ends, Ctrl-C included. */
+async function withLab<T>(build: boolean, work: (lab: Lab) => Promise<T>): Promise<T> {
+  if (build) {
+    console.error("== sam build");
+    await samBuild({ quiet: true });
+  }
+  console.error("== starting the lab (local STS + Lambda API)");
+  const lab = await startLab();
+  const interrupted = () => void lab.stop().then(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  try {
+    return await work(lab);
+  } finally {
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+    await lab.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  const opts = options();
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  return withLab(opts.build, async (lab) => {
+    const client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" } });
+    const startedAt = new Date().toISOString();
+    const rows: KeepAliveRow[] = [];
+    for (const variant of KEEPALIVE_VARIANTS) {
+      for (const calls of CALLS_PER_INVOKE) {
+        console.error(`== ${variant}, K = ${calls}: 1 warm-up + ${opts.invokes} invokes`);
+        rows.push(await measure(lab, client, variant, calls, opts.invokes));
+      }
+    }
+    const checks = rows.map(reuseCheck);
+    const results: KeepAliveResults = { schema: 1, startedAt, finishedAt: new Date().toISOString(), invokes: opts.invokes, rows, checks, versions: localVersions(), machine: machine() };
+    mkdirSync(opts.out, { recursive: true });
+    writeFileSync(join(opts.out, "keepalive.json"), `${JSON.stringify(results, null, 2)}\n`);
+    const report = join(opts.out, "keepalive.md");
+    writeFileSync(report, keepAliveMarkdown(results));
+    const shown = relative(process.cwd(), report);
+    console.log(`${keepAliveTable(rows)}\n\n${checkLines(checks)}\n\nReport: ${shown.startsWith("..") ? report : shown} (raw latencies in keepalive.json)`);
+    return checks.every((check) => check.ok) ? 0 : 1;
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const code = await main().catch((error: unknown) => {
+    const usage = error instanceof UsageError;
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}${usage ? `\n\n${USAGE}` : ""}`);
+    return usage ? 2 : 1;
+  });
+  process.exit(code); // the Lambda client's idle sockets would keep the process up for nothing
+}

@@ -1,0 +1,190 @@
+// `npm run load -- [--duration S] [--provisioned N] [--out DIR] [--stack NAME [--region R]]`:
+// Artillery against the template's HTTP API, end to end. Locally: for provisioned concurrency
+// off and on, start the lab, run config.yaml (phases scaled to --duration), stop the lab. With
+// --stack: once, against the deployed stack's ApiUrl, as deployed. Prints a summary per
+// variant and writes DIR/summary.json (and Artillery's own report per run).
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { parse, stringify } from "yaml";
+import { samconfigParameterOverrides, startLab } from "../lab/lab.mts";
+import { PROJECT_ROOT } from "../lab/paths.mts";
+import { samBuild } from "../lab/sam.mts";
+
+const LOAD_DIR = import.meta.dirname;
+const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
+const MAX_DURATION_S = 600;
+const USAGE = "usage: npm run load -- [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
+
+class UsageError extends Error {}
+
+interface VariantSummary {
+  requests: number;
+  errors: number;
+  coldStarts: number;
+  initializationTypes: Record<string, number>;
+  latencyMs: { p50: number | null; p95: number | null; p99: number | null };
+  firstRequestMs: { n: number; p50: number | null; p99: number | null };
+}
+
+export interface RunSummary {
+  provisionedConcurrency: number | "as deployed";
+  target: string;
+  thresholdsPassed: boolean;
+  variants: Record<string, VariantSummary>;
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: "string", default: "40" },
+      provisioned: { type: "string", default: "2" },
+      out: { type: "string" },
+      stack: { type: "string" },
+      region: { type: "string" },
+      "no-build": { type: "boolean", default: false },
+    },
+  });
+  const duration = Number(values.duration);
+  if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S) throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
+  const provisioned = Number(values.provisioned);
+  if (!Number.isInteger(provisioned) || provisioned < 1 || provisioned > 10) throw new UsageError(`--provisioned must be a whole number from 1 to 10, not "${values.provisioned}"`);
+  const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
+  return { ...values, duration, provisioned, out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${stamp}`)) };
+}
+
+/** config.yaml with its phases scaled to last `seconds` in all, keeping their proportions. */
+export function scaledConfig(seconds: number): Record<string, any> {
+  const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8"));
+  const phases = config.config.phases as { duration: number }[];
+  const total = phases.reduce((sum, phase) => sum + phase.duration, 0);
+  for (const phase of phases) phase.duration = Math.max(1, Math.round((phase.duration * seconds) / total));
+  config.config.processor = join(LOAD_DIR, "processor.cjs");
+  return config;
+}
+
+/** Per variant, from Artillery's JSON report (counters and summaries of its aggregate). */
+export function summarize(report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } }): Record<string, VariantSummary> {
+  const { counters, summaries } = report.aggregate;
+  const variants = Object.keys(counters).flatMap((key) => /^vusers\.created_by_name\.(.+)$/.exec(key)?.[1] ?? []);
+  return Object.fromEntries(
+    variants.sort().map((name) => {
+      const ok = Object.entries(counters)
+        .filter(([key]) => new RegExp(`^plugins\\.metrics-by-endpoint\\.${name}\\.codes\\.2\\d\\d$`).test(key))
+        .reduce((sum, [, value]) => sum + value, 0);
+      const created = counters[`vusers.created_by_name.${name}`] ?? 0;
+      const latency = summaries[`warpstart.${name}.response_ms`];
+      const first = summaries[`warpstart.${name}.first_request_ms`];
+      const initializationTypes = Object.fromEntries(
+        Object.entries(counters).flatMap(([key, value]) => {
+          const type = new RegExp(`^warpstart\\.${name}\\.init_type\\.(.+)$`).exec(key)?.[1];
+          return type ? [[type, value]] : [];
+        }),
+      );
+      return [
+        name,
+        {
+          requests: created,
+          errors: created - ok,
+          coldStarts: counters[`warpstart.${name}.cold_starts`] ?? 0,
+          initializationTypes,
+          latencyMs: { p50: latency?.p50 ?? null, p95: latency?.p95 ?? null, p99: latency?.p99 ?? null },
+          firstRequestMs: { n: first?.count ?? 0, p50: first?.p50 ?? null, p99: first?.p99 ?? null },
+        },
+      ];
+    }),
+  );
+}
+
+/** Runs Artillery; resolves with its JSON report and whether its `ensure` thresholds passed. */
+async function artillery(target: string, config: Record<string, any>, outDir: string, label: string): Promise<{ report: any; passed: boolean }> {
+  const configFile = join(outDir, `config-${label}.yaml`);
+  const reportFile = join(outDir, `artillery-${label}.json`);
+  writeFileSync(configFile, stringify(config));
+  const code = await new Promise<number | null>((done, fail) => {
+    const child = spawn(ARTILLERY, ["run", "--target", target, "--output", reportFile, configFile], {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: "true", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" },
+    });
+    child.on("error", (error) => fail(new Error(`could not start Artillery (${ARTILLERY}): ${error.message}; run \`bash scripts/setup.sh\``)));
+    child.on("exit", done);
+  });
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(reportFile, "utf8"));
+  } catch {
+    throw new Error(`Artillery exited with code ${code} and wrote no report (${reportFile})`);
+  }
+  return { report, passed: code === 0 };
+}
+
+function table(run: RunSummary): string {
+  const header = ["variant", "requests", "errors", "cold starts", "init types", "p50 ms", "p95 ms", "p99 ms", "first-request p99 ms"];
+  const fmt = (value: number | null) => (value === null ? "–" : value.toFixed(1));
+  const rows = Object.entries(run.variants).map(([name, v]) => [
+    name,
+    String(v.requests),
+    String(v.errors),
+    String(v.coldStarts),
+    Object.entries(v.initializationTypes).map(([type, count]) => `${type} ${count}`).join(", ") || "–",
+    fmt(v.latencyMs.p50),
+    fmt(v.latencyMs.p95),
+    fmt(v.latencyMs.p99),
+    fmt(v.firstRequestMs.p99),
+  ]);
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ");
+  return [`provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${run.thresholdsPassed ? "passed" : "FAILED"}`, line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+async function stackApiUrl(stack: string, region: string | undefined): Promise<string> {
+  const described = await new CloudFormationClient({ region }).send(new DescribeStacksCommand({ StackName: stack }));
+  const url = described.Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === "ApiUrl")?.OutputValue;
+  if (!url) throw new Error(`stack ${stack} has no ApiUrl output`);
+  return url;
+}
+
+async function main(): Promise<number> {
+  const opts = options();
+  mkdirSync(opts.out, { recursive: true });
+  const config = scaledConfig(opts.duration);
+  const runs: RunSummary[] = [];
+  if (opts.stack) {
+    const target = await stackApiUrl(opts.stack, opts.region);
+    const { report, passed } = await artillery(target, config, opts.out, "deployed");
+    runs.push({ provisionedConcurrency: "as deployed", target, thresholdsPassed: passed, variants: summarize(report) });
+  } else {
+    if (!opts["no-build"]) {
+      console.error("== sam build");
+      await samBuild({ quiet: true });
+    }
+    for (const provisioned of [0, opts.provisioned]) {
+      console.error(`== lab with provisioned concurrency ${provisioned} per function`);
+      const lab = await startLab({ parameterOverrides: { ...samconfigParameterOverrides(), ProvisionedConcurrency: String(provisioned) } });
+      const stop = () => void lab.stop().then(() => process.exit(130));
+      process.once("SIGINT", stop);
+      try {
+        const { report, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
+        runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, variants: summarize(report) });
+      } finally {
+        process.off("SIGINT", stop);
+        await lab.stop();
+      }
+    }
+  }
+  writeFileSync(join(opts.out, "summary.json"), `${JSON.stringify({ durationSeconds: opts.duration, runs }, null, 2)}\n`);
+  console.log(`\n${runs.map(table).join("\n\n")}\n\nSummary: ${join(opts.out, "summary.json")}`);
+  return runs.every((run) => run.thresholdsPassed) ? 0 : 1;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof UsageError ? `error: ${error.message}\n${USAGE}` : `error: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(error instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,190 @@
+// Keep-alive, extra STS calls per invoke (?calls=K) and the CommonJS variant, through the
+// emulator as users reach it, with the local STS counting the TCP connections it accepts.
+// No timing is asserted: only answers and connection counts.
+import { InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { KeepAliveResults } from "../../bench/keepalive.mts";
+import { functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../../lab/execution-environment.mts";
+import { type Lab, startLab } from "../../lab/lab.mts";
+import { EVENTS_DIR, NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
+import { startLocalSts } from "../../lab/sts/local-sts.mts";
+import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
+import { builtFunction, freePort } from "../support/lab.mts";
+
+let lab: Lab;
+let client: LambdaClient;
+beforeAll(async () => {
+  lab = await startLab();
+  client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "test", secretAccessKey: "test" }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  await lab?.stop();
+});
+
+/** The function's HTTP API event from events/, with ?calls=K when given. */
+function eventFor(functionName: string, calls?: number): unknown {
+  const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${functionName.toLowerCase()}.json`), "utf8"));
+  return calls === undefined ? event : { ...event, rawQueryString: `calls=${calls}`, queryStringParameters: { calls: String(calls) } };
+}
+
+async function invoke(functionName: string, calls?: number) {
+  const out = await client.send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(eventFor(functionName, calls))) }));
+  const payload = JSON.parse(Buffer.from(out.Payload!).toString("utf8"));
+  const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
+  return { functionError: out.FunctionError, payload, body: out.FunctionError ? undefined : JSON.parse(payload.body), log };
+}
+
+/** Connections the local STS accepted while `work` ran. */
+async function connectionsDuring(work: () => Promise<unknown>): Promise<number> {
+  const before = lab.sts.connections();
+  await work();
+  return lab.sts.connections() - before;
+}
+
+async function invokes(functionName: string, count: number, calls: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const { functionError, payload, body } = await invoke(functionName, calls);
+    expect(functionError).toBeUndefined();
+    expect(body).toMatchObject({ coldstart: false, calls: { count: calls } });
+    expect(body.calls.latenciesMs).toHaveLength(calls);
+    expect(payload.statusCode).toBe(200);
+  }
+}
+
+describe.each(["Cjs", "NoKeepAlive"])("%s", (functionName) => {
+  it("answers cold, then warm from the same environment, with the calls it is asked for", async () => {
+    const cold = await invoke(functionName, 2);
+    expect(cold.functionError).toBeUndefined();
+    expect(cold.body).toMatchObject({
+      coldstart: true,
+      variant: functionName,
+      path: `/${functionName.toLowerCase()}`,
+      account: MASKED_ACCOUNT_ID,
+      initializationType: "on-demand",
+      calls: { count: 2, latenciesMs: [expect.any(Number), expect.any(Number)] },
+    });
+    expect(cold.body.initStsCallMs).toBeGreaterThan(0);
+    expect(cold.log).toContain("INIT_START");
+
+    const warm = await invoke(functionName);
+    expect(warm.body).toMatchObject({ coldstart: false, variant: functionName, stsRequestId: cold.body.stsRequestId, calls: { count: 0, latenciesMs: [] } });
+    expect(warm.log).not.toContain("INIT_START");
+  });
+});
+
+describe("connections to STS", () => {
+  it("the local STS counts every TCP connection it accepts", async () => {
+    const caFile = readFileSync(lab.sts.caFile);
+    const accepted = await connectionsDuring(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const req = request(`${lab.sts.endpoint}/`, { agent: false, ca: caFile }, (res) => {
+            res.resume();
+            res.on("end", resolve);
+          });
+          req.on("error", reject);
+          req.end();
+        }),
+    );
+    expect(accepted).toBe(1);
+  });
+
+  // 0 expected: the warm invoke left the client's keep-alive socket open and every call reuses
+  // it. 1 is allowed: gunicorn closes a socket idle for 75 s (--keep-alive), which a slow
+  // machine between the two invokes could reach; the SDK then opens exactly one new one.
+  it("with keep-alive (Optimized), a warm environment makes 5 invokes x 3 calls over the connection it has", async () => {
+    await invoke("Optimized");
+    expect(await connectionsDuring(() => invokes("Optimized", 5, 3))).toBeLessThanOrEqual(1);
+  });
+
+  it("without keep-alive (NoKeepAlive), every call opens a connection: 5 invokes x 3 calls, at least 15", async () => {
+    await invoke("NoKeepAlive");
+    expect(await connectionsDuring(() => invokes("NoKeepAlive", 5, 3))).toBeGreaterThanOrEqual(15);
+  });
+});
+
+// Imports the built Cjs handler as the runtime would, lets INIT's STS call fail while no invoke
+// waits for it (an unhandled rejection would end the process here), then invokes it once.
+const CJS_RUNNER = `
+const { pathToFileURL } = await import("node:url");
+const { handler } = await import(pathToFileURL(process.env.LAMBDA_TASK_ROOT + "/index.cjs").href);
+await new Promise((resolve) => setTimeout(resolve, 3000)); // the SDK's retries of a refused connection end well within it
+try {
+  await handler({}, { awsRequestId: "r" });
+  process.stdout.write(JSON.stringify({ ok: true }));
+} catch (error) {
+  process.stdout.write(JSON.stringify({ ok: false, error: error.message }));
+}
+`;
+
+describe("Cjs when STS is down at INIT", () => {
+  it("does not end its process when INIT's call fails with no invoke waiting; the next invoke fails with it", async () => {
+    const spec = builtFunction("Cjs");
+    const closedPort = await freePort();
+    const taskRoot = prepareTaskRoot(spec);
+    try {
+      const env = functionEnvironment(spec, taskRoot, { stsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.sts.caFile });
+      const run = spawnSync(NODE22, [...nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], { cwd: taskRoot, env, encoding: "utf8", timeout: 30_000 });
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({
+        ok: false,
+        error: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${closedPort}): connect ECONNREFUSED`),
+      });
+    } finally {
+      removeTaskRoot(taskRoot);
+    }
+  });
+
+  it("through the emulator: fails the invoke naming the endpoint, and the same process answers once STS is back", async () => {
+    const port = lab.sts.port;
+    await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Cjs", Description: `cold ${Date.now()}` }));
+    await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 30 }, { FunctionName: "Cjs" });
+    await lab.sts.stop();
+    try {
+      const failed = await invoke("Cjs");
+      // INIT itself succeeds (the call only started); the invoke that awaits it fails.
+      expect(failed.log).toContain("INIT_START");
+      expect(failed.log).not.toMatch(/INIT_REPORT .*Status: error/);
+      expect(failed.functionError).toBe("Unhandled");
+      expect(failed.payload).toMatchObject({
+        errorType: "Error",
+        errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${port}): connect ECONNREFUSED`),
+      });
+    } finally {
+      lab.sts = await startLocalSts({ port });
+    }
+    // The same process (no new INIT) calls STS again and gives its first answer.
+    const retried = await invoke("Cjs");
+    expect(retried.functionError).toBeUndefined();
+    expect(retried.log).not.toContain("INIT_START");
+    expect(retried.body).toMatchObject({ coldstart: true, variant: "Cjs", account: MASKED_ACCOUNT_ID });
+  });
+});
+
+describe("node bench/keepalive.mts", () => {
+  it("measures both variants at K = 1 and 10 and writes the report", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-keepalive-"));
+    try {
+      const run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/keepalive.mts"), "--no-build", "--invokes", "2", "--out", out], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
+      expect(run.stderr).not.toMatch(/^error:/m);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/^\| variant +\| keep-alive \| +K \| calls \| p50 ms\/call \| p90 ms\/call \| connections \| connections\/invoke \|$/m);
+      const results = JSON.parse(readFileSync(join(out, "keepalive.json"), "utf8")) as KeepAliveResults;
+      expect(results.rows.map((row) => [row.variant, row.callsPerInvoke, row.invokes, row.latenciesMs.length])).toEqual([
+        ["Optimized", 1, 2, 2],
+        ["Optimized", 10, 2, 20],
+        ["NoKeepAlive", 1, 2, 2],
+        ["NoKeepAlive", 10, 2, 20],
+      ]);
+      expect(results.checks.every((check) => check.ok)).toBe(true);
+      expect(readFileSync(join(out, "keepalive.md"), "utf8")).toContain("## One warm environment, one connection");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
