@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type Lab, startLab } from "../lab/lab.mts";
+import { type Lab, labClient, startLab } from "../lab/lab.mts";
 import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 import { type TemplateFunction, templateFunctions } from "../lab/template.mts";
@@ -102,8 +102,7 @@ async function main(): Promise<number> {
       const extraFunctions = opts.ablate ? await buildAblations(opts.variants.find((fn) => fn.logicalId === "Warp")!) : [];
       console.error("== starting the lab (local STS + Lambda API)");
       lab = await startLab({ extraFunctions, onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
-      // The lab accepts any credentials; these keep the SDK from looking for real ones.
-      client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" } });
+      client = labClient(lab);
       functionName = (variant) => (lab!.lambda.functionNames.includes(variant) ? variant : undefined);
       target = { kind: "local", endpoint: lab.endpoint };
     }

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { variantNamed } from "../build/variants.mts";
-import { type Lab, startLab } from "../lab/lab.mts";
+import { type Lab, labClient, startLab } from "../lab/lab.mts";
 import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 import { localVersions, machine } from "./environment.mts";
@@ -189,7 +189,7 @@ async function main(): Promise<number> {
     return 0;
   }
   return withLab(opts.build, async (lab) => {
-    const client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" } });
+    const client = labClient(lab);
     const startedAt = new Date().toISOString();
     const rows: KeepAliveRow[] = [];
     for (const variant of KEEPALIVE_VARIANTS) {

@@ -1,10 +1,11 @@
 // The local Lambda lab: the local STS, the Lambda API and the template's HTTP API for every
 // function of the built template, on 127.0.0.1 free ports. stop() ends everything it started.
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HttpApi } from "./http-api.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
-import { LambdaService, type LambdaServiceOptions } from "./emulator/lambda-service.mts";
+import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
 import { BUILD_DIR, PROJECT_ROOT } from "./paths.mts";
 import { type LocalSts, startLocalSts } from "./sts/local-sts.mts";
 import { type TemplateFunction, templateFunctions } from "./template.mts";
@@ -30,6 +31,11 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
   extraFunctions?: TemplateFunction[];
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
+}
+
+/** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
+export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
+  return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
 }
 
 /** parameter_overrides of samconfig.toml's [default.deploy.parameters], as the lab's defaults. */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../../lab/execution-environment.mts";
-import { type Lab, startLab } from "../../lab/lab.mts";
+import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { EVENTS_DIR, NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
@@ -19,7 +19,7 @@ let lab: Lab;
 let client: LambdaClient;
 beforeAll(async () => {
   lab = await startLab();
-  client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "test", secretAccessKey: "test" }, maxAttempts: 1 });
+  client = labClient(lab, { maxAttempts: 1 });
 });
 afterAll(async () => {
   await lab?.stop();

@@ -1,23 +1,17 @@
 // The emulator through @aws-sdk/client-lambda, as the bench and users talk to it: cold and
 // warm invokes of every built variant, forced cold starts, and Lambda's failure semantics.
-import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
-import { parseReport } from "../../lab/emulator/log-lines.mts";
-import { type Lab, startLab } from "../../lab/lab.mts";
+import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { EVENTS_DIR } from "../../lab/paths.mts";
 import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { expectedSdkVersion } from "../support/lab.mts";
+import { expectedSdkVersion, invokeLogged } from "../support/lab.mts";
 
-const client = (lab: Lab) => new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "test", secretAccessKey: "test" }, maxAttempts: 1 });
-
-async function invoke(lab: Lab, functionName: string, event: unknown = {}) {
-  const out = await client(lab).send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(event)) }));
-  const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
-  return { functionError: out.FunctionError, payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), log, report: parseReport(log) };
-}
+const client = (lab: Lab) => labClient(lab, { maxAttempts: 1 });
+const invoke = invokeLogged;
 
 /** A configuration change discards the function's environments: the next invoke is cold. */
 async function forceColdStart(lab: Lab, functionName: string): Promise<void> {

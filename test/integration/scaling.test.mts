@@ -1,19 +1,14 @@
 // How the lab scales, freezes and provisions environments, as Lambda does, through its HTTP API
 // and Lambda API: a request takes an idle environment or starts one; beyond the concurrency
 // limit it gets 429; idle environments are reclaimed; idle ones are frozen (SIGSTOP).
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { join } from "node:path";
-import { parseReport } from "../../lab/emulator/log-lines.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
+import { invokeLogged } from "../support/lab.mts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/lab/template.yaml");
 
-async function invoke(lab: Lab, functionName: string) {
-  const client = new LambdaClient({ endpoint: lab.endpoint, region: "us-east-1", credentials: { accessKeyId: "test", secretAccessKey: "test" }, maxAttempts: 1 });
-  const out = await client.send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from("{}") }));
-  return { payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), report: parseReport(Buffer.from(out.LogResult ?? "", "base64").toString("utf8")) };
-}
+const invoke = invokeLogged;
 
 /** Polls a condition every 50 ms for at most `ms`; fails with `what` if it never holds. */
 async function eventually(what: string, condition: () => boolean, ms = 10_000): Promise<void> {

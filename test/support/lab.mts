@@ -1,9 +1,12 @@
 // Shared by the integration tests: the functions `sam build` produced (jest globalSetup), and
 // a one-shot runner against a given local STS.
+import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { VARIANTS, type VariantName } from "../../build/variants.mts";
 import type { FunctionSpec } from "../../lab/execution-environment.mts";
+import { parseReport } from "../../lab/emulator/log-lines.mts";
+import { type Lab, labClient } from "../../lab/lab.mts";
 import { BUILD_DIR, EVENTS_DIR } from "../../lab/paths.mts";
 import { runOnce, type RunOnceResult } from "./run-once.mts";
 import type { LocalSts } from "../../lab/sts/local-sts.mts";
@@ -19,6 +22,13 @@ export function builtFunction(logicalId: string): FunctionSpec {
 export function expectedSdkVersion(name: string): string {
   const sdk = VARIANTS[name as VariantName].sdk;
   return sdk === "runtime" ? "provided by the runtime" : sdk === "none" ? "none" : "3.1169.0";
+}
+
+/** Invokes a lab function with LogType Tail: its function error, parsed payload, log tail and REPORT. */
+export async function invokeLogged(lab: Pick<Lab, "endpoint">, functionName: string, event: unknown = {}) {
+  const out = await labClient(lab, { maxAttempts: 1 }).send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(event)) }));
+  const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
+  return { functionError: out.FunctionError, payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), log, report: parseReport(log) };
 }
 
 /** A port nothing listens on (it was free a moment ago): connecting to it is refused. */
