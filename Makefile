@@ -6,7 +6,7 @@ ROOT := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 WARPSTART_NODE := $(ROOT)tools/node22/node_modules/.bin/node
 
 ifeq ($(wildcard $(WARPSTART_NODE)),)
-$(error Node 22 is not installed in tools/node22: run `bash scripts/setup.sh` (npm run local and npm test run it for you))
+$(error Node 22 is not installed in tools/node22: run `bash scripts/setup.sh` (npm run bench and npm test run it for you))
 endif
 
 build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive:

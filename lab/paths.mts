@@ -10,4 +10,4 @@ export const BUILD_DIR = join(PROJECT_ROOT, ".aws-sam/build");
 export const EVENTS_DIR = join(PROJECT_ROOT, "events");
 /** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
 export const RUNTIME_DIR = join(PROJECT_ROOT, "lab/runtime");
-export const SETUP_HINT = "run `bash scripts/setup.sh` (npm run local and npm test run it for you)";
+export const SETUP_HINT = "run `bash scripts/setup.sh` (npm run bench and npm test run it for you)";
