@@ -36,7 +36,6 @@ export interface InvokeResult {
   functionError?: "Unhandled";
   /** The invocation's log, last 4 KB, plain text (the API sends it base64). */
   logTail: string;
-  coldStart: boolean;
 }
 
 class LambdaFunction {
@@ -184,14 +183,12 @@ export class LambdaService {
 
   async invoke(name: string, payload: Buffer): Promise<InvokeResult> {
     const fn = this.get(name);
-    const log: string[] = [];
-    let env = fn.idle.pop();
-    const coldStart = !env;
-    let initDurationMs: number | undefined;
     if (this.active >= this.options.concurrencyLimit) {
-      if (env) fn.idle.push(env);
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
+    const log: string[] = [];
+    let env = fn.idle.pop();
+    let initDurationMs: number | undefined;
     this.active++;
     try {
       if (env) {
@@ -207,7 +204,7 @@ export class LambdaService {
         }
         initDurationMs = init.initDurationMs;
       }
-      return await this.run(fn, env, payload, log, coldStart, initDurationMs);
+      return await this.run(fn, env, payload, log, initDurationMs);
     } finally {
       this.active--;
     }
@@ -237,7 +234,7 @@ export class LambdaService {
     this.reclaimTimers.set(env, timer);
   }
 
-  private async run(fn: LambdaFunction, env: ExecutionEnvironment, payload: Buffer, log: string[], coldStart: boolean, initDurationMs: number | undefined): Promise<InvokeResult> {
+  private async run(fn: LambdaFunction, env: ExecutionEnvironment, payload: Buffer, log: string[], initDurationMs: number | undefined): Promise<InvokeResult> {
     fn.busy.add(env);
     const requestId = randomUUID();
     const timeoutMs = fn.config.Timeout * 1000;
@@ -267,7 +264,7 @@ export class LambdaService {
       }),
     );
 
-    const result = this.invokeResult(outcome, requestId, fn, log, coldStart);
+    const result = this.invokeResult(outcome, requestId, fn, log);
     if ((outcome.kind === "response" || outcome.kind === "error") && fn.isCurrent(env) && env.alive) {
       this.release(fn, env);
     } else {
@@ -304,29 +301,27 @@ export class LambdaService {
       body = { errorType, errorMessage: `Task timed out after ${(INIT_TIMEOUT_MS / 1000).toFixed(2)} seconds (INIT)` };
     }
     log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
-    return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", logTail: tail(log), coldStart: true };
+    return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", logTail: tail(log) };
   }
 
-  private invokeResult(outcome: InvokeOutcome, requestId: string, fn: LambdaFunction, log: string[], coldStart: boolean): InvokeResult {
+  private invokeResult(outcome: InvokeOutcome, requestId: string, fn: LambdaFunction, log: string[]): InvokeResult {
     const logTail = tail(log);
     switch (outcome.kind) {
       case "response":
-        return { payload: outcome.body, logTail, coldStart };
+        return { payload: outcome.body, logTail };
       case "error":
-        return { payload: outcome.body, functionError: "Unhandled", logTail, coldStart };
+        return { payload: outcome.body, functionError: "Unhandled", logTail };
       case "exit":
         return {
           payload: Buffer.from(JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${exitText(outcome.exit)}` })),
           functionError: "Unhandled",
           logTail,
-          coldStart,
         };
       case "timeout":
         return {
           payload: Buffer.from(JSON.stringify({ errorType: "Sandbox.Timedout", errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds` })),
           functionError: "Unhandled",
           logTail,
-          coldStart,
         };
     }
   }
