@@ -12,4 +12,8 @@ endif
 build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive:
 	$(WARPSTART_NODE) $(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"
 
-.PHONY: build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive
+# The custom runtimes' layers (build/runtimes.mts says what each holds).
+build-DenoRuntime build-BunRuntime:
+	$(WARPSTART_NODE) $(ROOT)build/runtime-layer.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"
+
+.PHONY: build-Raw build-Bundled build-Optimized build-Warp build-Floor build-Cjs build-NoKeepAlive build-DenoRuntime build-BunRuntime

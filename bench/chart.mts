@@ -1,7 +1,7 @@
 // A standalone SVG box plot of one metric per variant, for report.md. Hand-written SVG keeps the
 // bench free of charting dependencies; the layout is fixed-width and simple on purpose.
 
-import type { BenchResults } from "./results.mts";
+import { type BenchResults, cellLabel } from "./results.mts";
 import { percentile } from "./stats.mts";
 
 export interface ChartOptions {
@@ -53,9 +53,9 @@ export function initChartSvg(results: BenchResults, options: ChartOptions = {}):
   const rows = results.variants.map((variant) => {
     const values = variant[metric];
     const failed = variant.failures.length;
-    if (values.length === 0) return { name: variant.name, n: 0, failed, stats: null };
+    if (values.length === 0) return { name: cellLabel(results, variant), n: 0, failed, stats: null };
     const at = (p: number) => percentile(values, p);
-    return { name: variant.name, n: values.length, failed, stats: { p5: at(5), p25: at(25), p50: at(50), p75: at(75), p95: at(95) } };
+    return { name: cellLabel(results, variant), n: values.length, failed, stats: { p5: at(5), p25: at(25), p50: at(50), p75: at(75), p95: at(95) } };
   });
 
   const ticks = niceTicks(Math.max(0, ...rows.map((row) => row.stats?.p95 ?? 0)));

@@ -4,14 +4,17 @@ import { version as esbuildVersion } from "esbuild";
 import { readFileSync } from "node:fs";
 import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
+import type { Runtime } from "../build/runtimes.mts";
 import { PROJECT_ROOT, RUNTIME_DIR } from "../lab/paths.mts";
 import type { BenchResults } from "./results.mts";
 
 const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 
-export function localVersions(): Record<string, string> {
+/** Versions of the local tools, with each runtime measured (tools/runtimes; a runtime given by path: its path). */
+export function localVersions(runtimes: Runtime[] = []): Record<string, string> {
   return {
-    node: process.version,
+    ...Object.fromEntries(runtimes.map((runtime) => [`runtime ${runtime.name}`, runtime.version ?? runtime.hostBinary])),
+    "node (bench, build)": process.version,
     "@aws-sdk/client-sts": versionOf(join(PROJECT_ROOT, "node_modules/@aws-sdk/client-sts/package.json")),
     "@aws-sdk/client-sts (runtime copy, Raw)": versionOf(join(RUNTIME_DIR, "node_modules/@aws-sdk/client-sts/package.json")),
     esbuild: esbuildVersion,

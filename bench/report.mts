@@ -1,7 +1,7 @@
 // Turns a BenchResults into tables: Markdown for report.md, aligned plain text for the terminal.
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
-import type { BenchResults, Failure, VariantResult } from "./results.mts";
+import { type BenchResults, cellLabel, type Failure, type VariantResult } from "./results.mts";
 import { pairedComparison, summarize, PERCENTILES } from "./stats.mts";
 
 export type Metric = "initMs" | "e2eMs";
@@ -57,30 +57,77 @@ export function percentileTable(results: BenchResults, metric: Metric, format: T
   const header = ["test", "# of samples", ...PERCENTILES.map((p) => `p${p}`)];
   const rows = results.variants.map((variant) => {
     const summary = summarize(variant[metric]);
-    return [variant.name, String(summary.n), ...PERCENTILES.map((p) => ms(summary[`p${p}` as const]))];
+    return [cellLabel(results, variant), String(summary.n), ...PERCENTILES.map((p) => ms(summary[`p${p}` as const]))];
   });
   return renderTable(header, rows, format);
+}
+
+/**
+ * The runtime matrix at a glance: one row per variant, one column per runtime, the metric's p50
+ * (or "failed" when no round succeeded). Empty when the run measured one runtime.
+ */
+export function matrixTable(results: BenchResults, metric: Metric, format: TableFormat): string {
+  if (results.runtimes.length < 2) return "";
+  const names = [...new Set(results.variants.map((variant) => variant.name))];
+  const rows = names.map((name) => [
+    name,
+    ...results.runtimes.map((runtime) => {
+      const cell = results.variants.find((variant) => variant.name === name && variant.runtime === runtime);
+      if (!cell) return MISSING;
+      return cell[metric].length === 0 ? "failed" : ms(summarize(cell[metric]).p50);
+    }),
+  ]);
+  return renderTable(["variant", ...results.runtimes], rows, format);
 }
 
 function byRound(variant: VariantResult, metric: Metric): Map<number, number> {
   return new Map(variant.samples.map((sample) => [sample.round, sample[metric]]));
 }
 
+/** Each cell against the cell `baselineOf` gives it (none: left out), paired by round. */
+function pairedTable(results: BenchResults, baselineOf: (variant: VariantResult) => VariantResult | undefined, metric: Metric, format: TableFormat): string {
+  const rows = results.variants.flatMap((variant) => {
+    const base = baselineOf(variant);
+    if (base === undefined || base === variant) return [];
+    const c = pairedComparison(byRound(variant, metric), byRound(base, metric));
+    return [[cellLabel(results, variant), String(c.n), withCi(ratio(c.ratio), c.ratioCi95, ratio), withCi(ms(c.diffMs), c.diffCi95, ms)]];
+  });
+  if (rows.length === 0) return "";
+  return renderTable(["variant", "n pairs", "p50 ratio [95% CI]", "Δ p50 ms [95% CI]"], rows, format);
+}
+
 /**
- * Every other variant against `baseline`, paired by round. Returns "" when the baseline is not in
- * the results (e.g. a run of a subset of variants), so the caller can print nothing.
+ * Every other variant against the variant `baseline` on the same runtime, paired by round.
+ * Returns "" when the baseline is not in the results (e.g. a run of a subset of variants).
  */
 export function ratioTable(results: BenchResults, baseline: string, metric: Metric, format: TableFormat): string {
-  const base = results.variants.find((variant) => variant.name === baseline);
-  if (base === undefined) return "";
-  const baseRounds = byRound(base, metric);
-  const rows = results.variants
-    .filter((variant) => variant !== base)
-    .map((variant) => {
-      const c = pairedComparison(byRound(variant, metric), baseRounds);
-      return [variant.name, String(c.n), withCi(ratio(c.ratio), c.ratioCi95, ratio), withCi(ms(c.diffMs), c.diffCi95, ms)];
-    });
-  return renderTable(["variant", "n pairs", "p50 ratio [95% CI]", "Δ p50 ms [95% CI]"], rows, format);
+  const on = (variant: VariantResult) => results.variants.find((candidate) => candidate.name === baseline && candidate.runtime === variant.runtime);
+  return pairedTable(results, on, metric, format);
+}
+
+/** Every cell against the same variant on `runtime` (the runtime matrix's comparison); "" without it. */
+export function runtimeRatioTable(results: BenchResults, runtime: string, metric: Metric, format: TableFormat): string {
+  if (results.runtimes.length < 2) return "";
+  const same = (variant: VariantResult) => results.variants.find((candidate) => candidate.name === variant.name && candidate.runtime === runtime);
+  return pairedTable(results, same, metric, format);
+}
+
+/** hyperfine's process-start timings, with each runtime's ratio to the first runtime's same variant. */
+export function processStartTable(results: BenchResults, format: TableFormat): string {
+  const start = results.processStart;
+  if (!start) return "";
+  const first = results.runtimes[0];
+  const rows = start.results.map((row) => {
+    const base = start.results.find((candidate) => candidate.variant === row.variant && candidate.runtime === first);
+    return [row.label, `${ms(row.meanMs)} ± ${ms(row.stddevMs)}`, ms(row.medianMs), ms(row.minMs), ms(row.maxMs), String(row.runs), base ? ratio(row.meanMs / base.meanMs) : MISSING];
+  });
+  for (const failure of start.failures) rows.push([failure.label, "failed", MISSING, MISSING, MISSING, "0", MISSING]);
+  const table = renderTable(["command", "mean ± σ ms", "median", "min", "max", "runs", `mean / ${first}`], rows, format);
+  const failed = start.failures.map((failure) => {
+    const line = `${failure.label} failed: ${oneLine(failure.message, 200)}`;
+    return format === "markdown" ? `- ${markdownText(line)}` : line;
+  });
+  return [table, ...(failed.length ? ["", ...failed] : [])].join("\n");
 }
 
 /** Warm E2E p50: how fast each build is once initialized (warm invokes that failed are null). */
@@ -88,7 +135,7 @@ export function warmTable(results: BenchResults, format: TableFormat): string {
   const rows = results.variants.map((variant) => {
     const warm = variant.samples.flatMap((sample) => (sample.warmE2eMs === null ? [] : [sample.warmE2eMs]));
     const summary = summarize(warm);
-    return [variant.name, String(summary.n), ms(summary.p50)];
+    return [cellLabel(results, variant), String(summary.n), ms(summary.p50)];
   });
   return renderTable(["variant", "n", "warm E2E p50 ms"], rows, format);
 }
@@ -117,7 +164,7 @@ export function failureTable(results: BenchResults, format: TableFormat): string
         else types.set(failure.errorType, { count: 1, first: failure.message });
       }
       const errors = [...types].map(([type, { count, first }]) => `${type} ×${count}: ${oneLine(first)}`).join("; ");
-      rows.push([variant.name, phase, String(failures.length), errors]);
+      rows.push([cellLabel(results, variant), phase, String(failures.length), errors]);
     }
   }
   if (rows.length === 0) return "No failures.";
@@ -125,7 +172,7 @@ export function failureTable(results: BenchResults, format: TableFormat): string
 }
 
 function describeTarget(target: BenchResults["target"]): string {
-  return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack ${target.stack} in ${target.region}`;
+  return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack${target.stacks.length > 1 ? "s" : ""} ${target.stacks.join(", ")} in ${target.region}`;
 }
 
 const BASELINES = ["Raw", "Optimized", "Warp"];
@@ -138,8 +185,9 @@ export function markdownReport(results: BenchResults): string {
   out.push("# warpstart cold start benchmark", "");
   out.push(`- Date: ${results.startedAt} – ${results.finishedAt}`);
   out.push(`- Target: ${describeTarget(results.target)}`);
-  out.push(`- Rounds: ${results.rounds} (each round cold-starts every variant once, in shuffled order)`);
-  out.push(`- Variants: ${results.variants.map((variant) => markdownText(variant.name)).join(", ")}`, "");
+  out.push(`- Rounds: ${results.rounds} (each round cold-starts every variant${results.runtimes.length > 1 ? " on every runtime" : ""} once, in shuffled order)`);
+  out.push(`- Variants: ${[...new Set(results.variants.map((variant) => markdownText(variant.name)))].join(", ")}`);
+  out.push(`- Runtimes: ${results.runtimes.map(markdownText).join(", ")}`, "");
 
   section(
     "How to read this",
@@ -152,8 +200,27 @@ export function markdownReport(results: BenchResults): string {
     "![Init Duration per variant](chart.svg)",
   );
 
+  const [firstRuntime] = results.runtimes;
+  const matrix = matrixTable(results, "initMs", "markdown");
+  if (matrix !== "") section("Runtime matrix (p50, ms)", "Init Duration:", matrix, "Cold E2E:", matrixTable(results, "e2eMs", "markdown"));
   section("Init Duration (ms)", percentileTable(results, "initMs", "markdown"));
   section("Cold E2E (ms)", percentileTable(results, "e2eMs", "markdown"));
+
+  for (const metric of ["initMs", "e2eMs"] as const) {
+    const table = firstRuntime === undefined ? "" : runtimeRatioTable(results, firstRuntime, metric, "markdown");
+    if (table !== "") section(`${METRIC_LABELS[metric]} vs the same variant on ${firstRuntime}`, table);
+  }
+  const processStart = processStartTable(results, "markdown");
+  if (processStart !== "" && results.processStart) {
+    section(
+      "Process start (hyperfine)",
+      `Each runtime starting, importing the built handler (its INIT, the STS call included) and exiting, outside any Lambda emulation; ` +
+        "Empty is a handler that imports nothing, the study's own measure of a runtime's start: " +
+        `${results.processStart.tool}, ${results.processStart.runs} runs after ${results.processStart.warmup} warm-up runs per command, commands one after another (not interleaved). ` +
+        "The method of the Deno/Bun/Node study this project follows; its JSON export is hyperfine.json.",
+      processStart,
+    );
+  }
 
   for (const baseline of BASELINES) {
     for (const metric of ["initMs", "e2eMs"] as const) {
@@ -183,14 +250,20 @@ export function markdownReport(results: BenchResults): string {
   return `${out.join("\n").trimEnd()}\n`;
 }
 
-/** What the CLI prints when a run ends. */
+/** What the CLI prints when a run ends (a runtime matrix prints Init Duration only; report.md has the rest). */
 export function consoleSummary(results: BenchResults): string {
-  const blocks: string[] = [
-    `Init Duration (ms)\n${percentileTable(results, "initMs", "text")}`,
-    `Cold E2E (ms)\n${percentileTable(results, "e2eMs", "text")}`,
-  ];
+  const matrix = results.runtimes.length > 1;
+  const metrics = matrix ? (["initMs"] as const) : (["initMs", "e2eMs"] as const);
+  const blocks: string[] = metrics.map((metric) => `${METRIC_LABELS[metric]} (ms)\n${percentileTable(results, metric, "text")}`);
+  const [firstRuntime] = results.runtimes;
+  if (matrix && firstRuntime !== undefined) {
+    blocks.push(`Runtime matrix: Init Duration p50 (ms)\n${matrixTable(results, "initMs", "text")}`);
+    blocks.push(`Init Duration vs the same variant on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`);
+  }
+  const processStart = processStartTable(results, "text");
+  if (processStart !== "") blocks.push(`Process start: start, import the handler, exit (${results.processStart!.tool})\n${processStart}`);
   for (const baseline of BASELINES) {
-    for (const metric of ["initMs", "e2eMs"] as const) {
+    for (const metric of metrics) {
       const table = ratioTable(results, baseline, metric, "text");
       if (table !== "") blocks.push(`${METRIC_LABELS[metric]} vs ${baseline} (ratio < 1 = faster; 95% bootstrap CI)\n${table}`);
     }

@@ -23,7 +23,10 @@ export interface Failure {
 }
 
 export interface VariantResult {
+  /** The build variant (template.yaml's logical id, or an ablation). */
   name: string;
+  /** What ran it (build/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
+  runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
   functionName: string;
   /** Successful rounds only, in round order; failures never enter the timings. */
@@ -34,14 +37,34 @@ export interface VariantResult {
   failures: Failure[];
 }
 
+/** hyperfine's timings of each runtime starting, importing a built handler and exiting. */
+export interface ProcessStart {
+  /** e.g. "hyperfine 1.15.0". */
+  tool: string;
+  runs: number;
+  warmup: number;
+  results: Array<{ label: string; variant: string; runtime: string; meanMs: number; stddevMs: number; medianMs: number; minMs: number; maxMs: number; runs: number }>;
+  /** Cells whose command failed its check run: not timed. */
+  failures: Array<{ label: string; variant: string; runtime: string; message: string }>;
+}
+
 export interface BenchResults {
-  schema: 1;
+  /** 2: variants[] name their runtime; processStart. */
+  schema: 2;
   startedAt: string;
   finishedAt: string;
-  target: { kind: "local"; endpoint: string } | { kind: "aws"; stack: string; region: string };
+  target: { kind: "local"; endpoint: string } | { kind: "aws"; stacks: string[]; region: string };
   rounds: number;
-  /** Names in the order the run shuffled them is per round; this is the order given. */
+  /** One entry per variant × runtime cell, in the order given (each round shuffles its own order). */
   variants: VariantResult[];
+  /** The runtimes measured, in the order given. */
+  runtimes: string[];
+  processStart?: ProcessStart;
   versions: Record<string, string>;
   machine: { platform: string; arch: string; cpuModel: string; cpuCount: number; memoryGiB: number; hostname?: string };
+}
+
+/** How reports name a cell: the variant, followed by its runtime when the run measured several. */
+export function cellLabel(results: Pick<BenchResults, "runtimes">, variant: Pick<VariantResult, "name" | "runtime">): string {
+  return results.runtimes.length > 1 ? `${variant.name} (${variant.runtime})` : variant.name;
 }

@@ -5,8 +5,10 @@ import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, w
 import { parseReport } from "../lab/emulator/log-lines.mts";
 import type { Failure, Sample, VariantResult } from "./results.mts";
 
+/** One cell of the matrix: a variant on a runtime, and the function that runs it. */
 export interface BenchVariant {
   name: string;
+  runtime: string;
   functionName: string;
   /** The event each invoke sends (the variant's HTTP API event from events/). */
   event: unknown;
@@ -18,13 +20,13 @@ export interface RunOptions {
   rounds: number;
   /** Tags each forced update, so concurrent runs never reuse each other's description. */
   runId: string;
-  onStep?: (done: { round: number; variant: string; ok: boolean }) => void;
+  onStep?: (done: { round: number; variant: BenchVariant; ok: boolean }) => void;
   random?: () => number;
 }
 
 export interface RunOutcome {
   variants: VariantResult[];
-  /** What each variant's first good response said about itself (versions as deployed). */
+  /** What each cell's first good response said about itself (versions as deployed), by function name. */
   reported: Record<string, ReportedFacts>;
 }
 
@@ -40,13 +42,13 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
   const results = new Map<string, VariantResult>(
-    options.variants.map((variant) => [variant.name, { name: variant.name, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
+    options.variants.map((variant) => [variant.functionName, { name: variant.name, runtime: variant.runtime, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
   );
   const reported: RunOutcome["reported"] = {};
 
   for (let round = 0; round < rounds; round++) {
     for (const variant of shuffled(options.variants, random)) {
-      const result = results.get(variant.name)!;
+      const result = results.get(variant.functionName)!;
       const fail = (phase: Failure["phase"], error: unknown) =>
         result.failures.push({
           round,
@@ -62,7 +64,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
           const report = parseReport(cold.log);
           if (!report) throw new InvokeFailure("NoReport", `no REPORT line in the invoke's log tail:\n${cold.log}`);
           if (report.initDurationMs === null) throw new InvokeFailure("NotCold", "the invoke after a configuration update was warm (no Init Duration)");
-          reported[variant.name] ??= bodyFacts(cold.payload);
+          reported[variant.functionName] ??= bodyFacts(cold.payload);
           let warmE2eMs: number | null = null;
           try {
             warmE2eMs = (await invoke(client, variant)).e2eMs;
@@ -80,7 +82,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
       } catch (error) {
         fail("update", error);
       }
-      options.onStep?.({ round, variant: variant.name, ok });
+      options.onStep?.({ round, variant: variant, ok });
     }
   }
   return { variants: [...results.values()], reported };
@@ -106,6 +108,7 @@ async function invoke(client: LambdaClient, variant: BenchVariant): Promise<{ e2
 
 export interface ReportedFacts {
   nodeVersion?: string;
+  runtime?: string;
   sdkVersion?: string;
   codeCache?: string;
 }
@@ -113,7 +116,7 @@ export interface ReportedFacts {
 /** What a function says about its build in the identity JSON of its HTTP API response. */
 function bodyFacts(payload: string): ReportedFacts {
   const body = safeJson((safeJson(payload) as { body?: string } | null)?.body ?? "") as ReportedFacts | null;
-  return { nodeVersion: body?.nodeVersion, sdkVersion: body?.sdkVersion, codeCache: body?.codeCache };
+  return { nodeVersion: body?.nodeVersion, runtime: body?.runtime, sdkVersion: body?.sdkVersion, codeCache: body?.codeCache };
 }
 
 function safeJson(text: string): unknown {

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeCodeCache } from "./code-cache.mts";
+import { warmTaskRootCaches } from "./startup-caches.mts";
 import { type SdkSource, type Variant, variantNamed } from "./variants.mts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -116,6 +117,8 @@ export async function buildFrom(variant: Variant, name: string, outdir: string, 
   writeFileSync(metafile, JSON.stringify(merged));
   const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
   const codeCache = variant.codeCache && variant.sdkChunk ? await makeCodeCache(outdir, overrides.memoryMb ?? 512) : undefined;
+  // The same artifact runs on every runtime of the template's Runtime parameter (build/runtimes.mts).
+  await warmTaskRootCaches(outdir, handlerFile(variant));
   return { outfile, metafile, bytes, codeCache };
 }
 

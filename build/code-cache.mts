@@ -6,9 +6,10 @@ import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { functionEnvironment, nodeFlags } from "../lab/execution-environment.mts";
+import { functionEnvironment } from "../lab/execution-environment.mts";
 import { NODE22 } from "../lab/paths.mts";
 import { startLocalSts } from "../lab/sts/local-sts.mts";
+import { RUNTIMES } from "./runtimes.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ const run = promisify(execFile);
 /** Runs the artifact's INIT in a fresh process; "write" saves the cache, "status" prints what V8 did with it. */
 async function init(outdir: string, memoryMb: number, mode: "write" | "status", services: { stsEndpoint: string; caFile: string }, extraFlags: string[] = []): Promise<string> {
   const env = functionEnvironment({ name: "code-cache", codeDir: outdir, handler: "index.handler", memoryMb }, outdir, services);
-  const { stdout } = await run(NODE22, [...nodeFlags(memoryMb), ...extraFlags, CHILD, mode, outdir], { env, timeout: 30_000 });
+  const { stdout } = await run(NODE22, [...RUNTIMES.node22.nodeFlags(memoryMb), ...extraFlags, CHILD, mode, outdir], { env, timeout: 30_000 });
   return stdout.trim();
 }
 

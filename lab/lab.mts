@@ -6,9 +6,11 @@ import { join } from "node:path";
 import { HttpApi } from "./http-api.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
+import type { Runtime } from "../build/runtimes.mts";
+import { servedFunctions } from "./functions.mts";
 import { BUILD_DIR, PROJECT_ROOT } from "./paths.mts";
 import { type LocalSts, startLocalSts } from "./sts/local-sts.mts";
-import { type TemplateFunction, templateFunctions } from "./template.mts";
+import type { TemplateFunction } from "./template.mts";
 
 export interface Lab {
   /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
@@ -17,6 +19,10 @@ export interface Lab {
   apiUrl: string;
   sts: LocalSts;
   lambda: LambdaService;
+  /** The lab's name of a template function on a runtime (build/runtimes.mts name), if it serves it there. */
+  functionOn(logicalId: string, runtime: string): string | undefined;
+  /** What the template's own functions run on (its Runtime parameter). */
+  runtime: Runtime;
   stop(): Promise<void>;
 }
 
@@ -29,6 +35,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
   apiPort?: number;
   /** Functions served beside the template's (e.g. the bench's Warp ablations). */
   extraFunctions?: TemplateFunction[];
+  /** Also serve every template function on these runtimes, as <LogicalId>-<runtime> (lab/functions.mts). */
+  runtimes?: Runtime[];
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
 }
@@ -46,14 +54,21 @@ export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const overrides = options.parameterOverrides ?? samconfigParameterOverrides();
-  const functions = [...templateFunctions(options.template ?? join(BUILD_DIR, "template.yaml"), overrides), ...(options.extraFunctions ?? [])];
-  const sts = await startLocalSts();
+  const served = await servedFunctions(options.template ?? join(BUILD_DIR, "template.yaml"), overrides, options.runtimes, options.extraFunctions);
+  const { functions } = served;
+  let sts: LocalSts;
+  try {
+    sts = await startLocalSts();
+  } catch (error) {
+    served.cleanup();
+    throw error;
+  }
   const lambda = new LambdaService(functions, { stsEndpoint: sts.endpoint, caFile: sts.caFile }, { ...options, onLine: options.onFunctionLine });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.sts.stop()));
-  const lab: Lab = { endpoint: "", apiUrl: "", sts, lambda, stop };
+  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.sts.stop()).finally(served.cleanup));
+  const lab: Lab = { endpoint: "", apiUrl: "", sts, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, stop };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
     await lambda.provision();

@@ -3,11 +3,13 @@
 // template's HTTP API for every built function.
 import { parseArgs } from "node:util";
 import { samconfigParameterOverrides, startLab } from "./lab.mts";
+import { RUNTIME_NAMES } from "../build/runtimes.mts";
 import { samBuild } from "./sam.mts";
 
-const USAGE = `usage: npm run lab -- [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--no-build] [--quiet]`;
+const USAGE = `usage: npm run lab -- [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--no-build] [--quiet]`;
 const { values } = parseArgs({
   options: {
+    runtime: { type: "string" },
     port: { type: "string" },
     "api-port": { type: "string" },
     "provisioned-concurrency": { type: "string" },
@@ -33,6 +35,11 @@ function count(flag: keyof typeof values, min: number): number | undefined {
 
 try {
   const provisioned = count("provisioned-concurrency", 0);
+  const runtime = values.runtime;
+  if (runtime !== undefined && !(RUNTIME_NAMES as string[]).includes(runtime)) {
+    console.error(`error: --runtime must be one of ${RUNTIME_NAMES.join(", ")} (the template's Runtime parameter), not "${runtime}"\n${USAGE}`);
+    process.exit(2);
+  }
   const idleSeconds = count("idle-timeout", 1);
   const options = {
     port: count("port", 1),
@@ -40,7 +47,11 @@ try {
     concurrencyLimit: count("concurrency-limit", 1),
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     freeze: !values["no-freeze"],
-    parameterOverrides: { ...samconfigParameterOverrides(), ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }) },
+    parameterOverrides: {
+      ...samconfigParameterOverrides(),
+      ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }),
+      ...(runtime === undefined ? {} : { Runtime: runtime }),
+    },
     onFunctionLine: values.quiet ? undefined : (fn: string, line: string) => console.log(`[${fn}] ${line}`),
   };
   if (!values["no-build"]) {
@@ -51,6 +62,7 @@ try {
   console.log(`Lambda API: ${lab.endpoint}   (functions: ${lab.lambda.functionNames.join(", ")})
 HTTP API:   ${lab.apiUrl}   (e.g. curl ${lab.apiUrl}/warp)
 Local STS:  ${lab.sts.endpoint}
+Runtime:    ${lab.runtime.name} (${lab.runtime.summary})
 Provisioned concurrency: ${options.parameterOverrides.ProvisionedConcurrency ?? 0} per function
 Try: aws lambda invoke --endpoint-url ${lab.endpoint} --function-name Optimized --log-type Tail out.json
 Ctrl-C stops everything.`);

@@ -16,9 +16,10 @@ const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
 
 export type Template = {
   Parameters?: Record<string, { Default?: unknown }>;
+  Mappings?: Record<string, Record<string, Record<string, unknown>>>;
   Conditions?: Record<string, unknown>;
   Globals?: { Function?: Record<string, unknown> };
-  Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
+  Resources: Record<string, { Type: string; Condition?: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
   [key: string]: unknown;
 };
 
@@ -38,14 +39,21 @@ export interface TemplateFunction {
   provisionedConcurrency: number;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
+  /** Its layers (AWS::Serverless::LayerVersion of the same template), in order: Lambda extracts them to /opt. */
+  layers: TemplateLayer[];
+}
+
+export interface TemplateLayer {
+  logicalId: string;
+  contentDir: string;
 }
 
 const NO_VALUE = Symbol("AWS::NoValue");
 
 /**
  * A property value with the intrinsics this lab needs evaluated: Ref to a parameter (override or
- * default) or AWS::NoValue, Fn::If on a condition, and the conditions' Fn::Not/Fn::Equals/
- * Fn::And/Fn::Or. Anything else is returned as it is.
+ * default) or AWS::NoValue, Fn::If on a condition, Fn::FindInMap, and the conditions' Fn::Not/
+ * Fn::Equals/Fn::And/Fn::Or. Anything else (e.g. a Ref to a resource) is returned as it is.
  */
 function resolveValue(value: unknown, template: Template, overrides: Record<string, string>): unknown {
   if (!value || typeof value !== "object" || Array.isArray(value)) return value;
@@ -62,6 +70,10 @@ function resolveValue(value: unknown, template: Template, overrides: Record<stri
     case "Fn::If": {
       const [condition, whenTrue, whenFalse] = args as [string, unknown, unknown];
       return resolve(resolve(template.Conditions?.[condition]) ? whenTrue : whenFalse);
+    }
+    case "Fn::FindInMap": {
+      const [map, key, attribute] = (args as unknown[]).map((arg) => String(resolve(arg)));
+      return template.Mappings?.[map!]?.[key!]?.[attribute!] ?? value;
     }
     case "Fn::Not":
       return !resolve((args as unknown[])[0]);
@@ -103,6 +115,17 @@ export function templateFunctions(file: string, overrides: Record<string, string
         architecture: String((get("Architectures") as string[] | undefined)?.[0] ?? "x86_64"),
         provisionedConcurrency: Number(resolveValue(provisioned?.ProvisionedConcurrentExecutions, template, overrides) ?? 0),
         httpPath: route?.Properties?.Path ?? null,
+        layers: ((get("Layers") as unknown[] | undefined) ?? []).map((layer) => templateLayer(layer, template, file)),
       };
     });
+}
+
+/** A function's layer: a Ref to a LayerVersion of the template (an ARN of a published layer cannot run locally). */
+function templateLayer(layer: unknown, template: Template, file: string): TemplateLayer {
+  const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
+  const resource = typeof logicalId === "string" ? template.Resources[logicalId] : undefined;
+  if (resource?.Type !== "AWS::Serverless::LayerVersion") {
+    throw new Error(`Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`);
+  }
+  return { logicalId: logicalId as string, contentDir: resolve(dirname(file), String(resource.Properties?.ContentUri)) };
 }

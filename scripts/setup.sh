@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the project needs, inside the project, and only what changed since
-# the last run: the pinned Node 22 (tools/node22), the Python venv (.venv: SAM CLI, moto,
-# gunicorn) and the npm dependencies, built for Node 22's ABI. Safe to run again and again.
+# the last run: the pinned Node 22 (tools/node22), the runtime matrix's other runtimes
+# (tools/runtimes, tools/lambda-arm64), the Python venv (.venv: SAM CLI, moto, gunicorn), the npm
+# dependencies, built for Node 22's ABI, and hyperfine. Safe to run again and again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -34,6 +35,22 @@ for candidate in "$node_dir"/node/node_modules/node-*/; do
 done
 [ -n "$node_headers" ] || die "Node headers not found under $node_dir/node; delete tools/node22/node_modules and run again."
 
+# 1b. The runtime matrix (issue: Node 24, Deno, Bun), pinned like Node 22: the host's binaries
+#     (tools/runtimes, what the lab runs) and Lambda's Linux arm64 ones (tools/lambda-arm64, what
+#     `sam build` puts in the Deno and Bun layers; npm installs them only when told that platform).
+want="$(digest tools/runtimes/package.json tools/runtimes/package-lock.json)"
+if ! stamp_ok "$root/tools/runtimes" "$want" || [ ! -x tools/runtimes/node_modules/.bin/deno ]; then
+  say "installing Node 24, Deno and Bun into tools/runtimes"
+  PATH="$node_bin:$PATH" npm ci --prefix tools/runtimes --no-audit --no-fund --loglevel=error >&2
+  stamp_write "$root/tools/runtimes" "$want"
+fi
+want="$(digest tools/lambda-arm64/package.json tools/lambda-arm64/package-lock.json)"
+if ! stamp_ok "$root/tools/lambda-arm64" "$want" || [ ! -d tools/lambda-arm64/node_modules ]; then
+  say "installing Deno's and Bun's Linux arm64 binaries (for their Lambda layers) into tools/lambda-arm64"
+  PATH="$node_bin:$PATH" npm ci --prefix tools/lambda-arm64 --cpu=arm64 --os=linux --libc=glibc --no-audit --no-fund --loglevel=error >&2
+  stamp_write "$root/tools/lambda-arm64" "$want"
+fi
+
 # 2. The Python venv: SAM CLI, moto and gunicorn, pinned in requirements.txt.
 need python3 "Install Python 3.9-3.13 with the venv module (Debian: apt-get install python3-venv)."
 want="$(digest requirements.txt)"
@@ -65,4 +82,15 @@ if ! stamp_ok "$root/load_test/node_modules" "$want" 2>/dev/null; then
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix load_test --no-audit --no-fund --loglevel=error >&2 ||
     die "npm ci in load_test failed (see above)."
   stamp_write "$root/load_test/node_modules" "$want"
+fi
+
+# 5. hyperfine (Debian's package) for the bench's process-start comparison (--runtimes).
+if ! command -v hyperfine >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing hyperfine (apt-get)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine; } >&2 ||
+      die "apt-get install hyperfine failed (see above)."
+  else
+    say "warning: hyperfine is not installed; the bench's --runtimes needs it (Debian: sudo apt-get install hyperfine)."
+  fi
 fi

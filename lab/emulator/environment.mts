@@ -1,12 +1,14 @@
-// One execution environment: a fresh Node 22 process started as the managed nodejs22.x runtime
-// starts it (flags from memory size, Lambda's environment variables, read-only task root), with
-// the real aws-lambda-ric as its runtime client, talking to its own Runtime API.
+// One execution environment: a fresh process started as Lambda starts it, talking to its own
+// Runtime API. On a managed runtime (nodejs22.x, nodejs24.x): the runtime's Node with the flags
+// its bootstrap derives from memory size and the real aws-lambda-ric. On a custom runtime: the
+// layer's bootstrap (from the opt dir). Both with Lambda's variables and a read-only task root.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../execution-environment.mts";
-import { NODE22, RUNTIME_DIR } from "../paths.mts";
+import { RUNTIMES } from "../../build/runtimes.mts";
+import { copyOptDir, type FunctionSpec, type LocalServices, functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../execution-environment.mts";
+import { RUNTIME_DIR } from "../paths.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
 
 const RIC_ENTRY = join(RUNTIME_DIR, "node_modules/aws-lambda-ric/index.mjs");
@@ -38,6 +40,7 @@ export class ExecutionEnvironment {
   private readonly runtimeApi = new RuntimeApi();
   private process: ChildProcess | null = null;
   private taskRoot: string | null = null;
+  private optDir: string | null = null;
   private exitInfo: Exit | null = null;
   private readonly exited: Promise<Exit>;
   private markExited!: (exit: Exit) => void;
@@ -66,6 +69,7 @@ export class ExecutionEnvironment {
     const { spec, services } = this.options;
     const runtimeApi = await this.runtimeApi.listen();
     this.taskRoot = prepareTaskRoot(spec);
+    if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
     const env = {
       ...functionEnvironment(spec, this.taskRoot, services),
       ...this.options.variables,
@@ -77,7 +81,8 @@ export class ExecutionEnvironment {
       if (this.options.freezeWhenIdle && !this.running) this.freeze();
     };
     const started = performance.now();
-    const child = spawn(NODE22, [...nodeFlags(spec.memoryMb), RIC_ENTRY], { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    const [command, args] = launch(spec, this.optDir);
+    const child = spawn(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     this.process = child;
     child.stdout!.on("data", (chunk: Buffer) => this.collect(chunk));
     child.stderr!.on("data", (chunk: Buffer) => this.collect(chunk));
@@ -150,8 +155,10 @@ export class ExecutionEnvironment {
       await this.exited;
     }
     this.runtimeApi.close();
-    if (this.taskRoot) removeTaskRoot(this.taskRoot);
+    if (this.taskRoot) removeReadOnlyCopy(this.taskRoot);
+    if (this.optDir) removeReadOnlyCopy(this.optDir);
     this.taskRoot = null;
+    this.optDir = null;
   }
 
   private collect(chunk: Buffer): void {
@@ -170,6 +177,14 @@ export class ExecutionEnvironment {
     this.logLines.push(line);
     this.options.onLine?.(line);
   }
+}
+
+/** The command that starts the runtime: the managed runtime's node on the RIC, or a custom runtime's bootstrap. */
+function launch(spec: FunctionSpec, optDir: string | null): [string, string[]] {
+  const runtime = spec.runtime ?? RUNTIMES.node22;
+  if (runtime.kind === "managed") return [runtime.hostBinary, [...runtime.nodeFlags(spec.memoryMb), RIC_ENTRY]];
+  if (!optDir) throw new Error(`${spec.name} runs on the custom runtime ${runtime.name} but has no opt dir (its layer)`);
+  return [join(optDir, "bootstrap"), []];
 }
 
 /** The first of: a value, the process exit, or "timeout" after ms. */

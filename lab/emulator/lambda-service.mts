@@ -1,6 +1,7 @@
 // The functions of a built template, as the Lambda service runs them: an invoke takes an idle
 // environment or starts a new one (a cold start), configuration updates discard environments.
 import { randomBytes, randomUUID } from "node:crypto";
+import type { Runtime } from "../../build/runtimes.mts";
 import type { LocalServices } from "../execution-environment.mts";
 import type { TemplateFunction } from "../template.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
@@ -38,6 +39,12 @@ export interface InvokeResult {
   logTail: string;
 }
 
+/** A function as the lab serves it: its template settings, what runs it, and a custom runtime's opt dir. */
+export interface ServedFunction extends TemplateFunction {
+  runsOn: Runtime;
+  optDir?: string;
+}
+
 class LambdaFunction {
   readonly idle: ExecutionEnvironment[] = [];
   readonly busy = new Set<ExecutionEnvironment>();
@@ -46,9 +53,9 @@ class LambdaFunction {
   private readonly generations = new WeakMap<ExecutionEnvironment, number>();
   generation = 0;
 
-  readonly spec: TemplateFunction;
+  readonly spec: ServedFunction;
 
-  constructor(spec: TemplateFunction) {
+  constructor(spec: ServedFunction) {
     this.spec = spec;
     this.config = {
       FunctionName: spec.logicalId,
@@ -106,7 +113,7 @@ export class LambdaService {
   private readonly provisioned = new WeakSet<ExecutionEnvironment>();
   private readonly reclaimTimers = new WeakMap<ExecutionEnvironment, NodeJS.Timeout>();
 
-  constructor(functions: TemplateFunction[], services: LocalServices, options: LambdaServiceOptions = {}) {
+  constructor(functions: ServedFunction[], services: LocalServices, options: LambdaServiceOptions = {}) {
     this.services = services;
     this.options = {
       concurrencyLimit: options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
@@ -145,6 +152,11 @@ export class LambdaService {
     const results = await Promise.allSettled(starts);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
     if (failed) throw failed.reason;
+  }
+
+  /** A function's settings as the lab serves it (what runs it, its code). */
+  served(name: string): ServedFunction {
+    return this.get(name).spec;
   }
 
   get functionNames(): string[] {
@@ -212,7 +224,7 @@ export class LambdaService {
 
   private newEnvironment(fn: LambdaFunction, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
     const env = new ExecutionEnvironment({
-      spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize },
+      spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize, runtime: fn.spec.runsOn, optDir: fn.spec.optDir },
       services: this.services,
       variables: { ...fn.config.Environment?.Variables, AWS_LAMBDA_INITIALIZATION_TYPE: initializationType },
       onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),

@@ -28,8 +28,9 @@ describe("npm run bench -- --rounds 2", () => {
   });
 
   it("writes every variant's raw samples, paired by round, with versions and machine", () => {
-    expect(results).toMatchObject({ schema: 1, rounds: 2, target: { kind: "local" } });
+    expect(results).toMatchObject({ schema: 2, rounds: 2, target: { kind: "local" }, runtimes: ["node22"] });
     expect(results.variants.map((variant) => variant.name)).toEqual(VARIANT_NAMES);
+    expect(results.variants.every((variant) => variant.runtime === "node22")).toBe(true);
     for (const variant of results.variants) {
       expect(variant.failures).toEqual([]);
       expect(variant.samples.map((sample) => sample.round)).toEqual([0, 1]);
@@ -41,7 +42,7 @@ describe("npm run bench -- --rounds 2", () => {
         expect(sample.warmE2eMs).toBeGreaterThan(0);
       }
     }
-    expect(results.versions).toMatchObject({ node: "v22.23.3", "@aws-sdk/client-sts": "3.1169.0", "aws-lambda-ric": "4.0.2", "sdk (Optimized)": "3.1169.0" });
+    expect(results.versions).toMatchObject({ "runtime node22": "22.23.3", "node22 reports": "node 22.23.3", "@aws-sdk/client-sts": "3.1169.0", "aws-lambda-ric": "4.0.2", "sdk (Optimized)": "3.1169.0" });
     expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.machine.cpuCount).toBeGreaterThan(0);
   });
@@ -63,10 +64,58 @@ describe("npm run bench -- --rounds 2", () => {
   });
 });
 
+describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => {
+  const out = mkdtempSync(join(tmpdir(), "warpstart-matrix-"));
+  const runtimes = ["node22", "node24", "deno", "bun"];
+  let run: ReturnType<typeof bench>;
+  let results: BenchResults;
+  beforeAll(() => {
+    run = bench("--no-build", "--rounds", "2", "--runtimes", runtimes.join(","), "--out", out);
+    results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("reports every variant × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
+    expect(run.status).toBe(0);
+    expect(results.runtimes).toEqual(runtimes);
+    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(runtimes.flatMap((runtime) => VARIANT_NAMES.map((name) => `${name} ${runtime}`)));
+    for (const cell of results.variants) {
+      // A custom runtime ships no SDK for Raw to import; every other cell measured both rounds.
+      if (cell.name === "Raw" && (cell.runtime === "deno" || cell.runtime === "bun")) {
+        expect(cell.samples).toEqual([]);
+        expect(cell.failures).toEqual([0, 1].map((round) => expect.objectContaining({ round, phase: "cold", errorType: "Runtime.InitError", message: expect.stringContaining("@aws-sdk/client-sts") })));
+      } else {
+        expect({ cell: `${cell.name} ${cell.runtime}`, failures: cell.failures, rounds: cell.samples.map((sample) => sample.round) }).toEqual({ cell: `${cell.name} ${cell.runtime}`, failures: [], rounds: [0, 1] });
+      }
+    }
+    expect(results.versions).toMatchObject({ "runtime node24": expect.stringMatching(/^24\./), "node24 reports": expect.stringMatching(/^node 24\./), "deno reports": expect.stringMatching(/^deno 2\./), "bun reports": expect.stringMatching(/^bun 1\./) });
+  });
+
+  it("times each runtime starting, importing each handler and exiting with hyperfine, beside the Lambda-style figures", () => {
+    const start = results.processStart!;
+    expect(start.tool).toMatch(/^hyperfine \d/);
+    const empty = runtimes.map((runtime) => `Empty (${runtime})`);
+    expect([...start.results.map((row) => row.label), ...start.failures.map((row) => row.label)].sort()).toEqual([...empty, ...results.variants.map((cell) => `${cell.name} (${cell.runtime})`)].sort());
+    expect(start.failures.map((row) => row.label).sort()).toEqual(["Raw (bun)", "Raw (deno)"]);
+    for (const row of start.results) expect(row).toMatchObject({ runs: start.runs, meanMs: expect.any(Number) });
+    const exported = JSON.parse(readFileSync(join(out, "hyperfine.json"), "utf8")) as { results: Array<{ command: string; times: number[] }> };
+    expect(exported.results.map((row) => row.command)).toEqual(start.results.map((row) => row.label));
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).toContain("## Runtime matrix (p50, ms)");
+    expect(report).toContain("| variant | node22 | node24 | deno | bun |");
+    expect(report).toMatch(/^\| Raw \| [\d.]+ \| [\d.]+ \| failed \| failed \|$/m);
+    expect(report).toContain("## Process start (hyperfine)");
+    expect(run.stdout).toMatch(/^Runtime matrix: Init Duration p50 \(ms\)$/m);
+  });
+});
+
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
     [["--variants", "Raw,Turbo"], "unknown variant(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
+    [["--runtimes", "node22,quickjs"], '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, deno-no-cache and bun-no-cache'],
+    [["--runtimes", "./bin/llrt"], `--runtimes: llrt is not installed: ${join(PROJECT_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`],
+    [["--runtimes", "deno", "--stack", "warpstart"], "with --stack, the runtimes are the stacks' own"],
   ])("%j says %s and exits 2", (args, message) => {
     const run = bench(...args);
     expect(run.status).toBe(2);

@@ -1,14 +1,19 @@
 // The artifacts of the real `sam build` (makefile builder -> build/build.mts -> esbuild).
 import type { Metafile } from "esbuild";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { handlerFile } from "../../build/build.mts";
+import { bootstrapScript, CLIENT_FILE } from "../../build/runtime-layer.mts";
+import { type CustomRuntime, HANDLER_BUILTINS, type Runtime, RUNTIMES } from "../../build/runtimes.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS, VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
 import { BUILD_DIR } from "../../lab/paths.mts";
 import { sam } from "../../lab/sam.mts";
 import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
 import { builtFunction, expectedSdkVersion, run, succeeded } from "../support/lab.mts";
 
+const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
+/** e_machine of an ELF header (offset 18) for 64-bit ARM, Lambda's arm64. */
+const ELF_MACHINE_AARCH64 = 183;
 const metafile = (name: string) => JSON.parse(readFileSync(join(BUILD_DIR, `${name}.meta.json`), "utf8")) as Metafile;
 const artifact = (name: string) => readFileSync(join(BUILD_DIR, name, handlerFile(variantNamed(name))), "utf8");
 /** The npm packages esbuild put into a bundle, e.g. "@aws-sdk/credential-provider-ini". */
@@ -82,4 +87,43 @@ describe("no http at INIT (the guarantee the seed's node-http-handler patch gave
     const { builtinsAtReady } = succeeded(await run(builtFunction("Bundled"), sts));
     expect(HTTP_MODULES.filter((name) => builtinsAtReady.includes(name))).toEqual(HTTP_MODULES);
   });
+});
+
+describe.each(CUSTOM_RUNTIMES)("the $layer layer (the $name custom runtime)", (runtime) => {
+  const layer = join(BUILD_DIR, runtime.layer!);
+
+  it("holds an executable bootstrap, the bundled Runtime API client and the runtime's Linux arm64 binary from the npm registry", () => {
+    expect(statSync(join(layer, "bootstrap")).mode & 0o111).not.toBe(0);
+    expect(readFileSync(join(layer, "bootstrap"), "utf8")).toBe(bootstrapScript(runtime));
+    expect(readFileSync(join(layer, CLIENT_FILE), "utf8")).toContain("/invocation/next");
+    const header = readFileSync(join(layer, "bin", runtime.binaryName)).subarray(0, 20);
+    expect(header.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+    expect(header.readUInt16LE(18)).toBe(ELF_MACHINE_AARCH64);
+    expect(statSync(join(layer, "bin", runtime.binaryName)).size).toBe(statSync(runtime.lambdaBinary!).size);
+  });
+});
+
+describe("startup caches warmed at build time", () => {
+  it("Deno's layer carries its code and analysis caches, with the write-ahead logs a read-only copy needs", () => {
+    const cache = join(BUILD_DIR, RUNTIMES.deno.layer, RUNTIMES.deno.startupCache.dir);
+    const files = readdirSync(cache);
+    expect(files).toEqual(expect.arrayContaining(["v8_code_cache_v2", "v8_code_cache_v2-wal", "dep_analysis_cache_v2"]));
+    expect(statSync(join(cache, "v8_code_cache_v2-wal")).size).toBeGreaterThan(100_000);
+  });
+
+  it("Deno's warm-up imports every node: builtin the built handlers import", () => {
+    const builtins = new Set(
+      VARIANT_NAMES.flatMap((name) => Object.values(metafile(name).outputs).flatMap((output) => output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path))),
+    );
+    expect([...builtins].filter((builtin) => !HANDLER_BUILTINS.includes(builtin))).toEqual([]);
+  });
+
+  it.each(VARIANT_NAMES.filter((name) => statSync(join(BUILD_DIR, name, handlerFile(variantNamed(name)))).size >= 50 * 1024))(
+    "%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)",
+    (name) => {
+      const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
+      const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
+      expect(largest).toBeGreaterThan(statSync(join(BUILD_DIR, name, handlerFile(variantNamed(name)))).size);
+    },
+  );
 });

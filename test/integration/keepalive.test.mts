@@ -8,12 +8,13 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
-import { functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../../lab/execution-environment.mts";
+import { functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../lab/execution-environment.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { EVENTS_DIR, NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { builtFunction, freePort } from "../support/lab.mts";
+import { RUNTIMES } from "../../build/runtimes.mts";
 
 let lab: Lab;
 let client: LambdaClient;
@@ -128,7 +129,7 @@ describe("Cjs when STS is down at INIT", () => {
     const taskRoot = prepareTaskRoot(spec);
     try {
       const env = functionEnvironment(spec, taskRoot, { stsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.sts.caFile });
-      const run = spawnSync(NODE22, [...nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], { cwd: taskRoot, env, encoding: "utf8", timeout: 30_000 });
+      const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], { cwd: taskRoot, env, encoding: "utf8", timeout: 30_000 });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual({
@@ -136,7 +137,7 @@ describe("Cjs when STS is down at INIT", () => {
         error: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${closedPort}): connect ECONNREFUSED`),
       });
     } finally {
-      removeTaskRoot(taskRoot);
+      removeReadOnlyCopy(taskRoot);
     }
   });
 

@@ -6,8 +6,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FunctionSpec, type LocalServices, functionEnvironment, nodeFlags, prepareTaskRoot, removeTaskRoot } from "../../lab/execution-environment.mts";
+import { type FunctionSpec, type LocalServices, functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../lab/execution-environment.mts";
 import { NODE22 } from "../../lab/paths.mts";
+import { RUNTIMES } from "../../build/runtimes.mts";
 
 const CHILD = join(import.meta.dirname, "invoke-once.mjs");
 const RUN_TIMEOUT_MS = 30_000;
@@ -23,7 +24,7 @@ export async function runOnce(spec: FunctionSpec, eventFile: string, services: L
   try {
     const stderr: string[] = [];
     const exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(NODE22, [...nodeFlags(spec.memoryMb), ...extraNodeFlags, CHILD, eventFile, outFile], {
+      const child = spawn(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), ...extraNodeFlags, CHILD, eventFile, outFile], {
         cwd: taskRoot,
         env: functionEnvironment(spec, taskRoot, services),
         stdio: ["ignore", "inherit", "pipe"],
@@ -43,6 +44,6 @@ export async function runOnce(spec: FunctionSpec, eventFile: string, services: L
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
-    removeTaskRoot(taskRoot);
+    removeReadOnlyCopy(taskRoot);
   }
 }

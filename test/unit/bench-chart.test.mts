@@ -5,6 +5,7 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
   const samples = initMs.map((value, round) => ({ round, initMs: value, e2eMs: value * 2, durationMs: 3, warmE2eMs: 8 }));
   return {
     name,
+    runtime: "node22",
     functionName: name,
     samples,
     initMs,
@@ -15,16 +16,17 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
 
 function fixture(): BenchResults {
   return {
-    schema: 1,
+    schema: 2,
     startedAt: "2025-01-01T00:00:00.000Z",
     finishedAt: "2025-01-01T00:10:00.000Z",
-    target: { kind: "aws", stack: "warpstart", region: "eu-west-1" },
+    target: { kind: "aws", stacks: ["warpstart"], region: "eu-west-1" },
     rounds: 10,
     variants: [
       variant("Raw", [100, 110, 120, 130, 140, 150, 160, 170, 180, 190]),
       variant("A&B <fast>", [40, 42, 44, 46, 48], 2),
       variant("Empty", [], 3),
     ],
+    runtimes: ["node22"],
     versions: {},
     machine: { platform: "linux", arch: "arm64", cpuModel: "cpu", cpuCount: 2, memoryGiB: 4 },
   };

@@ -1,15 +1,15 @@
 import type { BenchResults, Failure, Sample, VariantResult } from "../../bench/results.mts";
-import { consoleSummary, failureTable, markdownReport, percentileTable, ratioTable, warmTable } from "../../bench/report.mts";
+import { consoleSummary, failureTable, markdownReport, matrixTable, percentileTable, processStartTable, ratioTable, runtimeRatioTable, warmTable } from "../../bench/report.mts";
 
 function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
   const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));
-  return { name, functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
+  return { name, runtime: "node22", functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
 }
 
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
 function fixture(): BenchResults {
   return {
-    schema: 1,
+    schema: 2,
     startedAt: "2025-01-02T03:04:05.000Z",
     finishedAt: "2025-01-02T03:14:05.000Z",
     target: { kind: "local", endpoint: "http://127.0.0.1:3001" },
@@ -42,6 +42,7 @@ function fixture(): BenchResults {
         { round: 3, phase: "update", errorType: "ResourceConflictException", message: "update in progress | retry" },
       ]),
     ],
+    runtimes: ["node22"],
     versions: { node: "22.23.3", sam: "1.150.0" },
     machine: { platform: "linux", arch: "x64", cpuModel: "Test CPU", cpuCount: 8, memoryGiB: 16, hostname: "bench-host" },
   };
@@ -204,5 +205,80 @@ describe("consoleSummary", () => {
     expect(summary).toMatch(/Optimized\s+4\s+0\.50 \[0\.50, 0\.50\]/);
     expect(summary).toMatch(/Broken\s+cold\s+3\s+Runtime\.InitError ×2: first message/);
     expect(summary).not.toMatch(/^\| /m);
+  });
+});
+
+describe("a runtime matrix", () => {
+  /** Raw and Optimized on node22 and deno: deno is 1.5× node22 in every round; Raw cannot run on deno. */
+  function matrix(): BenchResults {
+    const on = (runtime: string, result: VariantResult): VariantResult => ({ ...result, runtime, functionName: `${result.name}-${runtime}` });
+    const results = fixture();
+    results.runtimes = ["node22", "deno"];
+    results.variants = [
+      on("node22", variant("Raw", [[0, 100, 110, 5], [1, 200, 210, 5]])),
+      on("node22", variant("Optimized", [[0, 40, 50, 5], [1, 60, 70, 5]])),
+      on("deno", variant("Raw", [], [{ round: 0, phase: "cold", errorType: "Runtime.InitError", message: 'Import "@aws-sdk/client-sts" not a dependency' }])),
+      on("deno", variant("Optimized", [[0, 60, 75, 5], [1, 90, 105, 5]])),
+    ];
+    results.processStart = {
+      tool: "hyperfine 1.15.0",
+      runs: 10,
+      warmup: 2,
+      results: [
+        { label: "Optimized (node22)", variant: "Optimized", runtime: "node22", meanMs: 100, stddevMs: 5, medianMs: 99, minMs: 90, maxMs: 120, runs: 10 },
+        { label: "Optimized (deno)", variant: "Optimized", runtime: "deno", meanMs: 80, stddevMs: 4, medianMs: 79, minMs: 70, maxMs: 95, runs: 10 },
+      ],
+      failures: [{ label: "Raw (deno)", variant: "Raw", runtime: "deno", message: "error: Uncaught TypeError" }],
+    };
+    return results;
+  }
+
+  it("labels every cell with its runtime and names each runtime's failures", () => {
+    const lines = percentileTable(matrix(), "initMs", "text").split("\n");
+    expect(lines.slice(2).map((line) => line.split(/\s{2,}/)[0])).toEqual(["Raw (node22)", "Optimized (node22)", "Raw (deno)", "Optimized (deno)"]);
+    expect(failureTable(matrix(), "text")).toMatch(/^Raw \(deno\)\s+cold\s+1\s+Runtime\.InitError ×1: Import "@aws-sdk\/client-sts" not a dependency$/m);
+  });
+
+  it("shows variants × runtimes p50 at a glance, failed where no round succeeded", () => {
+    const lines = matrixTable(matrix(), "initMs", "markdown").split("\n");
+    expect(lines[0]).toBe("| variant | node22 | deno |");
+    expect(cells(lines[2] ?? "")).toEqual(["Raw", "150.0", "failed"]);
+    expect(cells(lines[3] ?? "")).toEqual(["Optimized", "50.0", "75.0"]);
+    expect(matrixTable(fixture(), "initMs", "markdown")).toBe("");
+  });
+
+  it("compares each cell with the same variant on the first runtime, and baselines within a runtime", () => {
+    const byRuntime = runtimeRatioTable(matrix(), "node22", "initMs", "markdown").split("\n").slice(2).map(cells);
+    expect(byRuntime.map((row) => row.slice(0, 3))).toEqual([
+      ["Raw (deno)", "0", "–"],
+      ["Optimized (deno)", "2", "1.50 [1.50, 1.50]"],
+    ]);
+    const vsOptimized = ratioTable(matrix(), "Optimized", "initMs", "markdown").split("\n").slice(2).map(cells);
+    // Raw (node22) pairs with Optimized (node22): 100/40, 200/60 -> p50 ratio of the pairs; Raw (deno) has no samples.
+    expect(vsOptimized.map((row) => row.slice(0, 2))).toEqual([
+      ["Raw (node22)", "2"],
+      ["Raw (deno)", "0"],
+    ]);
+  });
+
+  it("renders hyperfine's process start with each runtime's ratio to the first, and the commands that failed", () => {
+    const [table, failures] = processStartTable(matrix(), "markdown").split("\n\n");
+    expect(table!.split("\n").slice(2).map(cells)).toEqual([
+      ["Optimized (node22)", "100.0 ± 5.0", "99.0", "90.0", "120.0", "10", "1.00"],
+      ["Optimized (deno)", "80.0 ± 4.0", "79.0", "70.0", "95.0", "10", "0.80"],
+      ["Raw (deno)", "failed", "–", "–", "–", "0", "–"],
+    ]);
+    expect(failures).toBe("- Raw (deno) failed: error: Uncaught TypeError");
+    expect(processStartTable(fixture(), "markdown")).toBe("");
+  });
+
+  it("puts the matrix, the runtime comparison and the process start in report.md and on the console", () => {
+    const report = markdownReport(matrix());
+    for (const heading of ["## Runtime matrix (p50, ms)", "## Init Duration vs the same variant on node22", "## Process start (hyperfine)"]) expect(report).toContain(`\n${heading}\n`);
+    expect(report).toContain("- Runtimes: node22, deno");
+    expect(report).toContain("hyperfine 1.15.0, 10 runs after 2 warm-up runs");
+    const summary = consoleSummary(matrix());
+    expect(summary).toMatch(/Runtime matrix: Init Duration p50 \(ms\)\nvariant\s+node22\s+deno/);
+    expect(summary).toMatch(/Process start: start, import the handler, exit \(hyperfine 1\.15\.0\)/);
   });
 });

@@ -49,6 +49,7 @@ describe("identity handler", () => {
       variant: "UnitTest",
       sdkVersion: "0.0.0-test",
       nodeVersion: process.version,
+      runtime: `node ${process.versions.node}`,
     });
     expect(response.body).not.toContain("123456789012");
     expect(typeof bodyOf(response).initStsCallMs).toBe("number");

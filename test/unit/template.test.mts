@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CustomRuntime, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../build/runtimes.mts";
 import { VARIANT_NAMES } from "../../build/variants.mts";
 import { EVENTS_DIR, PROJECT_ROOT } from "../../lab/paths.mts";
 import { loadTemplate, templateFunctions } from "../../lab/template.mts";
@@ -11,6 +12,7 @@ const TEMPLATE = join(PROJECT_ROOT, "template.yaml");
 const template = loadTemplate(TEMPLATE);
 const functions = templateFunctions(TEMPLATE);
 const resources = template.Resources;
+const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 
 /** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */
 function keyPaths(value: unknown, prefix = ""): string[] {
@@ -27,11 +29,34 @@ describe("template.yaml", () => {
     expect(keyPaths(template).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
   });
 
-  it("sets arm64, 512 MB, a timeout and the Node runtime parameter in Globals", () => {
+  it("sets arm64, 512 MB, a timeout and the runtime from the Runtime parameter in Globals", () => {
     const globals = template.Globals!.Function!;
-    expect(globals).toMatchObject({ Architectures: ["arm64"], MemorySize: 512, Runtime: { Ref: "NodeRuntime" }, AutoPublishAlias: "live" });
+    expect(globals).toMatchObject({ Architectures: ["arm64"], MemorySize: 512, Runtime: { "Fn::FindInMap": ["Runtimes", { Ref: "Runtime" }, "Lambda"] }, AutoPublishAlias: "live" });
     expect(globals.Timeout).toEqual(expect.any(Number));
-    expect(template.Parameters!.NodeRuntime).toMatchObject({ Default: "nodejs22.x", AllowedValues: ["nodejs22.x", "nodejs24.x"] });
+    expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: RUNTIME_NAMES });
+  });
+
+  it("maps every runtime of build/runtimes.mts to its Lambda runtime identifier", () => {
+    const mapped = Object.fromEntries(Object.entries(template.Mappings!.Runtimes!).map(([name, row]) => [name, row.Lambda]));
+    expect(mapped).toEqual(Object.fromEntries(RUNTIME_NAMES.map((name) => [name, RUNTIMES[name].lambdaRuntime])));
+  });
+
+  it.each(RUNTIME_NAMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
+    const runtime: Runtime = RUNTIMES[name];
+    for (const fn of templateFunctions(TEMPLATE, { Runtime: name })) {
+      expect(fn.runtime).toBe(runtime.lambdaRuntime);
+      expect(fn.layers.map((layer) => layer.logicalId)).toEqual(runtime.kind === "custom" ? [runtime.layer] : []);
+    }
+  });
+
+  it.each(CUSTOM_RUNTIMES)("builds the $layer layer for arm64 provided.al2023, only when functions use it", ({ name, layer }) => {
+    expect(resources[layer!]).toMatchObject({
+      Type: "AWS::Serverless::LayerVersion",
+      Condition: expect.any(String),
+      Metadata: { BuildMethod: "makefile", BuildArchitecture: "arm64" },
+      Properties: { CompatibleRuntimes: ["provided.al2023"], CompatibleArchitectures: ["arm64"] },
+    });
+    expect((template.Conditions as Record<string, unknown>)[resources[layer!]!.Condition as string]).toEqual({ "Fn::Equals": [{ Ref: "Runtime" }, name] });
   });
 
   it("adds provisioned concurrency only when the parameter is above 0", () => {
@@ -65,9 +90,10 @@ describe("template.yaml", () => {
     expect(functions.find((fn) => fn.logicalId === name)!.httpPath).toBe(`/${name.toLowerCase()}`);
   });
 
-  it("outputs the API URL and each function's name and alias ARN", () => {
+  it("outputs the API URL, the runtime and each function's name and alias ARN", () => {
     const outputs = template.Outputs as Record<string, { Value: unknown }>;
     expect(outputs.ApiUrl).toBeDefined();
+    expect(outputs.Runtime!.Value).toEqual({ Ref: "Runtime" });
     for (const name of VARIANT_NAMES) {
       expect(outputs[`${name}FunctionName`]!.Value).toEqual({ Ref: name });
       expect(outputs[`${name}AliasArn`]!.Value).toEqual({ Ref: `${name}.Alias` });
@@ -92,6 +118,9 @@ describe("Makefile", () => {
   });
   it("passes the variant name and $(ARTIFACTS_DIR) to build/build.mts", () => {
     expect(makefile).toContain('$(WARPSTART_NODE) $(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+  });
+  it.each(CUSTOM_RUNTIMES.map((runtime) => runtime.layer!))("has a build-%s target that runs the layer build", (layer) => {
+    expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${layer}\\b[^\\n]*:\\n\\t\\$\\(WARPSTART_NODE\\) \\$\\(ROOT\\)build/runtime-layer\\.mts`, "m"));
   });
   it("says how to install Node 22 when it is missing", () => {
     const make = spawnSync("make", ["-f", join(PROJECT_ROOT, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent", "WARPSTART_NODE=/nonexistent/node"], { encoding: "utf8" });

@@ -35,7 +35,10 @@ export interface IdentityBody extends CallerIdentity {
   coldstart: boolean;
   variant: string;
   sdkVersion: string;
+  /** The Node.js version the runtime reports (Deno and Bun report the one they are compatible with). */
   nodeVersion: string;
+  /** What actually runs the function, e.g. "node 22.23.3", "deno 2.9.5", "bun 1.4.5". */
+  runtime: string;
   artifactBytes: number | null;
   runtimeBuildDate: string | null;
   /** Whether V8 took the build's code cache (Warp), or there is none. */
@@ -137,6 +140,14 @@ export interface BuildFacts {
   call?: () => Promise<unknown>;
 }
 
+/** Deno and Bun announce themselves with a global; Node does not. */
+export function runtimeVersion(): string {
+  const runtimes = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
+  if (runtimes.Deno) return `deno ${runtimes.Deno.version.deno}`;
+  if (runtimes.Bun) return `bun ${runtimes.Bun.version}`;
+  return `node ${process.versions.node}`;
+}
+
 /**
  * The handler of an environment whose INIT got `identity` (or, for CommonJS, started getting
  * it: see startedAtInit): every invoke answers from it, after the extra calls its event asks for.
@@ -157,6 +168,7 @@ export function identityHandler(identity: CallerIdentity | (() => Promise<Caller
       variant: build.variant,
       sdkVersion: build.sdkVersion,
       nodeVersion: process.version,
+      runtime: runtimeVersion(),
       artifactBytes: artifact.bytes,
       runtimeBuildDate: artifact.runtimeBuildDate,
       codeCache: ((globalThis as Record<symbol, unknown>)[CODE_CACHE_STATUS] as IdentityBody["codeCache"] | undefined) ?? "absent",

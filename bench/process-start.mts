@@ -1,0 +1,133 @@
+// The process-start comparison of the Deno/Bun/Node study, on our workload: hyperfine (Debian's
+// package) times each runtime starting, importing a built handler (its INIT, STS call included)
+// and exiting, and the same with an empty handler (the study's own measure). The handler runs
+// from a task root as the lab prepares it (so a custom runtime finds no SDK to borrow), with the
+// runtime's own variables (a custom runtime's from its opt dir). Its JSON export (all commands)
+// is kept beside results.json.
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { handlerFile } from "../build/build.mts";
+import type { Runtime } from "../build/runtimes.mts";
+import { startupCacheVariables } from "../build/startup-caches.mts";
+import { variantNamed } from "../build/variants.mts";
+import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
+import { copyOptDir, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../lab/execution-environment.mts";
+import { PROJECT_ROOT } from "../lab/paths.mts";
+import type { ProcessStart } from "./results.mts";
+
+const run = promisify(execFile);
+const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
+export const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
+
+export interface StartTarget {
+  /** The label of the variant × runtime cell, e.g. "Optimized (deno)". */
+  label: string;
+  variant: string;
+  runtime: Runtime;
+  /** The handler file in its task root. */
+  handlerFile: string;
+}
+
+export interface StartCell {
+  label: string;
+  variant: string;
+  runtime: Runtime;
+  /** The artifact and its handler file, e.g. .aws-sam/build/Optimized and index.mjs. */
+  codeDir: string;
+  handlerFile: string;
+  /** A custom runtime's opt dir (its layer), as the lab serves it. */
+  optDir?: string;
+}
+
+/** The study's baseline: a handler that does nothing, on each runtime. */
+export const EMPTY_HANDLER = { variant: "Empty", codeDir: join(PROJECT_ROOT, "bench/empty-handler"), handlerFile: "index.mjs" };
+
+/** A lab function as a process-start cell. */
+export function startCell(label: string, variant: string, fn: ServedFunction): StartCell {
+  return { label, variant, runtime: fn.runsOn, codeDir: fn.codeDir, handlerFile: handlerFile(variantNamed(variant)), optDir: fn.optDir };
+}
+
+/** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
+export function startCommand(target: StartTarget): string[] {
+  const runtimeArgs = target.runtime.kind === "custom" ? target.runtime.args : [];
+  return [target.runtime.hostBinary, ...runtimeArgs, IMPORTER, target.handlerFile];
+}
+
+/** Shell quoting for hyperfine's command strings (it splits them itself with --shell=none). */
+const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+
+export async function hyperfineVersion(): Promise<string> {
+  try {
+    const { stdout } = await run("hyperfine", ["--version"]);
+    return stdout.trim();
+  } catch {
+    throw new Error(`hyperfine is not installed: ${HYPERFINE_HINT}.`);
+  }
+}
+
+/**
+ * Checks each command once (a cell that cannot run is reported with its error, not timed), then
+ * times the rest with hyperfine, every handler calling `services`' STS at INIT.
+ */
+export async function measureProcessStart(cells: StartCell[], services: LocalServices, options: { runs: number; warmup: number; exportFile: string }): Promise<ProcessStart> {
+  const tool = await hyperfineVersion();
+  const specs: FunctionSpec[] = cells.map(({ label, codeDir, runtime }) => ({ name: label.replace(/[^\w-]+/g, "-"), codeDir, handler: "index.handler", memoryMb: 512, runtime }));
+  const taskRoots = specs.map(prepareTaskRoot);
+  // Each custom runtime's cell gets its own copy of the layer: hyperfine's runs share it (as runs
+  // on a developer's machine share a cache), other cells and the lab's environments do not.
+  const optDirs = cells.map(({ optDir }) => (optDir ? copyOptDir(optDir) : null));
+  try {
+    const targets = cells.map((cell, i) => {
+      const { runtime } = cell;
+      // Lambda's variables and the runtime's own, as its bootstrap sets them.
+      const env = {
+        ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
+        ...(runtime.kind === "custom" ? runtime.env : {}),
+        ...startupCacheVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }),
+      };
+      return { label: cell.label, variant: cell.variant, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
+    });
+    return await timeCommands(tool, targets, options);
+  } finally {
+    [...taskRoots, ...optDirs].forEach((dir) => dir && removeReadOnlyCopy(dir));
+  }
+}
+
+/** One hyperfine run per command (each has its own variables), exported together as one JSON file. */
+async function timeCommands(tool: string, targets: Array<StartTarget & { env: Record<string, string> }>, options: { runs: number; warmup: number; exportFile: string }): Promise<ProcessStart> {
+  const failures: ProcessStart["failures"] = [];
+  const results: ProcessStart["results"] = [];
+  const exported: unknown[] = [];
+  for (const target of targets) {
+    const [command, ...args] = startCommand(target);
+    try {
+      await run(command!, args, { env: target.env, timeout: 30_000 });
+    } catch (error) {
+      const { stderr, message } = error as { stderr?: string; message: string };
+      failures.push({ label: target.label, variant: target.variant, runtime: target.runtime.name, message: (stderr || message).trim().split("\n").slice(0, 3).join(" ") });
+      continue;
+    }
+    const file = `${options.exportFile}.part`;
+    const commandLine = startCommand(target).map(quote).join(" ");
+    await run("hyperfine", ["--shell=none", "--style=none", "--runs", String(options.runs), "--warmup", String(options.warmup), "--export-json", file, "--command-name", target.label, commandLine], { env: target.env, maxBuffer: 16 * 2 ** 20 });
+    const [result] = (JSON.parse(readFileSync(file, "utf8")) as { results: HyperfineResult[] }).results;
+    rmSync(file);
+    exported.push(result);
+    const ms = (seconds: number) => Math.round(seconds * 1e5) / 100;
+    results.push({ label: target.label, variant: target.variant, runtime: target.runtime.name, meanMs: ms(result!.mean), stddevMs: ms(result!.stddev ?? 0), medianMs: ms(result!.median), minMs: ms(result!.min), maxMs: ms(result!.max), runs: result!.times.length });
+  }
+  writeFileSync(options.exportFile, `${JSON.stringify({ results: exported }, null, 2)}\n`);
+  return { tool, runs: options.runs, warmup: options.warmup, results, failures };
+}
+
+interface HyperfineResult {
+  command: string;
+  mean: number;
+  stddev: number | null;
+  median: number;
+  min: number;
+  max: number;
+  times: number[];
+}

@@ -1,0 +1,93 @@
+// Which functions the lab serves and what runs each: the built template's functions on the
+// runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
+// (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
+import { existsSync } from "node:fs";
+import { type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../build/runtimes.mts";
+import { prepareOptDir, removeReadOnlyCopy } from "./execution-environment.mts";
+import type { ServedFunction } from "./emulator/lambda-service.mts";
+import { type TemplateFunction, templateFunctions } from "./template.mts";
+
+/** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
+export function runtimeOf(fn: TemplateFunction): Runtime {
+  const runtimes = Object.values(RUNTIMES) as Runtime[];
+  const found =
+    fn.runtime === "provided.al2023"
+      ? runtimes.find((runtime) => runtime.kind === "custom" && fn.layers.some((layer) => layer.logicalId === runtime.layer))
+      : runtimes.find((runtime) => runtime.lambdaRuntime === fn.runtime);
+  if (!found) {
+    const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
+    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (build/runtimes.mts).`);
+  }
+  return found;
+}
+
+/** Fails with what to install when the host binary of a runtime the lab is to run is missing. */
+export function assertInstalled(runtime: Runtime): void {
+  if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
+}
+
+/** The lab's name of a function on a runtime other than the template's. */
+export function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {
+  return `${logicalId}-${runtime.name}`;
+}
+
+export interface Served {
+  functions: ServedFunction[];
+  /** The lab's name of a template function on a runtime, if it serves it there. */
+  nameOn(logicalId: string, runtime: string): string | undefined;
+  /** Removes the opt dirs prepared for them. */
+  cleanup(): void;
+}
+
+/**
+ * The built template's functions on its own runtime, then on each of `runtimes` that differs
+ * from it. A known runtime is chosen through the template's Runtime parameter (so its Lambda
+ * runtime and layers are the template's); a runtime given by path runs the functions as a
+ * custom runtime with a layer built for it.
+ */
+export async function servedFunctions(builtTemplate: string, overrides: Record<string, string>, runtimes: Runtime[] = [], extra: TemplateFunction[] = []): Promise<Served> {
+  runtimes.forEach(assertInstalled);
+  const own = [...templateFunctions(builtTemplate, overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
+  own.forEach((fn) => assertInstalled(fn.runsOn));
+  const ownRuntime = own[0]?.runsOn;
+  const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
+  const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
+  const functions: ServedFunction[] = [
+    ...own,
+    ...others.flatMap((runtime) =>
+      Object.hasOwn(RUNTIMES, runtime.name)
+        ? templateFunctions(builtTemplate, { ...overrides, Runtime: runtime.name }).map((fn) => {
+            const runsOn = runtimeOf(fn);
+            if (runsOn.name !== runtime.name) throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
+            return { ...fn, runsOn };
+          })
+        : templateFunctions(builtTemplate, overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
+    ).map((fn) => {
+      const name = functionOnRuntime(fn.logicalId, fn.runsOn);
+      names.set(`${fn.logicalId}@${fn.runsOn.name}`, name);
+      return { ...fn, logicalId: name, httpPath: null };
+    }),
+  ];
+  const optDirs = new Map<string, string>();
+  const cleanup = () => optDirs.forEach((dir) => removeReadOnlyCopy(dir));
+  try {
+    for (const fn of functions) {
+      if (fn.runsOn.kind !== "custom") continue;
+      if (!optDirs.has(fn.runsOn.name)) optDirs.set(fn.runsOn.name, await prepareOptDir(fn.runsOn, fn.layers));
+      fn.optDir = optDirs.get(fn.runsOn.name);
+    }
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+  return { functions, cleanup, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
+}
+
+/** Runtimes from a comma-separated list of names or paths (the bench's --runtimes). */
+export function parseRuntimes(list: string): Runtime[] {
+  const runtimes = list.split(",").map((item) => item.trim()).filter(Boolean).map(runtimeNamed);
+  const names = runtimes.map((runtime) => runtime.name);
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated) throw new Error(`runtime ${repeated} is listed twice`);
+  return runtimes;
+}
