@@ -1,9 +1,8 @@
 // What the process-start comparison (bench/process-start.mts) runs in each runtime: import the
 // built handler given as the last argument (its INIT, STS call included), check it, exit.
-// Plain JavaScript with nothing but import(): every runtime runs it as it is.
-const file = process.argv[process.argv.length - 1];
+// Plain JavaScript with nothing but import(), and no `process` on Deno: touching it there loads
+// Deno's Node compatibility layer (~20 ms), which an empty handler would otherwise be charged.
+const args = globalThis.Deno ? globalThis.Deno.args : process.argv;
+const file = args[args.length - 1];
 const module = await import(`file://${file}`);
-if (typeof (module.handler ?? module.default?.handler) !== "function") {
-  console.error(`${file} exports no handler function`);
-  process.exit(1);
-}
+if (typeof (module.handler ?? module.default?.handler) !== "function") throw new Error(`${file} exports no handler function`);
