@@ -17,7 +17,7 @@ import { DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../build/runtimes.
 import { warpAblations } from "../build/variants.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
-import { EMPTY_HANDLER, measureProcessStart, startCell } from "./process-start.mts";
+import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "./process-start.mts";
 import { createProgress } from "./progress.mts";
 import { consoleSummary, markdownReport } from "./report.mts";
 import { type BenchResults, cellLabel, type ProcessStart } from "./results.mts";
@@ -130,6 +130,8 @@ async function main(): Promise<number> {
       if (repeated) throw new UsageError(`two stacks run on ${repeated}: give one stack per runtime`);
       target = { kind: "aws", stacks, region: await client.config.region() };
     } else {
+      // The process-start comparison comes last: a missing hyperfine must not cost a run's worth of cold starts.
+      if (opts.runtimes) await hyperfineVersion();
       if (!opts["no-build"]) {
         console.error("== sam build");
         await samBuild({ quiet: true });

@@ -88,7 +88,7 @@ fi
 if ! command -v hyperfine >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing hyperfine (apt-get)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine; } >&2 ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine; } >/dev/null ||
       die "apt-get install hyperfine failed (see above)."
   else
     say "warning: hyperfine is not installed; the bench's --runtimes needs it (Debian: sudo apt-get install hyperfine)."

@@ -1,9 +1,48 @@
 // The Runtime API client of the custom runtimes (Deno, Bun, any runtime given by path): what
 // aws-lambda-ric is to nodejs22.x, in the few lines a custom runtime needs. It loads _HANDLER from
 // LAMBDA_TASK_ROOT as the Node runtime does (index.handler -> index.mjs, .js or .cjs), then loops
-// on /next. Only web standards (fetch) and node:fs, so that every runtime can run it.
+// on /next. Only fetch and, where there is no Deno, `process` and node:fs, so that every runtime
+// can run it. On Deno it uses Deno's own APIs: `process` or any node: module would load Deno's
+// Node compatibility layer (~20 ms) for a handler that may not need it.
 // Runtime API: https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html
-import { existsSync } from "node:fs";
+
+interface DenoApi {
+  env: { get(name: string): string | undefined; set(name: string, value: string): void; delete(name: string): void };
+  statSync(path: string): unknown;
+  exit(code: number): never;
+}
+const deno = (globalThis as { Deno?: DenoApi }).Deno;
+
+interface System {
+  getEnv(name: string): string | undefined;
+  setEnv(name: string, value: string | null): void;
+  exists(file: string): boolean;
+  exit(code: number): never;
+}
+
+const system: System = deno
+  ? {
+      getEnv: (name) => deno.env.get(name),
+      setEnv: (name, value) => (value === null ? deno.env.delete(name) : deno.env.set(name, value)),
+      exists: (file) => {
+        try {
+          deno.statSync(file);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      exit: (code) => deno.exit(code),
+    }
+  : {
+      getEnv: (name) => process.env[name],
+      setEnv: (name, value) => {
+        if (value === null) delete process.env[name];
+        else process.env[name] = value;
+      },
+      exists: (await import("node:fs")).existsSync,
+      exit: (code) => process.exit(code),
+    };
 
 interface LambdaError {
   errorType: string;
@@ -14,7 +53,7 @@ interface LambdaError {
 type Handler = (event: unknown, context: Record<string, unknown>) => unknown;
 
 const env = (name: string): string => {
-  const value = process.env[name];
+  const value = system.getEnv(name);
   if (!value) throw new Error(`${name} is not set: this client runs under the Lambda Runtime API only`);
   return value;
 };
@@ -44,7 +83,7 @@ async function loadHandler(taskRoot: string, handlerName: string): Promise<Handl
   const match = /^((?:[^/.]+\/)*[^/.]+)\.([^/]+)$/.exec(handlerName);
   if (!match || handlerName.includes("..")) throw new RuntimeError("Runtime.MalformedHandlerName", `Bad handler ${handlerName}`);
   const [, modulePath, exportPath] = match as unknown as [string, string, string];
-  const file = [".mjs", ".js", ".cjs"].map((extension) => `${taskRoot}/${modulePath}${extension}`).find((candidate) => existsSync(candidate));
+  const file = [".mjs", ".js", ".cjs"].map((extension) => `${taskRoot}/${modulePath}${extension}`).find((candidate) => system.exists(candidate));
   if (!file) throw new RuntimeError("Runtime.ImportModuleError", `Error: Cannot find module '${modulePath}'`);
   let target: unknown;
   try {
@@ -64,11 +103,11 @@ function context(headers: Headers): Record<string, unknown> {
   return {
     awsRequestId: headers.get("lambda-runtime-aws-request-id"),
     invokedFunctionArn: headers.get("lambda-runtime-invoked-function-arn"),
-    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
-    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION,
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-    logGroupName: process.env.AWS_LAMBDA_LOG_GROUP_NAME,
-    logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
+    functionName: system.getEnv("AWS_LAMBDA_FUNCTION_NAME"),
+    functionVersion: system.getEnv("AWS_LAMBDA_FUNCTION_VERSION"),
+    memoryLimitInMB: system.getEnv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE"),
+    logGroupName: system.getEnv("AWS_LAMBDA_LOG_GROUP_NAME"),
+    logStreamName: system.getEnv("AWS_LAMBDA_LOG_STREAM_NAME"),
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     callbackWaitsForEmptyEventLoop: false,
   };
@@ -81,16 +120,14 @@ try {
   const report = lambdaError(error);
   console.error(`INIT failed: ${report.errorType}: ${report.errorMessage}`);
   await post("/init/error", JSON.stringify(report), report.errorType);
-  process.exit(1);
+  system.exit(1);
 }
 
 for (;;) {
   const next = await fetch(`${api}/invocation/next`);
   const event: unknown = await next.json();
   const requestId = next.headers.get("lambda-runtime-aws-request-id")!;
-  const traceId = next.headers.get("lambda-runtime-trace-id");
-  if (traceId) process.env._X_AMZN_TRACE_ID = traceId;
-  else delete process.env._X_AMZN_TRACE_ID;
+  system.setEnv("_X_AMZN_TRACE_ID", next.headers.get("lambda-runtime-trace-id"));
   try {
     const result = await handler(event, context(next.headers));
     await post(`/invocation/${encodeURIComponent(requestId)}/response`, JSON.stringify(result ?? null));

@@ -8,8 +8,9 @@ import { VARIANT_NAMES, WARP_OPTIMIZATION_NAMES } from "../../build/variants.mts
 import type { BenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 
-const bench = (...args: string[]) =>
-  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 240_000, env: { ...process.env, CI: "true" } });
+const bench = (...args: string[]) => benchWith({}, ...args);
+const benchWith = (env: Record<string, string>, ...args: string[]) =>
+  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 240_000, env: { ...process.env, CI: "true", ...env } });
 
 describe("npm run bench -- --rounds 2", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-bench-"));
@@ -121,6 +122,15 @@ describe("bench usage errors", () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`error: ${message}`);
     expect(run.stderr).toContain("usage: npm run bench");
+  });
+});
+
+describe("npm run bench -- --runtimes without hyperfine", () => {
+  it("says what to install before it measures anything", () => {
+    const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("error: hyperfine is not installed: install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can).");
+    expect(run.stderr).not.toContain("starting the lab");
   });
 });
 
