@@ -184,9 +184,15 @@ async function main(): Promise<number> {
       if (facts.codeCache && facts.codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = facts.codeCache;
     }
     const results: BenchResults = { schema: 2, startedAt, finishedAt: "", target, rounds: opts.rounds, variants: run.variants, runtimes, versions, machine: machine() };
+    let processStartFailed = false;
     if (lab && opts.runtimes) {
-      results.processStart = await processStart(lab, variants.map((variant) => ({ ...variant, label: label(variant) })), runtimes, opts.rounds, opts.out);
-      versions.hyperfine = results.processStart.tool;
+      try {
+        results.processStart = await processStart(lab, variants.map((variant) => ({ ...variant, label: label(variant) })), runtimes, opts.rounds, opts.out);
+        versions.hyperfine = results.processStart.tool;
+      } catch (error) {
+        processStartFailed = true; // the cold starts are written all the same
+        console.error(`error: the process-start comparison failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
     results.finishedAt = new Date().toISOString();
 
@@ -198,7 +204,7 @@ async function main(): Promise<number> {
     const shown = relative(process.cwd(), report);
     console.log(`\nReport: ${shown.startsWith("..") ? report : shown} (with chart.svg and the raw samples in results.json)`);
     const failures = run.variants.reduce((sum, variant) => sum + variant.failures.length, 0);
-    return failures === steps ? 1 : 0;
+    return failures === steps || processStartFailed ? 1 : 0;
   } finally {
     await stopLab();
   }

@@ -1,7 +1,7 @@
 // `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
 // every variant, then the files a user opens. No timing is asserted: only that it measured.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VARIANT_NAMES, WARP_OPTIMIZATION_NAMES } from "../../build/variants.mts";
@@ -131,6 +131,26 @@ describe("npm run bench -- --runtimes without hyperfine", () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("error: hyperfine is not installed: install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can).");
     expect(run.stderr).not.toContain("starting the lab");
+  });
+});
+
+describe("npm run bench -- --runtimes when hyperfine fails", () => {
+  it("still writes the cold starts it measured, and exits 1 with hyperfine's error", () => {
+    const dir = mkdtempSync(join(tmpdir(), "warpstart-broken-hyperfine-"));
+    try {
+      // Answers --version, fails every measurement.
+      writeFileSync(join(dir, "hyperfine"), '#!/bin/sh\n[ "$1" = --version ] && { echo "hyperfine 0.0.0"; exit 0; }\necho "hyperfine: simulated failure" >&2\nexit 3\n', { mode: 0o755 });
+      const out = join(dir, "out");
+      const run = benchWith({ PATH: `${dir}:${process.env.PATH}` }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor", "--out", out);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain("error: the process-start comparison failed");
+      expect(run.stderr).toContain("hyperfine: simulated failure");
+      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.variants.map((cell) => [cell.name, cell.runtime, cell.samples.length])).toEqual([["Floor", "node22", 1]]);
+      expect(results.processStart).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
