@@ -9,8 +9,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { handlerFile } from "../build/build.mts";
+import { bootstrapVariables } from "../build/runtime-layer.mts";
 import type { Runtime } from "../build/runtimes.mts";
-import { startupCacheVariables } from "../build/startup-caches.mts";
 import { variantNamed } from "../build/variants.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../lab/execution-environment.mts";
@@ -19,9 +19,9 @@ import type { ProcessStart } from "./results.mts";
 
 const run = promisify(execFile);
 const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
-export const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
+const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
 
-export interface StartTarget {
+interface StartTarget {
   /** The label of the variant × runtime cell, e.g. "Optimized (deno)". */
   label: string;
   variant: string;
@@ -50,7 +50,7 @@ export function startCell(label: string, variant: string, fn: ServedFunction): S
 }
 
 /** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
-export function startCommand(target: StartTarget): string[] {
+function startCommand(target: StartTarget): string[] {
   const runtimeArgs = target.runtime.kind === "custom" ? target.runtime.args : [];
   return [target.runtime.hostBinary, ...runtimeArgs, IMPORTER, target.handlerFile];
 }
@@ -82,11 +82,7 @@ export async function measureProcessStart(cells: StartCell[], services: LocalSer
     const targets = cells.map((cell, i) => {
       const { runtime } = cell;
       // Lambda's variables and the runtime's own, as its bootstrap sets them.
-      const env = {
-        ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
-        ...(runtime.kind === "custom" ? runtime.env : {}),
-        ...startupCacheVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }),
-      };
+      const env = { ...functionEnvironment(specs[i]!, taskRoots[i]!, services), ...bootstrapVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }) };
       return { label: cell.label, variant: cell.variant, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
     });
     return await timeCommands(tool, targets, options);
@@ -101,7 +97,8 @@ async function timeCommands(tool: string, targets: Array<StartTarget & { env: Re
   const results: ProcessStart["results"] = [];
   const exported: unknown[] = [];
   for (const target of targets) {
-    const [command, ...args] = startCommand(target);
+    const commandLine = startCommand(target);
+    const [command, ...args] = commandLine;
     try {
       await run(command!, args, { env: target.env, timeout: 30_000 });
     } catch (error) {
@@ -110,8 +107,7 @@ async function timeCommands(tool: string, targets: Array<StartTarget & { env: Re
       continue;
     }
     const file = `${options.exportFile}.part`;
-    const commandLine = startCommand(target).map(quote).join(" ");
-    await run("hyperfine", ["--shell=none", "--style=none", "--runs", String(options.runs), "--warmup", String(options.warmup), "--export-json", file, "--command-name", target.label, commandLine], { env: target.env, maxBuffer: 16 * 2 ** 20 });
+    await run("hyperfine", ["--shell=none", "--style=none", "--runs", String(options.runs), "--warmup", String(options.warmup), "--export-json", file, "--command-name", target.label, commandLine.map(quote).join(" ")], { env: target.env, maxBuffer: 16 * 2 ** 20 });
     const [result] = (JSON.parse(readFileSync(file, "utf8")) as { results: HyperfineResult[] }).results;
     rmSync(file);
     exported.push(result);

@@ -8,15 +8,25 @@
 //                        warmed at build time by this machine's binary of the same version
 import { build } from "esbuild";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CustomRuntime, RUNTIMES, type Runtime } from "./runtimes.mts";
+import { PROJECT_ROOT } from "../lab/paths.mts";
+import { CUSTOM_RUNTIMES, type CustomRuntime, type Runtime } from "./runtimes.mts";
 import { warmLayerCache } from "./startup-caches.mts";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const CLIENT_FILE = "runtime/client.mjs";
 
-/** The bootstrap script: exports the runtime's variables, then execs its binary on the client. */
+/**
+ * What a runtime's bootstrap exports, with the layer and the task root where they are: for
+ * starting the runtime outside its bootstrap (the process-start comparison) as the bootstrap would.
+ */
+export function bootstrapVariables(runtime: Runtime, where: { layer: string; taskRoot: string }): Record<string, string> {
+  if (runtime.kind !== "custom") return {};
+  const cache = runtime.startupCache;
+  return { ...runtime.env, ...(cache && { [cache.variable]: join(cache.in === "layer" ? where.layer : where.taskRoot, cache.dir) }) };
+}
+
+/** The bootstrap script: exports the runtime's variables (bootstrapVariables, in shell), then execs its binary on the client. */
 export function bootstrapScript(runtime: CustomRuntime): string {
   const quote = (text: string) => `"${text.replace(/["\\$`]/g, "\\$&")}"`;
   const exports = Object.entries(runtime.env).map(([name, value]) => `export ${name}=${quote(value)}`);
@@ -49,7 +59,7 @@ export async function buildRuntimeLayer(runtime: CustomRuntime, outDir: string, 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, "bin"), { recursive: true });
   await build({
-    entryPoints: [join(root, "src/runtime-client/index.mts")],
+    entryPoints: [join(PROJECT_ROOT, "src/runtime-client/index.mts")],
     outfile: join(outDir, CLIENT_FILE),
     bundle: true,
     format: "esm",
@@ -67,8 +77,8 @@ export async function buildRuntimeLayer(runtime: CustomRuntime, outDir: string, 
 
 /** The custom runtime a template layer ships (its logical id, e.g. DenoRuntime). */
 export function runtimeOfLayer(logicalId: string): CustomRuntime {
-  const runtime = Object.values(RUNTIMES as Record<string, Runtime>).find((candidate) => candidate.kind === "custom" && candidate.layer === logicalId);
-  if (!runtime || runtime.kind !== "custom") throw new Error(`No runtime in build/runtimes.mts ships the layer "${logicalId}".`);
+  const runtime = CUSTOM_RUNTIMES.find((candidate) => candidate.layer === logicalId);
+  if (!runtime) throw new Error(`No runtime in build/runtimes.mts ships the layer "${logicalId}".`);
   return runtime;
 }
 

@@ -2,16 +2,14 @@
 // here and nowhere else. Managed runtimes are Lambda's nodejs22.x/nodejs24.x; custom runtimes run
 // on provided.al2023 from a layer (build/runtime-layer.mts) holding a `bootstrap`, the runtime's
 // binary and the project's Runtime API client (src/runtime-client/).
-import { readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { NODE22, SETUP_HINT } from "../lab/paths.mts";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { NODE22, PROJECT_ROOT, SETUP_HINT } from "../lab/paths.mts";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** Host binaries of the same versions (tools/runtimes), what the lab and hyperfine run. */
-const HOST_TOOLS = join(root, "tools/runtimes");
+const HOST_TOOLS = join(PROJECT_ROOT, "tools/runtimes/node_modules");
 /** Linux arm64 binaries for the layers (tools/lambda-arm64). */
-const ARM64_TOOLS = join(root, "tools/lambda-arm64/node_modules");
+const ARM64_TOOLS = join(PROJECT_ROOT, "tools/lambda-arm64/node_modules");
 
 interface RuntimeBase {
   name: string;
@@ -62,14 +60,14 @@ export const HANDLER_BUILTINS = ["node:async_hooks", "node:child_process", "node
 
 export type Runtime = ManagedRuntime | CustomRuntime;
 
-const hostVersion = (pkg: string): string | null => {
+/** The version of an installed package (the runtime's npm package), or null before setup installed it. */
+function installedVersion(nodeModules: string, pkg: string): string | null {
   try {
-    return (JSON.parse(readFileSync(join(HOST_TOOLS, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(nodeModules, pkg, "package.json"), "utf8")) as { version: string }).version;
   } catch {
     return null;
   }
-};
-
+}
 
 /** The flags /var/runtime/bootstrap passes to node for a memory size (integer arithmetic, as in its shell). */
 function lambdaNodeFlags(memoryMb: number): string[] {
@@ -89,13 +87,7 @@ export const RUNTIMES = {
     summary: "Lambda's managed nodejs22.x runtime (the project's pinned Node 22 locally)",
     lambdaRuntime: "nodejs22.x",
     hostBinary: NODE22,
-    version: (() => {
-      try {
-        return (JSON.parse(readFileSync(join(root, "tools/node22/node_modules/node/package.json"), "utf8")) as { version: string }).version;
-      } catch {
-        return null;
-      }
-    })(),
+    version: installedVersion(join(PROJECT_ROOT, "tools/node22/node_modules"), "node"),
     installHint: SETUP_HINT,
     // Lambda's nodejs22.x turns these two off (AWS docs, "Building Lambda functions with Node.js").
     nodeFlags: (memoryMb) => [...lambdaNodeFlags(memoryMb), "--no-experimental-require-module", "--no-experimental-detect-module"],
@@ -105,8 +97,8 @@ export const RUNTIMES = {
     kind: "managed",
     summary: "Lambda's managed nodejs24.x runtime",
     lambdaRuntime: "nodejs24.x",
-    hostBinary: join(HOST_TOOLS, "node_modules/.bin/node"),
-    version: hostVersion("node"),
+    hostBinary: join(HOST_TOOLS, ".bin/node"),
+    version: installedVersion(HOST_TOOLS, "node"),
     installHint: SETUP_HINT,
     nodeFlags: lambdaNodeFlags,
   },
@@ -117,11 +109,10 @@ export const RUNTIMES = {
     lambdaRuntime: "provided.al2023",
     layer: "DenoRuntime",
     binaryName: "deno",
-    hostBinary: join(HOST_TOOLS, "node_modules/.bin/deno"),
+    hostBinary: join(HOST_TOOLS, ".bin/deno"),
     lambdaBinary: join(ARM64_TOOLS, "@deno/linux-arm64-glibc/deno"),
-    version: hostVersion("deno"),
+    version: installedVersion(HOST_TOOLS, "deno"),
     installHint: SETUP_HINT,
-    // No config or lock file lookups, no update check; the handler imports only node: builtins.
     // No config or lock file lookups; the handlers import only node: builtins (none of these flags
     // measurably changes start-up, they keep Deno from reading files the function does not have).
     args: ["run", "--allow-all", "--no-config", "--no-lock", "--node-modules-dir=none"],
@@ -136,9 +127,9 @@ export const RUNTIMES = {
     lambdaRuntime: "provided.al2023",
     layer: "BunRuntime",
     binaryName: "bun",
-    hostBinary: join(HOST_TOOLS, "node_modules/.bin/bun"),
+    hostBinary: join(HOST_TOOLS, ".bin/bun"),
     lambdaBinary: join(ARM64_TOOLS, "@oven/bun-linux-aarch64/bin/bun"),
-    version: hostVersion("bun"),
+    version: installedVersion(HOST_TOOLS, "bun"),
     installHint: SETUP_HINT,
     // --no-install: a missing package is an error, not a download at INIT.
     args: ["run", "--no-install"],
@@ -149,8 +140,14 @@ export const RUNTIMES = {
 
 export type RuntimeName = keyof typeof RUNTIMES;
 export const RUNTIME_NAMES = Object.keys(RUNTIMES) as RuntimeName[];
+export const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 /** The runtime of the template's default and of every run that names none. */
 export const DEFAULT_RUNTIME: RuntimeName = "node22";
+
+/** Fails with what to install when a runtime's host binary is missing. */
+export function assertInstalled(runtime: Runtime): void {
+  if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
+}
 
 const NO_CACHE = "-no-cache";
 
@@ -179,7 +176,8 @@ export function runtimeNamed(nameOrPath: string): Runtime {
   const cached = nameOrPath.endsWith(NO_CACHE) ? (RUNTIMES as Record<string, Runtime>)[nameOrPath.slice(0, -NO_CACHE.length)] : undefined;
   if (cached?.kind === "custom" && cached.startupCache) return withoutStartupCache(cached);
   if (!nameOrPath.includes("/")) {
-    throw new Error(`Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, deno${NO_CACHE} and bun${NO_CACHE} (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`);
+    const uncached = CUSTOM_RUNTIMES.filter((runtime) => runtime.startupCache).map((runtime) => `${runtime.name}${NO_CACHE}`);
+    throw new Error(`Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, ${uncached.join(" and ")} (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`);
   }
   const binary = resolve(nameOrPath);
   const name = basename(binary).replace(/[^A-Za-z0-9_-]/g, "-");

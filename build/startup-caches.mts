@@ -7,20 +7,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type CustomRuntime, RUNTIMES, type Runtime, type StartupCache } from "./runtimes.mts";
+import { assertInstalled, CUSTOM_RUNTIMES, type CustomRuntime, type StartupCache } from "./runtimes.mts";
 
 const run = promisify(execFile);
 
-/** The variables that point a runtime at its startup cache, given where the layer and the task root are. */
-export function startupCacheVariables(runtime: Runtime, where: { layer: string; taskRoot: string }): Record<string, string> {
-  if (runtime.kind !== "custom" || !runtime.startupCache) return {};
-  const { variable, dir } = runtime.startupCache;
-  return { [variable]: join(runtime.startupCache.in === "layer" ? where.layer : where.taskRoot, dir) };
-}
-
 /** Runs the host binary with its cache variable set; the process may fail (no STS at build time): the cache is written first. */
 async function runWarm(runtime: CustomRuntime, cache: StartupCache, cacheDir: string, file: string): Promise<void> {
-  if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
+  assertInstalled(runtime);
   // An unreachable STS endpoint ends a handler's INIT at once instead of waiting for a real one.
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runtime.env, [cache.variable]: cacheDir, AWS_ENDPOINT_URL_STS: "https://127.0.0.1:9", AWS_REGION: "us-east-1" };
   await run(runtime.hostBinary, [...runtime.args, file], { env, timeout: 60_000 }).catch(() => undefined);
@@ -48,8 +41,8 @@ export async function warmLayerCache(runtime: CustomRuntime, layerDir: string): 
 
 /** Warms the task-root caches of every custom runtime that keeps one there, by loading the artifact's handler. */
 export async function warmTaskRootCaches(artifactDir: string, handlerFile: string): Promise<void> {
-  for (const runtime of Object.values(RUNTIMES) as Runtime[]) {
-    if (runtime.kind !== "custom" || runtime.startupCache?.in !== "task-root") continue;
+  for (const runtime of CUSTOM_RUNTIMES) {
+    if (runtime.startupCache?.in !== "task-root") continue;
     const cacheDir = join(artifactDir, runtime.startupCache.dir);
     await runWarm(runtime, runtime.startupCache, cacheDir, join(artifactDir, handlerFile));
     // Bun caches only sources of 50 KB and more: a small handler leaves nothing worth shipping.

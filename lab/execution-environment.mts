@@ -42,10 +42,7 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
   mkdirSync(join(varDir, "task"), { recursive: true });
   const runtimeModules = join(varDir, "node_modules");
   if (managed && !existsSync(runtimeModules)) symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
-  const taskRoot = join(varDir, "task", `${spec.name}-${randomBytes(4).toString("hex")}`);
-  cpSync(spec.codeDir, taskRoot, { recursive: true });
-  chmodSync(taskRoot, 0o555); // Lambda's /var/task is read-only
-  return taskRoot;
+  return readOnlyCopy(spec.codeDir, join(varDir, "task", spec.name)); // Lambda's /var/task is read-only
 }
 
 /**
@@ -54,8 +51,13 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
  * for the environments after it; on Lambda every environment starts from the layer as shipped.
  */
 export function copyOptDir(optDir: string): string {
-  const copy = `${optDir}-env-${randomBytes(4).toString("hex")}`;
-  cpSync(optDir, copy, { recursive: true, verbatimSymlinks: true });
+  return readOnlyCopy(optDir, `${optDir}-env`);
+}
+
+/** A read-only copy of `source` at `<base>-<random id>` (links stay links). */
+function readOnlyCopy(source: string, base: string): string {
+  const copy = `${base}-${randomBytes(4).toString("hex")}`;
+  cpSync(source, copy, { recursive: true, verbatimSymlinks: true });
   chmodSync(copy, 0o555);
   return copy;
 }

@@ -1,19 +1,17 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
-import { existsSync } from "node:fs";
-import { type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../build/runtimes.mts";
+import { assertInstalled, CUSTOM_RUNTIMES, type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../build/runtimes.mts";
 import { prepareOptDir, removeReadOnlyCopy } from "./execution-environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import { type TemplateFunction, templateFunctions } from "./template.mts";
 
 /** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
 export function runtimeOf(fn: TemplateFunction): Runtime {
-  const runtimes = Object.values(RUNTIMES) as Runtime[];
   const found =
     fn.runtime === "provided.al2023"
-      ? runtimes.find((runtime) => runtime.kind === "custom" && fn.layers.some((layer) => layer.logicalId === runtime.layer))
-      : runtimes.find((runtime) => runtime.lambdaRuntime === fn.runtime);
+      ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
+      : (Object.values(RUNTIMES) as Runtime[]).find((runtime) => runtime.lambdaRuntime === fn.runtime);
   if (!found) {
     const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
     throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (build/runtimes.mts).`);
@@ -21,13 +19,8 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
   return found;
 }
 
-/** Fails with what to install when the host binary of a runtime the lab is to run is missing. */
-export function assertInstalled(runtime: Runtime): void {
-  if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
-}
-
 /** The lab's name of a function on a runtime other than the template's. */
-export function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {
+function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {
   return `${logicalId}-${runtime.name}`;
 }
 

@@ -4,14 +4,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { handlerFile } from "../../build/build.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../build/runtime-layer.mts";
-import { type CustomRuntime, HANDLER_BUILTINS, type Runtime, RUNTIMES } from "../../build/runtimes.mts";
+import { CUSTOM_RUNTIMES, HANDLER_BUILTINS, RUNTIMES } from "../../build/runtimes.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS, VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
 import { BUILD_DIR } from "../../lab/paths.mts";
 import { sam } from "../../lab/sam.mts";
 import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
 import { builtFunction, expectedSdkVersion, run, succeeded } from "../support/lab.mts";
 
-const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 /** e_machine of an ELF header (offset 18) for 64-bit ARM, Lambda's arm64. */
 const ELF_MACHINE_AARCH64 = 183;
 const metafile = (name: string) => JSON.parse(readFileSync(join(BUILD_DIR, `${name}.meta.json`), "utf8")) as Metafile;

@@ -5,9 +5,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bootstrapScript, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../build/runtime-layer.mts";
+import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../build/runtime-layer.mts";
 import { type CustomRuntime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../build/runtimes.mts";
-import { startupCacheVariables } from "../../build/startup-caches.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 import { PROJECT_ROOT } from "../../lab/paths.mts";
 
@@ -73,7 +72,7 @@ describe("a custom runtime's bootstrap", () => {
     const layer = join(workDir, "opt with space");
     mkdirSync(join(layer, "bin"), { recursive: true });
     writeFileSync(join(layer, "bootstrap"), bootstrapScript(runtime), { mode: 0o755 });
-    const variables = { ...runtime.env, ...startupCacheVariables(runtime, { layer, taskRoot: "/var/task" }) };
+    const variables = bootstrapVariables(runtime, { layer, taskRoot: "/var/task" });
     fakeBinary(join(layer, "bin", runtime.binaryName), Object.keys(variables));
 
     const run = spawnSync(join(layer, "bootstrap"), { encoding: "utf8", env: { LAMBDA_TASK_ROOT: "/var/task" } });

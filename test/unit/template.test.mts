@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CustomRuntime, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../build/runtimes.mts";
+import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../build/runtimes.mts";
 import { VARIANT_NAMES } from "../../build/variants.mts";
 import { EVENTS_DIR, PROJECT_ROOT } from "../../lab/paths.mts";
 import { loadTemplate, templateFunctions } from "../../lab/template.mts";
@@ -12,7 +12,6 @@ const TEMPLATE = join(PROJECT_ROOT, "template.yaml");
 const template = loadTemplate(TEMPLATE);
 const functions = templateFunctions(TEMPLATE);
 const resources = template.Resources;
-const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 
 /** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */
 function keyPaths(value: unknown, prefix = ""): string[] {
