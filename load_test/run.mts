@@ -1,4 +1,4 @@
-// `npm run load -- [--duration S] [--provisioned N] [--out DIR] [--stack NAME [--region R]]`:
+// `npm run load -- [--duration S] [--provisioned N] [--max-p99 MS|off] [--out DIR] [--stack NAME [--region R]]`:
 // Artillery against the template's HTTP API, end to end. Locally: for provisioned concurrency
 // off and on, start the lab, run config.yaml (phases scaled to --duration), stop the lab. With
 // --stack: once, against the deployed stack's ApiUrl, as deployed. Prints a summary per
@@ -7,7 +7,7 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
 import { samconfigParameterOverrides, startLab } from "../lab/lab.mts";
 import { PROJECT_ROOT } from "../lab/paths.mts";
@@ -16,7 +16,8 @@ import { samBuild } from "../lab/sam.mts";
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
-const USAGE = "usage: npm run load -- [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
+const USAGE =
+  "usage: npm run load -- [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
 
 class UsageError extends Error {}
 
@@ -29,10 +30,17 @@ interface VariantSummary {
   firstRequestMs: { n: number; p50: number | null; p99: number | null };
 }
 
+/** One of config.yaml's `ensure` checks as Artillery judged it. */
+export interface Check {
+  expression: string;
+  passed: boolean;
+}
+
 export interface RunSummary {
   provisionedConcurrency: number | "as deployed";
   target: string;
   thresholdsPassed: boolean;
+  checks: Check[];
   variants: Record<string, VariantSummary>;
 }
 
@@ -41,6 +49,7 @@ function options() {
     options: {
       duration: { type: "string", default: "40" },
       provisioned: { type: "string", default: "2" },
+      "max-p99": { type: "string" },
       out: { type: "string" },
       stack: { type: "string" },
       region: { type: "string" },
@@ -51,16 +60,27 @@ function options() {
   if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S) throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
   const provisioned = Number(values.provisioned);
   if (!Number.isInteger(provisioned) || provisioned < 1 || provisioned > 10) throw new UsageError(`--provisioned must be a whole number from 1 to 10, not "${values.provisioned}"`);
+  const maxP99 = values["max-p99"];
+  if (maxP99 !== undefined && maxP99 !== "off" && !(Number.isInteger(Number(maxP99)) && Number(maxP99) > 0))
+    throw new UsageError(`--max-p99 must be a whole number of milliseconds or "off", not "${maxP99}"`);
   const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
-  return { ...values, duration, provisioned, out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${stamp}`)) };
+  return { ...values, duration, provisioned, maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99), out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${stamp}`)) };
 }
 
-/** config.yaml with its phases scaled to last `seconds` in all, keeping their proportions. */
-export function scaledConfig(seconds: number): Record<string, any> {
+/**
+ * config.yaml with its phases scaled to last `seconds` in all, keeping their proportions, and its
+ * p99 threshold replaced by `maxP99` (milliseconds) or dropped ("off"); the no-failed-request
+ * condition always stays.
+ */
+export function scaledConfig(seconds: number, maxP99?: number | "off"): Record<string, any> {
   const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8"));
   const phases = config.config.phases as { duration: number }[];
   const total = phases.reduce((sum, phase) => sum + phase.duration, 0);
   for (const phase of phases) phase.duration = Math.max(1, Math.round((phase.duration * seconds) / total));
+  if (maxP99 !== undefined) {
+    const others = (config.config.ensure.thresholds as Record<string, number>[]).filter((threshold) => !("http.response_time.p99" in threshold));
+    config.config.ensure.thresholds = maxP99 === "off" ? others : [...others, { "http.response_time.p99": maxP99 }];
+  }
   config.config.processor = join(LOAD_DIR, "processor.cjs");
   return config;
 }
@@ -98,18 +118,38 @@ export function summarize(report: { aggregate: { counters: Record<string, number
   );
 }
 
-/** Runs Artillery; resolves with its JSON report and whether its `ensure` thresholds passed. */
-async function artillery(target: string, config: Record<string, any>, outDir: string, label: string): Promise<{ report: any; passed: boolean }> {
+/**
+ * The `ensure` checks from Artillery's output ("Checks:" then "ok: EXPR" / "fail: EXPR" lines);
+ * its JSON report does not record them.
+ */
+export function parseChecks(output: string): Check[] {
+  const lines = stripVTControlCharacters(output).split("\n");
+  const start = lines.lastIndexOf("Checks:");
+  if (start < 0) return [];
+  return lines.slice(start + 1).flatMap((line) => {
+    const match = /^(ok|fail): (.+)$/.exec(line.trim());
+    return match ? [{ expression: match[2]!, passed: match[1] === "ok" }] : [];
+  });
+}
+
+/** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */
+async function artillery(target: string, config: Record<string, any>, outDir: string, label: string): Promise<{ report: any; checks: Check[]; passed: boolean }> {
   const configFile = join(outDir, `config-${label}.yaml`);
   const reportFile = join(outDir, `artillery-${label}.json`);
   writeFileSync(configFile, stringify(config));
+  let output = "";
   const code = await new Promise<number | null>((done, fail) => {
     const child = spawn(ARTILLERY, ["run", "--target", target, "--output", reportFile, configFile], {
-      stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: "true", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+      // piped to be read, so colours only if they would have been shown
+      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: "true", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+    });
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      process.stdout.write(chunk);
     });
     child.on("error", (error) => fail(new Error(`could not start Artillery (${ARTILLERY}): ${error.message}; run \`bash scripts/setup.sh\``)));
-    child.on("exit", done);
+    child.on("close", done);
   });
   let report: unknown;
   try {
@@ -117,10 +157,11 @@ async function artillery(target: string, config: Record<string, any>, outDir: st
   } catch {
     throw new Error(`Artillery exited with code ${code} and wrote no report (${reportFile})`);
   }
-  return { report, passed: code === 0 };
+  return { report, checks: parseChecks(output), passed: code === 0 };
 }
 
-function table(run: RunSummary): string {
+/** A run's verdict line and its per-variant table, as printed at the end. */
+export function table(run: RunSummary): string {
   const header = ["variant", "requests", "errors", "cold starts", "init types", "p50 ms", "p95 ms", "p99 ms", "first-request p99 ms"];
   const fmt = (value: number | null) => (value === null ? "–" : value.toFixed(1));
   const rows = Object.entries(run.variants).map(([name, v]) => [
@@ -136,7 +177,9 @@ function table(run: RunSummary): string {
   ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ");
-  return [`provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${run.thresholdsPassed ? "passed" : "FAILED"}`, line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  const failed = run.checks.filter((check) => !check.passed).map((check) => check.expression);
+  const verdict = run.thresholdsPassed ? "passed" : `FAILED${failed.length ? ` (${failed.join("; ")})` : ""}`;
+  return [`provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${verdict}`, line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 async function stackApiUrl(stack: string, region: string | undefined): Promise<string> {
@@ -149,12 +192,12 @@ async function stackApiUrl(stack: string, region: string | undefined): Promise<s
 async function main(): Promise<number> {
   const opts = options();
   mkdirSync(opts.out, { recursive: true });
-  const config = scaledConfig(opts.duration);
+  const config = scaledConfig(opts.duration, opts.maxP99);
   const runs: RunSummary[] = [];
   if (opts.stack) {
     const target = await stackApiUrl(opts.stack, opts.region);
-    const { report, passed } = await artillery(target, config, opts.out, "deployed");
-    runs.push({ provisionedConcurrency: "as deployed", target, thresholdsPassed: passed, variants: summarize(report) });
+    const { report, checks, passed } = await artillery(target, config, opts.out, "deployed");
+    runs.push({ provisionedConcurrency: "as deployed", target, thresholdsPassed: passed, checks, variants: summarize(report) });
   } else {
     if (!opts["no-build"]) {
       console.error("== sam build");
@@ -166,8 +209,8 @@ async function main(): Promise<number> {
       const stop = () => void lab.stop().then(() => process.exit(130));
       process.once("SIGINT", stop);
       try {
-        const { report, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
-        runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, variants: summarize(report) });
+        const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
+        runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
       } finally {
         process.off("SIGINT", stop);
         await lab.stop();
@@ -176,7 +219,9 @@ async function main(): Promise<number> {
   }
   writeFileSync(join(opts.out, "summary.json"), `${JSON.stringify({ durationSeconds: opts.duration, runs }, null, 2)}\n`);
   console.log(`\n${runs.map(table).join("\n\n")}\n\nSummary: ${join(opts.out, "summary.json")}`);
-  return runs.every((run) => run.thresholdsPassed) ? 0 : 1;
+  if (runs.every((run) => run.thresholdsPassed)) return 0;
+  console.error("error: a run failed its thresholds (config.yaml's `ensure`, or --max-p99); the table above names the failed checks");
+  return 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

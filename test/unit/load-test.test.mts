@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { PROJECT_ROOT } from "../../lab/paths.mts";
 import { templateFunctions } from "../../lab/template.mts";
-import { scaledConfig, summarize } from "../../load_test/run.mts";
+import { type RunSummary, parseChecks, scaledConfig, summarize, table } from "../../load_test/run.mts";
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
@@ -20,6 +20,14 @@ describe("load_test/config.yaml", () => {
   it("fails a run on errors or a slow p99 (ensure)", () => {
     expect(config.config.ensure.conditions).toContainEqual({ expression: "vusers.failed == 0", strict: true });
     expect(config.config.ensure.thresholds[0]).toHaveProperty(["http.response_time.p99"]);
+  });
+
+  it("replaces the p99 threshold with --max-p99, or drops it with off, keeping the no-failed-request condition", () => {
+    const p99 = (maxP99?: number | "off") => (scaledConfig(6, maxP99).config.ensure.thresholds as Record<string, number>[]).filter((t) => "http.response_time.p99" in t);
+    expect(p99()).toEqual(config.config.ensure.thresholds);
+    expect(p99(250)).toEqual([{ "http.response_time.p99": 250 }]);
+    expect(p99("off")).toEqual([]);
+    expect(scaledConfig(6, "off").config.ensure.conditions).toEqual(config.config.ensure.conditions);
   });
 
   it.each([6, 40, 600])("scales the phases to last %i seconds in all", (seconds) => {
@@ -60,5 +68,26 @@ describe("summarize", () => {
         firstRequestMs: { n: 2, p50: 100, p99: 120 },
       },
     });
+  });
+});
+
+describe("the verdict of a run", () => {
+  // as Artillery's ensure plugin prints its checks at the end of a run (colours when on a terminal)
+  const output = "All VUs finished.\nSummary report\n\nChecks:\n\u001b[32mok\u001b[39m: vusers.failed == 0\n\u001b[31mfail\u001b[39m: http.response_time.p99 < 1\n";
+
+  it("reads Artillery's checks from its output", () => {
+    expect(parseChecks(output)).toEqual([
+      { expression: "vusers.failed == 0", passed: true },
+      { expression: "http.response_time.p99 < 1", passed: false },
+    ]);
+    expect(parseChecks("Summary report\n")).toEqual([]);
+  });
+
+  it("names the failed checks above the table", () => {
+    const run: RunSummary = { provisionedConcurrency: 0, target: "http://127.0.0.1:1", thresholdsPassed: false, checks: parseChecks(output), variants: {} };
+    expect(table(run).split("\n")[0]).toBe("provisioned concurrency: 0   thresholds: FAILED (http.response_time.p99 < 1)");
+    expect(table({ ...run, thresholdsPassed: true, checks: [{ expression: "vusers.failed == 0", passed: true }] }).split("\n")[0]).toBe(
+      "provisioned concurrency: 0   thresholds: passed",
+    );
   });
 });
