@@ -4,12 +4,13 @@
 import { DescribeStacksCommand, CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, startLab } from "../lab/lab.mts";
-import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
+import { variantEvent } from "../lab/events.mts";
+import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 import { type TemplateFunction, templateFunctions } from "../lab/template.mts";
 import { buildVariant } from "../build/build.mts";
@@ -154,7 +155,7 @@ async function main(): Promise<number> {
       measured.map((fn) => {
         const name = cell.functionName(fn.logicalId);
         if (!name) throw new UsageError(`${fn.logicalId} is not in the ${cell.where}${opts.stack ? ` (no ${fn.logicalId}FunctionName output)` : ""}`);
-        return { name: fn.logicalId, runtime: cell.runtime, functionName: name, event: JSON.parse(readFileSync(join(EVENTS_DIR, `${fn.httpPath?.slice(1) ?? fn.logicalId.toLowerCase()}.json`), "utf8")) };
+        return { name: fn.logicalId, runtime: cell.runtime, functionName: name, event: variantEvent(fn.httpPath?.slice(1) ?? fn.logicalId) };
       }),
     );
     const runtimes = cells.map((cell) => cell.runtime);

@@ -5,12 +5,13 @@
 // of the same warm environment. The local STS counts the TCP connections it accepts (one TLS
 // session each). Prints the table and writes DIR/keepalive.json and DIR/keepalive.md.
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { variantNamed } from "../build/variants.mts";
-import { type Lab, labClient, startLab } from "../lab/lab.mts";
-import { EVENTS_DIR, PROJECT_ROOT } from "../lab/paths.mts";
+import { type Lab, labClient, withLab } from "../lab/lab.mts";
+import { variantEvent } from "../lab/events.mts";
+import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
@@ -72,12 +73,6 @@ function options() {
   return { build: !values["no-build"], help: values.help === true, invokes, out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${stamp}`)) };
 }
 
-/** The variant's HTTP API event from events/, asking for `calls` STS calls. */
-function eventFor(variant: string, calls: number): unknown {
-  const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${variant.toLowerCase()}.json`), "utf8"));
-  return { ...event, rawQueryString: `calls=${calls}`, queryStringParameters: { calls: String(calls) } };
-}
-
 interface Answer {
   coldstart: boolean;
   calls: { count: number; latenciesMs: number[] };
@@ -92,7 +87,7 @@ async function invoke(client: LambdaClient, functionName: string, event: unknown
 
 /** Warm-up, then `invokes` measured invokes of one variant at K calls each. */
 async function measure(lab: Lab, client: LambdaClient, variant: string, callsPerInvoke: number, invokes: number): Promise<KeepAliveRow> {
-  const event = eventFor(variant, callsPerInvoke);
+  const event = variantEvent(variant, callsPerInvoke);
   const row: KeepAliveRow = { variant, keepAlive: variantNamed(variant).keepAlive ?? true, callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
   try {
     await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
@@ -164,31 +159,18 @@ export function keepAliveMarkdown(results: KeepAliveResults): string {
   ].join("\n\n")}\n`;
 }
 
-/** Runs `work` against a fresh lab (after sam build, unless told not to) and stops the lab however the run ends, Ctrl-C included. */
-async function withLab<T>(build: boolean, work: (lab: Lab) => Promise<T>): Promise<T> {
-  if (build) {
-    console.error("== sam build");
-    await samBuild({ quiet: true });
-  }
-  console.error("== starting the lab (local STS + Lambda API)");
-  const lab = await startLab();
-  const interrupted = () => void lab.stop().then(() => process.exit(130));
-  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
-  try {
-    return await work(lab);
-  } finally {
-    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
-    await lab.stop();
-  }
-}
-
 async function main(): Promise<number> {
   const opts = options();
   if (opts.help) {
     console.log(USAGE);
     return 0;
   }
-  return withLab(opts.build, async (lab) => {
+  if (opts.build) {
+    console.error("== sam build");
+    await samBuild({ quiet: true });
+  }
+  console.error("== starting the lab (local STS + Lambda API)");
+  return withLab({}, async (lab) => {
     const client = labClient(lab);
     const startedAt = new Date().toISOString();
     const rows: KeepAliveRow[] = [];

@@ -82,7 +82,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
       } catch (error) {
         fail("update", error);
       }
-      options.onStep?.({ round, variant: variant, ok });
+      options.onStep?.({ round, variant, ok });
     }
   }
   return { variants: [...results.values()], reported };

@@ -7,7 +7,6 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { functionEnvironment } from "../lab/execution-environment.mts";
-import { NODE22 } from "../lab/paths.mts";
 import { startLocalSts } from "../lab/sts/local-sts.mts";
 import { RUNTIMES } from "./runtimes.mts";
 
@@ -16,8 +15,10 @@ const run = promisify(execFile);
 
 /** Runs the artifact's INIT in a fresh process; "write" saves the cache, "status" prints what V8 did with it. */
 async function init(outdir: string, memoryMb: number, mode: "write" | "status", services: { stsEndpoint: string; caFile: string }, extraFlags: string[] = []): Promise<string> {
-  const env = functionEnvironment({ name: "code-cache", codeDir: outdir, handler: "index.handler", memoryMb }, outdir, services);
-  const { stdout } = await run(NODE22, [...RUNTIMES.node22.nodeFlags(memoryMb), ...extraFlags, CHILD, mode, outdir], { env, timeout: 30_000 });
+  // Made for nodejs22.x, the template's default runtime: a V8 cache is only good for its own V8.
+  const runtime = RUNTIMES.node22;
+  const env = functionEnvironment({ name: "code-cache", codeDir: outdir, handler: "index.handler", memoryMb, runtime }, outdir, services);
+  const { stdout } = await run(runtime.hostBinary, [...runtime.nodeFlags(memoryMb), ...extraFlags, CHILD, mode, outdir], { env, timeout: 30_000 });
   return stdout.trim();
 }
 

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../build/runtime-layer.mts";
-import { type CustomRuntime, RUNTIMES, type Runtime } from "../build/runtimes.mts";
+import type { CustomRuntime, Runtime } from "../build/runtimes.mts";
 import { RUNTIME_DIR, STATE_DIR } from "./paths.mts";
 import type { TemplateLayer } from "./template.mts";
 
@@ -17,8 +17,8 @@ export interface FunctionSpec {
   handler: string;
   memoryMb: number;
   region?: string;
-  /** What runs it (default node22, the template's default). */
-  runtime?: Runtime;
+  /** What runs it. */
+  runtime: Runtime;
   /** A custom runtime's stand-in for /opt: its layer, with the host's binary (prepareOptDir). */
   optDir?: string;
 }
@@ -37,7 +37,7 @@ export interface LocalServices {
  * system's temporary directory, where no node_modules of the project's is in reach.
  */
 export function prepareTaskRoot(spec: FunctionSpec): string {
-  const managed = (spec.runtime ?? RUNTIMES.node22).kind === "managed";
+  const managed = spec.runtime.kind === "managed";
   const varDir = managed ? join(STATE_DIR, "var") : join(tmpdir(), "warpstart-lab");
   mkdirSync(join(varDir, "task"), { recursive: true });
   const runtimeModules = join(varDir, "node_modules");
@@ -90,7 +90,7 @@ export async function prepareOptDir(runtime: CustomRuntime, layers: TemplateLaye
 /** The environment a function sees: Lambda's reserved variables, the lab's STS, nothing inherited. */
 export function functionEnvironment(spec: FunctionSpec, taskRoot: string, services: LocalServices): Record<string, string> {
   const region = spec.region ?? "us-east-1";
-  const runtime = spec.runtime ?? RUNTIMES.node22;
+  const { runtime } = spec;
   // Only the managed runtimes' bootstraps set these (a custom runtime's bootstrap is the function's own).
   const managed: Record<string, string> =
     runtime.kind === "managed"

@@ -81,3 +81,19 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   // lab.sts, not sts, in stop(): a test may replace the STS (stop it, start another on the same port).
   return lab;
 }
+
+/**
+ * Runs `work` against a lab started with `options` and stops the lab however the run ends, Ctrl-C
+ * and SIGTERM included (then exit 130): no function process or STS outlives a run.
+ */
+export async function withLab<T>(options: LabOptions, work: (lab: Lab) => Promise<T>): Promise<T> {
+  const lab = await startLab(options);
+  const interrupted = () => void lab.stop().then(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  try {
+    return await work(lab);
+  } finally {
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+    await lab.stop();
+  }
+}

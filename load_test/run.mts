@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
-import { samconfigParameterOverrides, startLab } from "../lab/lab.mts";
+import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
 import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 
@@ -205,16 +205,10 @@ async function main(): Promise<number> {
     }
     for (const provisioned of [0, opts.provisioned]) {
       console.error(`== lab with provisioned concurrency ${provisioned} per function`);
-      const lab = await startLab({ parameterOverrides: { ...samconfigParameterOverrides(), ProvisionedConcurrency: String(provisioned) } });
-      const stop = () => void lab.stop().then(() => process.exit(130));
-      process.once("SIGINT", stop);
-      try {
+      await withLab({ parameterOverrides: { ...samconfigParameterOverrides(), ProvisionedConcurrency: String(provisioned) } }, async (lab) => {
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
         runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
-      } finally {
-        process.off("SIGINT", stop);
-        await lab.stop();
-      }
+      });
     }
   }
   writeFileSync(join(opts.out, "summary.json"), `${JSON.stringify({ durationSeconds: opts.duration, runs }, null, 2)}\n`);

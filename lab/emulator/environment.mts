@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RUNTIMES } from "../../build/runtimes.mts";
 import { copyOptDir, type FunctionSpec, type LocalServices, functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../execution-environment.mts";
 import { RUNTIME_DIR } from "../paths.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
@@ -181,7 +180,7 @@ export class ExecutionEnvironment {
 
 /** The command that starts the runtime: the managed runtime's node on the RIC, or a custom runtime's bootstrap. */
 function launch(spec: FunctionSpec, optDir: string | null): [string, string[]] {
-  const runtime = spec.runtime ?? RUNTIMES.node22;
+  const { runtime } = spec;
   if (runtime.kind === "managed") return [runtime.hostBinary, [...runtime.nodeFlags(spec.memoryMb), RIC_ENTRY]];
   if (!optDir) throw new Error(`${spec.name} runs on the custom runtime ${runtime.name} but has no opt dir (its layer)`);
   return [join(optDir, "bootstrap"), []];

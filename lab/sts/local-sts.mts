@@ -18,9 +18,8 @@ export interface LocalSts {
   port: number;
   /** The CA that signed the server certificate: the only one functions should trust. */
   caFile: string;
-  /** TCP connections accepted since start (the start-up probe's not counted) or the last resetConnections(). */
+  /** TCP connections accepted since start (the start-up probe's not counted). */
   connections(): number;
-  resetConnections(): void;
   /** Stops the proxy (closing every connection through it) and gunicorn. */
   stop(): Promise<void>;
 }
@@ -180,17 +179,8 @@ export async function startLocalSts(options: StartOptions = {}): Promise<LocalSt
     const caFile = join(certDir, "ca.pem");
     await probe(endpoint, readFileSync(caFile, "utf8"));
     const counter = proxy;
-    counter.accepted = 0;
-    return {
-      endpoint,
-      port,
-      caFile,
-      connections: () => counter.accepted,
-      resetConnections: () => {
-        counter.accepted = 0;
-      },
-      stop,
-    };
+    counter.accepted = 0; // the probe's connection
+    return { endpoint, port, caFile, connections: () => counter.accepted, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,7 +1,6 @@
 // Keep-alive, extra STS calls per invoke (?calls=K) and the CommonJS variant, through the
 // emulator as users reach it, with the local STS counting the TCP connections it accepts.
 // No timing is asserted: only answers and connection counts.
-import { InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
@@ -9,34 +8,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../lab/execution-environment.mts";
-import { type Lab, labClient, startLab } from "../../lab/lab.mts";
-import { EVENTS_DIR, NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
+import { type Lab, startLab } from "../../lab/lab.mts";
+import { variantEvent } from "../../lab/events.mts";
+import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { builtFunction, freePort } from "../support/lab.mts";
+import { builtFunction, forceColdStart, freePort, invokeLogged } from "../support/lab.mts";
 import { RUNTIMES } from "../../build/runtimes.mts";
 
 let lab: Lab;
-let client: LambdaClient;
 beforeAll(async () => {
   lab = await startLab();
-  client = labClient(lab, { maxAttempts: 1 });
 });
 afterAll(async () => {
   await lab?.stop();
 });
 
-/** The function's HTTP API event from events/, with ?calls=K when given. */
-function eventFor(functionName: string, calls?: number): unknown {
-  const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${functionName.toLowerCase()}.json`), "utf8"));
-  return calls === undefined ? event : { ...event, rawQueryString: `calls=${calls}`, queryStringParameters: { calls: String(calls) } };
-}
-
+/** Invokes the function with its event from events/ (?calls=K when given); `body`: its parsed response body. */
 async function invoke(functionName: string, calls?: number) {
-  const out = await client.send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(eventFor(functionName, calls))) }));
-  const payload = JSON.parse(Buffer.from(out.Payload!).toString("utf8"));
-  const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
-  return { functionError: out.FunctionError, payload, body: out.FunctionError ? undefined : JSON.parse(payload.body), log };
+  const result = await invokeLogged(lab, functionName, variantEvent(functionName, calls));
+  return { ...result, body: result.functionError ? undefined : JSON.parse(result.payload.body) };
 }
 
 /** Connections the local STS accepted while `work` ran. */
@@ -143,8 +134,7 @@ describe("Cjs when STS is down at INIT", () => {
 
   it("through the emulator: fails the invoke naming the endpoint, and the same process answers once STS is back", async () => {
     const port = lab.sts.port;
-    await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Cjs", Description: `cold ${Date.now()}` }));
-    await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 30 }, { FunctionName: "Cjs" });
+    await forceColdStart(lab, "Cjs");
     await lab.sts.stop();
     try {
       const failed = await invoke("Cjs");

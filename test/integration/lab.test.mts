@@ -1,26 +1,16 @@
 // The emulator through @aws-sdk/client-lambda, as the bench and users talk to it: cold and
 // warm invokes of every built variant, forced cold starts, and Lambda's failure semantics.
 import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
-import { EVENTS_DIR } from "../../lab/paths.mts";
+import { variantEvent } from "../../lab/events.mts";
 import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { expectedSdkVersion, invokeLogged } from "../support/lab.mts";
+import { expectedSdkVersion, forceColdStart, invokeLogged } from "../support/lab.mts";
 
 const client = (lab: Lab) => labClient(lab, { maxAttempts: 1 });
 const invoke = invokeLogged;
-
-/** A configuration change discards the function's environments: the next invoke is cold. */
-async function forceColdStart(lab: Lab, functionName: string): Promise<void> {
-  const lambda = client(lab);
-  await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, Description: `cold ${Date.now()}` }));
-  await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: functionName });
-}
-
-const eventFor = (variant: string) => JSON.parse(readFileSync(join(EVENTS_DIR, `${variant.toLowerCase()}.json`), "utf8"));
 
 describe("the built template", () => {
   let lab: Lab;
@@ -33,7 +23,7 @@ describe("the built template", () => {
 
   describe.each(VARIANT_NAMES)("%s", (variant) => {
     it("starts cold (Init Duration in REPORT), then answers warm from the same environment", async () => {
-      const cold = await invoke(lab, variant, eventFor(variant));
+      const cold = await invoke(lab, variant, variantEvent(variant));
       expect(cold.functionError).toBeUndefined();
       expect(cold.payload).toMatchObject({ statusCode: 200, headers: { "content-type": "application/json" } });
       const body = JSON.parse(cold.payload.body);
@@ -56,7 +46,7 @@ describe("the built template", () => {
       expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number), durationMs: expect.any(Number) });
       expect(cold.report!.initDurationMs).toBeGreaterThan(0);
 
-      const warm = await invoke(lab, variant, eventFor(variant));
+      const warm = await invoke(lab, variant, variantEvent(variant));
       expect(JSON.parse(warm.payload.body)).toMatchObject({ coldstart: false, variant });
       expect(warm.report).toMatchObject({ initDurationMs: null });
       expect(warm.log).not.toContain("INIT_START");
@@ -64,14 +54,14 @@ describe("the built template", () => {
   });
 
   it("makes the next invoke cold after UpdateFunctionConfiguration, and the SDK waiter sees it done", async () => {
-    await invoke(lab, "Optimized", eventFor("Optimized"));
+    await invoke(lab, "Optimized", variantEvent("Optimized"));
     const lambda = client(lab);
     const update = await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Optimized", Description: "force a cold start" }));
     expect(update.LastUpdateStatus).toBe("InProgress");
     await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Optimized" });
     const config = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: "Optimized" }));
     expect(config).toMatchObject({ Description: "force a cold start", LastUpdateStatus: "Successful", MemorySize: 512, Runtime: "nodejs22.x" });
-    const next = await invoke(lab, "Optimized", eventFor("Optimized"));
+    const next = await invoke(lab, "Optimized", variantEvent("Optimized"));
     expect(JSON.parse(next.payload.body).coldstart).toBe(true);
     expect(next.report!.initDurationMs).not.toBeNull();
   });
@@ -81,14 +71,14 @@ describe("the built template", () => {
     await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 1024 }));
     await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
     try {
-      const { functionError, payload } = await invoke(lab, "Warp", eventFor("Warp"));
+      const { functionError, payload } = await invoke(lab, "Warp", variantEvent("Warp"));
       expect(functionError).toBeUndefined();
       expect(JSON.parse(payload.body)).toMatchObject({ codeCache: "rejected", coldstart: true, account: MASKED_ACCOUNT_ID, variant: "Warp" });
     } finally {
       await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 512 }));
       await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
     }
-    const { payload } = await invoke(lab, "Warp", eventFor("Warp"));
+    const { payload } = await invoke(lab, "Warp", variantEvent("Warp"));
     expect(JSON.parse(payload.body).codeCache).toBe("accepted");
   });
 
@@ -109,7 +99,7 @@ describe("the built template", () => {
     await forceColdStart(lab, "Optimized");
     await lab.sts.stop();
     try {
-      const failed = await invoke(lab, "Optimized", eventFor("Optimized"));
+      const failed = await invoke(lab, "Optimized", variantEvent("Optimized"));
       expect(failed.functionError).toBe("Unhandled");
       expect(failed.payload).toMatchObject({
         errorType: "Runtime.InitError",
@@ -119,7 +109,7 @@ describe("the built template", () => {
     } finally {
       lab.sts = await startLocalSts({ port });
     }
-    const retried = await invoke(lab, "Optimized", eventFor("Optimized"));
+    const retried = await invoke(lab, "Optimized", variantEvent("Optimized"));
     expect(retried.functionError).toBeUndefined();
     expect(JSON.parse(retried.payload.body).coldstart).toBe(true);
   });

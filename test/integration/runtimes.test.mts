@@ -8,11 +8,11 @@ import { RUNTIMES, runtimeNamed } from "../../build/runtimes.mts";
 import { VARIANT_NAMES } from "../../build/variants.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
-import { EVENTS_DIR, NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
+import { variantEvent } from "../../lab/events.mts";
+import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { invokeLogged } from "../support/lab.mts";
 
-const eventFor = (variant: string) => JSON.parse(readFileSync(join(EVENTS_DIR, `${variant.toLowerCase()}.json`), "utf8"));
 const version = (pkg: string) => (JSON.parse(readFileSync(join(PROJECT_ROOT, "tools/runtimes/node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
 describe("the template's functions on every runtime", () => {
@@ -28,8 +28,8 @@ describe("the template's functions on every runtime", () => {
   const cells = VARIANT_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) => (["node24", "deno", "bun"] as const).map((runtime) => [variant, runtime] as const));
 
   it.each(cells)("%s on %s answers cold with the same response shape as on node22", async (variant, runtime) => {
-    const reference = await invokeLogged(lab, lab.functionOn(variant, "node22")!, eventFor(variant));
-    const cold = await invokeLogged(lab, lab.functionOn(variant, runtime)!, eventFor(variant));
+    const reference = await invokeLogged(lab, lab.functionOn(variant, "node22")!, variantEvent(variant));
+    const cold = await invokeLogged(lab, lab.functionOn(variant, runtime)!, variantEvent(variant));
 
     expect(cold.functionError).toBeUndefined();
     expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number) });
@@ -41,13 +41,13 @@ describe("the template's functions on every runtime", () => {
   });
 
   it.each(["deno", "bun"])("Raw fails INIT on %s, whose custom runtime ships no SDK, and says which import", async (runtime) => {
-    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", runtime)!, eventFor("Raw"));
+    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", runtime)!, variantEvent("Raw"));
     expect(functionError).toBe("Unhandled");
     expect(payload).toMatchObject({ errorType: "Runtime.InitError", errorMessage: expect.stringContaining("@aws-sdk/client-sts") });
   });
 
   it("runs Raw on node24 with the runtime's SDK copy, as nodejs24.x ships one", async () => {
-    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", "node24")!, eventFor("Raw"));
+    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", "node24")!, variantEvent("Raw"));
     expect(functionError).toBeUndefined();
     expect(JSON.parse(payload.body)).toMatchObject({ variant: "Raw", sdkVersion: "provided by the runtime", runtime: whatRuns.node24 });
   });

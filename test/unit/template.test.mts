@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../build/runtimes.mts";
 import { VARIANT_NAMES } from "../../build/variants.mts";
-import { EVENTS_DIR, PROJECT_ROOT } from "../../lab/paths.mts";
+import { variantEvent } from "../../lab/events.mts";
+import { PROJECT_ROOT } from "../../lab/paths.mts";
 import { loadTemplate, templateFunctions } from "../../lab/template.mts";
 
 const TEMPLATE = join(PROJECT_ROOT, "template.yaml");
@@ -143,7 +144,7 @@ describe("samconfig.toml", () => {
 
 describe("events/", () => {
   it.each(functions.map((fn) => [fn.logicalId, fn.httpPath!]))("has an HTTP API v2 event for %s's route %s", (_, path) => {
-    const event = JSON.parse(readFileSync(join(EVENTS_DIR, `${path.slice(1)}.json`), "utf8"));
+    const event = variantEvent(path.slice(1));
     expect(event).toMatchObject({
       version: "2.0",
       routeKey: `GET ${path}`,
