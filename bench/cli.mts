@@ -1,36 +1,42 @@
-// `npm run bench -- [flags]`: forced cold starts of every variant, interleaved, through the
-// Lambda Invoke API of the local lab (default) or of a deployed stack (--stack). Prints the
-// tables and writes DIR/results.json, DIR/report.md and DIR/chart.svg.
-import { DescribeStacksCommand, CloudFormationClient } from "@aws-sdk/client-cloudformation";
+// `npm run bench -- [flags]`: forced cold starts of a template's functions, each in its own
+// profile or in every profile asked for, interleaved, through the Lambda Invoke API of the local
+// lab (default) or of a deployed stack (--stack). Prints the tables and writes DIR/results.json,
+// DIR/report.md and DIR/chart.svg.
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { buildFunction, functionBuild } from "../builder/build.mts";
+import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
+import { errorMessage, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { assertInstalled, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../core/runtimes.mts";
+import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { functionEvent } from "../lab/events.mts";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, startLab } from "../lab/lab.mts";
-import { variantEvent } from "../lab/events.mts";
-import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
-import { type TemplateFunction, templateFunctions } from "../lab/template.mts";
-import { buildVariant } from "../build/build.mts";
-import { assertInstalled, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../build/runtimes.mts";
-import { warpAblations } from "../build/variants.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
 import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "./process-start.mts";
 import { createProgress } from "./progress.mts";
 import { consoleSummary, markdownReport } from "./report.mts";
-import { type BenchResults, cellLabel, type ProcessStart } from "./results.mts";
+import { type BenchResults, cellLabel, cellName, type ProcessStart } from "./results.mts";
 import { type BenchVariant, runBench } from "./run.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--variants A,B,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--no-build] [--verbose]
-  --rounds N       forced cold starts per variant (default 30)
-  --variants LIST  functions of template.yaml to measure (default: all)
-  --runtimes LIST  run every variant on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, deno-no-cache or
+const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variants A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--no-build] [--verbose]
+  --rounds N       forced cold starts per cell (default 30)
+  --template FILE  the SAM template whose functions to measure (default: template.yaml)
+  --variants LIST  its functions to measure, by logical id (default: all)
+  --profiles LIST  build each function in each of these profiles (${PROFILE_NAMES.join(", ")}) and measure them side
+                   by side (default: each function in its own profile, as sam build builds it; local only)
+  --runtimes LIST  run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, deno-no-cache or
                    bun-no-cache (without their startup caches), or the path of another runtime's binary (e.g.
                    ./llrt); adds hyperfine's process-start comparison (local only)
-  --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (local only)
+  --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles
+                   ${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --variants
   --out DIR        where results.json, report.md and chart.svg go (default results/<date-time>)
   --stack LIST     measure deployed stacks (sam deploy) instead of the local lab; one stack per runtime
                    (deploy with --parameter-overrides Runtime=<runtime>), each labelled by its Runtime output
@@ -38,58 +44,102 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--variants A,B,...] [--runt
   --no-build       locally, use the existing .aws-sam/build instead of running sam build
   --verbose        print every line the local functions log`;
 
-class UsageError extends Error {}
-
 function options() {
-  const { values } = parseArgs({
-    options: {
-      rounds: { type: "string", default: "30" },
-      variants: { type: "string" },
-      runtimes: { type: "string" },
-      out: { type: "string" },
-      stack: { type: "string" },
-      region: { type: "string" },
-      "no-build": { type: "boolean", default: false },
-      ablate: { type: "boolean", default: false },
-      verbose: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-  });
-  const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`--rounds must be a whole number from 1, not "${values.rounds}"`);
-  const known = templateFunctions(join(PROJECT_ROOT, "template.yaml"));
-  if (values.ablate && values.stack) throw new UsageError("--ablate builds its variants locally; it does not run against a --stack");
-  if (values.ablate && values.variants) throw new UsageError("--ablate chooses its own variants; leave out --variants");
-  if (values.ablate && values.runtimes) throw new UsageError("--ablate measures Warp's optimizations on the template's runtime; leave out --runtimes");
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        rounds: { type: "string", default: "30" },
+        template: { type: "string", default: PROJECT_TEMPLATE },
+        variants: { type: "string" },
+        profiles: { type: "string" },
+        runtimes: { type: "string" },
+        out: { type: "string" },
+        stack: { type: "string" },
+        region: { type: "string" },
+        "no-build": { type: "boolean", default: false },
+        ablate: { type: "boolean", default: false },
+        verbose: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  const rounds = wholeNumber("rounds", values.rounds, 1)!;
+  const templateFile = resolve(values.template);
+  const template = readTemplate(templateFile);
+  const local = !values.stack;
+  if (values.ablate && values.profiles) throw new UsageError("--ablate chooses its own profiles; leave out --profiles");
+  if ((values.ablate || values.profiles) && values.runtimes) throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
+  if (!local && (values.ablate || values.profiles)) throw new UsageError("--profiles and --ablate build locally; a --stack runs each function as deployed");
   if (values.stack && values.runtimes) throw new UsageError("with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B");
   let runtimes: Runtime[] | undefined;
   try {
     runtimes = values.runtimes === undefined ? undefined : parseRuntimes(values.runtimes);
     runtimes?.forEach(assertInstalled);
   } catch (error) {
-    throw new UsageError(`--runtimes: ${(error as Error).message}`);
+    throw new UsageError(`--runtimes: ${errorMessage(error)}`);
   }
   if (runtimes?.length === 0) throw new UsageError("--runtimes needs at least one runtime");
-  const names = values.ablate ? ["Optimized", "Warp"] : values.variants ? values.variants.split(",").map((name) => name.trim()) : known.map((fn) => fn.logicalId);
-  const unknown = names.filter((name) => !known.some((fn) => fn.logicalId === name));
-  if (unknown.length) throw new UsageError(`unknown variant(s) ${unknown.join(", ")}; template.yaml has ${known.map((fn) => fn.logicalId).join(", ")}`);
-  const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
-  return { ...values, rounds, runtimes, variants: known.filter((fn) => names.includes(fn.logicalId)), out: resolve(values.out ?? join(PROJECT_ROOT, "results", stamp)) };
-}
-
-/** Builds Warp without each optimization (build/variants.mts) next to the SAM build, as extra lab functions. */
-async function buildAblations(warpFunction: TemplateFunction): Promise<TemplateFunction[]> {
-  const built: TemplateFunction[] = [];
-  for (const name of Object.keys(warpAblations())) {
-    const codeDir = join(PROJECT_ROOT, ".aws-sam/ablations", name);
-    console.error(`== building ${name}`);
-    await buildVariant(name, codeDir, { memoryMb: warpFunction.memoryMb });
-    built.push({ ...warpFunction, logicalId: name, codeDir, httpPath: warpFunction.httpPath });
+  const list = (text: string) => text.split(",").map((item) => item.trim()).filter(Boolean);
+  const names = values.variants ? list(values.variants) : values.ablate ? template.functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => fn.logicalId) : template.functions.map((fn) => fn.logicalId);
+  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
+  if (unknown.length) throw new UsageError(`unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`);
+  if (names.length === 0) throw new UsageError(values.ablate ? "no function of the template is built with Warp: name the ones to ablate with --variants" : "no function to measure");
+  const profiles = values.ablate ? ["Optimized", "Warp", ...Object.keys(warpAblations())] : values.profiles ? list(values.profiles) : undefined;
+  for (const profile of profiles ?? []) {
+    try {
+      profileNamed(profile);
+    } catch (error) {
+      throw new UsageError(`--profiles: ${errorMessage(error)}`);
+    }
   }
-  return built;
+  return {
+    ...values,
+    rounds,
+    runtimes,
+    template,
+    profiles,
+    functions: template.functions.filter((fn) => names.includes(fn.logicalId)),
+    out: resolve(values.out ?? join(PROJECT_ROOT, "results", timestamp())),
+  };
 }
 
-/** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names, from its <Variant>FunctionName outputs. */
+/** A template function in a profile, as the bench measures it: built by `sam build` (its own profile) or here (any other), served as `served`. */
+interface Cell {
+  function: string;
+  profile: string;
+  name: string;
+  served: TemplateFunction;
+}
+
+/** Every function in every profile asked for (or its own); the ones not in their own profile are built here, next to the SAM build. */
+async function cellsOf(template: SamTemplate, functions: TemplateFunction[], profiles: string[] | undefined): Promise<{ cells: Cell[]; extra: TemplateFunction[] }> {
+  const cells: Cell[] = [];
+  const extra: TemplateFunction[] = [];
+  const built = readTemplate(builtTemplateOf(template.file));
+  for (const fn of functions) {
+    const own = functionBuild(template, fn.logicalId).profileName;
+    const served = built.functions.find((candidate) => candidate.logicalId === fn.logicalId) ?? fn;
+    for (const profile of profiles ?? [own]) {
+      const name = cellName(fn.logicalId, profile, (profiles?.length ?? 1) > 1);
+      if (profile === own) {
+        cells.push({ function: fn.logicalId, profile, name, served });
+        continue;
+      }
+      const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, profile);
+      console.error(`== building ${fn.logicalId} with the ${profile} profile`);
+      await buildFunction(functionBuild(template, fn.logicalId, profile), codeDir);
+      const labFunction = { ...served, logicalId: `${fn.logicalId}-${profile}`, codeDir };
+      extra.push(labFunction);
+      cells.push({ function: fn.logicalId, profile, name, served: labFunction });
+    }
+  }
+  return { cells, extra };
+}
+
+/** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names, from its <LogicalId>FunctionName outputs. */
 async function describeStack(stack: string, region: string | undefined): Promise<{ runtime: string; functions: Map<string, string> }> {
   const cloudformation = new CloudFormationClient({ region });
   const described = await cloudformation.send(new DescribeStacksCommand({ StackName: stack }));
@@ -98,7 +148,7 @@ async function describeStack(stack: string, region: string | undefined): Promise
   return { runtime: outputs.find((output) => output.OutputKey === "Runtime")?.OutputValue ?? DEFAULT_RUNTIME, functions };
 }
 
-/** hyperfine's process-start comparison of every measured cell and of an empty handler on each runtime, calling the lab's STS. */
+/** hyperfine's process-start comparison of every measured cell and of an empty handler on each runtime, calling the local AWS. */
 function processStart(lab: Lab, cells: Array<BenchVariant & { label: string }>, runtimes: string[], rounds: number, out: string): Promise<ProcessStart> {
   const measured = cells.map((cell) => startCell(cell.label, cell.name, lab.lambda.served(cell.functionName)));
   const empty = runtimes.map((runtime) => {
@@ -106,7 +156,7 @@ function processStart(lab: Lab, cells: Array<BenchVariant & { label: string }>, 
     return { ...EMPTY_HANDLER, label: cellLabel({ runtimes }, { name: EMPTY_HANDLER.variant, runtime }), runtime: fn.runsOn, optDir: fn.optDir };
   });
   console.error(`== process start: hyperfine, ${measured.length + empty.length} commands`);
-  return measureProcessStart([...empty, ...measured], { stsEndpoint: lab.sts.endpoint, caFile: lab.sts.caFile }, { runs: Math.min(Math.max(rounds, 3), 30), warmup: 2, exportFile: join(out, "hyperfine.json") });
+  return measureProcessStart([...empty, ...measured], { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile }, { runs: Math.min(Math.max(rounds, 3), 30), warmup: 2, exportFile: join(out, "hyperfine.json") });
 }
 
 async function main(): Promise<number> {
@@ -114,19 +164,21 @@ async function main(): Promise<number> {
   if (opts.help) return console.log(USAGE), 0;
   let lab: Lab | undefined;
   const stopLab = async () => lab?.stop();
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopLab().then(() => process.exit(130)));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => void stopLab().then(() => process.exit(130)));
 
   try {
     let client: LambdaClient;
-    /** Every variant × runtime cell: the runtime's name and the function that runs the variant on it. */
-    let cells: Array<{ runtime: string; functionName: (variant: string) => string | undefined; where: string }>;
+    /** Every cell × runtime: the runtime's name and the function that runs the cell on it. */
+    let targets: Array<{ runtime: string; functionName: (cell: Cell) => string | undefined; where: string }>;
+    let cells: Cell[];
     let target: BenchResults["target"];
     if (opts.stack) {
       const stacks = opts.stack.split(",").map((name) => name.trim());
       client = new LambdaClient({ region: opts.region });
       const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region)));
-      cells = described.map(({ runtime, functions }, i) => ({ runtime, functionName: (variant) => functions.get(variant), where: `stack ${stacks[i]}` }));
-      const runtimes = cells.map((cell) => cell.runtime);
+      cells = opts.functions.map((fn) => ({ function: fn.logicalId, profile: functionBuild(opts.template, fn.logicalId).profileName, name: fn.logicalId, served: fn }));
+      targets = described.map(({ runtime, functions }, i) => ({ runtime, functionName: (cell) => functions.get(cell.function), where: `stack ${stacks[i]}` }));
+      const runtimes = targets.map((entry) => entry.runtime);
       const repeated = runtimes.find((runtime, i) => runtimes.indexOf(runtime) !== i);
       if (repeated) throw new UsageError(`two stacks run on ${repeated}: give one stack per runtime`);
       target = { kind: "aws", stacks, region: await client.config.region() };
@@ -135,34 +187,35 @@ async function main(): Promise<number> {
       if (opts.runtimes) await hyperfineVersion();
       if (!opts["no-build"]) {
         console.error("== sam build");
-        await samBuild({ quiet: true });
+        await samBuild({ template: opts.template.file, quiet: true });
       }
-      const extraFunctions = opts.ablate ? await buildAblations(opts.variants.find((fn) => fn.logicalId === "Warp")!) : [];
-      console.error("== starting the lab (local STS + Lambda API)");
-      lab = await startLab({ extraFunctions, runtimes: opts.runtimes, onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
+      const built = await cellsOf(opts.template, opts.functions, opts.profiles);
+      cells = built.cells;
+      console.error("== starting the lab (local AWS + Lambda API)");
+      lab = await startLab({ template: builtTemplateOf(opts.template.file), extraFunctions: built.extra, runtimes: opts.runtimes, onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
+      if (lab.resources.notCreated) console.error(lab.resources.notCreated);
       client = labClient(lab);
       const served = lab;
-      cells = (opts.runtimes ?? [lab.runtime]).map((runtime) => ({
+      targets = (opts.runtimes ?? [lab.runtime]).map((runtime) => ({
         runtime: runtime.name,
-        functionName: (variant) => served.functionOn(variant, runtime.name),
+        functionName: (cell) => served.functionOn(cell.served.logicalId, runtime.name),
         where: "built template: run without --no-build",
       }));
       target = { kind: "local", endpoint: lab.endpoint };
     }
 
-    const measured = opts.ablate ? [...opts.variants, ...lab!.lambda.functionNames.filter((name) => name.startsWith("Warp-no-")).map((name) => ({ ...opts.variants.find((fn) => fn.logicalId === "Warp")!, logicalId: name }))] : opts.variants;
-    const variants: BenchVariant[] = cells.flatMap((cell) =>
-      measured.map((fn) => {
-        const name = cell.functionName(fn.logicalId);
-        if (!name) throw new UsageError(`${fn.logicalId} is not in the ${cell.where}${opts.stack ? ` (no ${fn.logicalId}FunctionName output)` : ""}`);
-        return { name: fn.logicalId, runtime: cell.runtime, functionName: name, event: variantEvent(fn.httpPath?.slice(1) ?? fn.logicalId) };
+    const variants: BenchVariant[] = targets.flatMap((entry) =>
+      cells.map((cell) => {
+        const functionName = entry.functionName(cell);
+        if (!functionName) throw new UsageError(`${cell.function} is not in the ${entry.where}${opts.stack ? ` (no ${cell.function}FunctionName output)` : ""}`);
+        return { name: cell.name, function: cell.function, profile: cell.profile, runtime: entry.runtime, functionName, event: functionEvent(cell.served) };
       }),
     );
-    const runtimes = cells.map((cell) => cell.runtime);
+    const runtimes = targets.map((entry) => entry.runtime);
     const label = (variant: BenchVariant) => cellLabel({ runtimes }, variant);
 
     const steps = opts.rounds * variants.length;
-    console.error(`== ${opts.rounds} rounds x ${measured.length} variants x ${runtimes.length} runtime${runtimes.length > 1 ? "s" : ""} (${runtimes.join(", ")}), order shuffled per round`);
+    console.error(`== ${opts.rounds} rounds x ${cells.length} cells x ${runtimes.length} runtime${runtimes.length > 1 ? "s" : ""} (${runtimes.join(", ")}), order shuffled per round`);
     const progress = createProgress(steps, { stream: process.stderr, label: "cold starts" });
     const startedAt = new Date().toISOString();
     const run = await runBench({
@@ -176,15 +229,17 @@ async function main(): Promise<number> {
 
     mkdirSync(opts.out, { recursive: true });
     const versions = target.kind === "local" ? localVersions(opts.runtimes ?? [lab!.runtime]) : {};
-    // What the functions said about themselves: each runtime's version and each variant's SDK once, Warp's code cache per cell.
+    // What the functions said about themselves: each runtime's version and each cell's SDK once, Warp's code cache per cell.
     for (const variant of variants) {
       const facts = run.reported[variant.functionName];
       if (!facts) continue;
       if (facts.runtime) versions[`${variant.runtime} reports`] ??= facts.runtime;
       if (facts.sdkVersion) versions[`sdk (${variant.name})`] ??= facts.sdkVersion;
-      if (facts.codeCache && facts.codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = facts.codeCache;
+      // The body's word if it has one; else the log's: a cache-carrying profile warns when V8 rejects it.
+      const codeCache = facts.codeCache ?? (profileNamed(variant.profile).codeCache ? (facts.codeCacheRejected ? "rejected" : "accepted") : undefined);
+      if (codeCache && codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = codeCache;
     }
-    const results: BenchResults = { schema: 2, startedAt, finishedAt: "", target, rounds: opts.rounds, variants: run.variants, runtimes, versions, machine: machine() };
+    const results: BenchResults = { schema: 3, startedAt, finishedAt: "", target, rounds: opts.rounds, variants: run.variants, runtimes, versions, machine: machine() };
     let processStartFailed = false;
     if (lab && opts.runtimes) {
       try {
@@ -192,7 +247,7 @@ async function main(): Promise<number> {
         versions.hyperfine = results.processStart.tool;
       } catch (error) {
         processStartFailed = true; // the cold starts are written all the same
-        console.error(`error: the process-start comparison failed: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(`error: the process-start comparison failed: ${errorMessage(error)}`);
       }
     }
     results.finishedAt = new Date().toISOString();
@@ -211,10 +266,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof UsageError ? `error: ${error.message}\n\n${USAGE}` : `error: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(error instanceof UsageError ? 2 : 1);
-  },
-);
+if (import.meta.main) runCommand(USAGE, main);

@@ -4,19 +4,20 @@ import { version as esbuildVersion } from "esbuild";
 import { readFileSync } from "node:fs";
 import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
-import type { Runtime } from "../build/runtimes.mts";
-import { PROJECT_ROOT, RUNTIME_DIR } from "../lab/paths.mts";
+import { PROJECT_ROOT, RUNTIME_DIR } from "../core/paths.mts";
+import type { Runtime } from "../core/runtimes.mts";
 import type { BenchResults } from "./results.mts";
 
 const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 
 /** Versions of the local tools, with each runtime measured (tools/runtimes; a runtime given by path: its path). */
 export function localVersions(runtimes: Runtime[] = []): Record<string, string> {
+  const sdk = Object.keys((JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies).filter((name) => name.startsWith("@aws-sdk/"));
   return {
     ...Object.fromEntries(runtimes.map((runtime) => [`runtime ${runtime.name}`, runtime.version ?? runtime.hostBinary])),
     "node (bench, build)": process.version,
-    "@aws-sdk/client-sts": versionOf(join(PROJECT_ROOT, "node_modules/@aws-sdk/client-sts/package.json")),
-    "@aws-sdk/client-sts (runtime copy, Raw)": versionOf(join(RUNTIME_DIR, "node_modules/@aws-sdk/client-sts/package.json")),
+    ...Object.fromEntries(sdk.map((name) => [name, versionOf(join(PROJECT_ROOT, "node_modules", name, "package.json"))])),
+    "@aws-sdk/* (runtime copy, Raw)": versionOf(join(RUNTIME_DIR, "node_modules/@aws-sdk/client-sts/package.json")),
     esbuild: esbuildVersion,
     "aws-lambda-ric": versionOf(join(RUNTIME_DIR, "node_modules/aws-lambda-ric/package.json")),
     emulator: `warpstart-lab ${versionOf(join(PROJECT_ROOT, "package.json"))}`,

@@ -1,29 +1,36 @@
-// `node bench/keepalive.mts [--invokes N] [--out DIR] [--no-build]`: what the https agent's
-// keep-alive does to the STS calls of a warm function, in the local lab. For Optimized (the
-// SDK's default agent, keep-alive on) and NoKeepAlive (keep-alive off), with K = 1 and K = 10
-// sequential GetCallerIdentity calls per invoke (?calls=K): one warm-up invoke, then N invokes
-// of the same warm environment. The local STS counts the TCP connections it accepts (one TLS
-// session each). Prints the table and writes DIR/keepalive.json and DIR/keepalive.md.
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+// `npm run keepalive -- [--template FILE] [--variants A,B] [--calls 1,10] [--query k=v] [--invokes N] [--out DIR] [--no-build]`:
+// what the https agent's keep-alive does to a warm function's AWS calls, in the local lab. For
+// each function (default Optimized, the SDK's default agent with keep-alive on, and NoKeepAlive,
+// built with keep-alive off) and each K: one warm-up invoke, then N invokes of the same warm
+// environment, each making K sequential calls with the INIT's client (?calls=K). The local AWS
+// counts the TCP connections it accepts (one TLS session each). Prints the table and writes
+// DIR/keepalive.json and DIR/keepalive.md.
+import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { variantNamed } from "../build/variants.mts";
+import { errorMessage, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
-import { variantEvent } from "../lab/events.mts";
-import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
 import { summarize } from "./stats.mts";
 
-const USAGE = `usage: node bench/keepalive.mts [--invokes N] [--out DIR] [--no-build]
-  --invokes N   measured invokes per variant and K, after one warm-up invoke (default 20)
-  --out DIR     where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
-  --no-build    use the existing .aws-sam/build instead of running sam build`;
+const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--no-build]
+  --template FILE  the SAM template (default: template.yaml)
+  --variants LIST  its functions to measure (default: Optimized,NoKeepAlive); a function built with
+                   BuildProperties.Define KEEP_ALIVE: false runs without keep-alive
+  --calls LIST     sequential calls per invoke, ?calls=K (default: 1,10)
+  --query N=V      another query parameter for every invoke (e.g. operation=ListTables; repeatable)
+  --invokes N      measured invokes per function and K, after one warm-up invoke (default 20)
+  --out DIR        where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
+  --no-build       use the existing .aws-sam/build instead of running sam build`;
 
-export const KEEPALIVE_VARIANTS = ["Optimized", "NoKeepAlive"];
-export const CALLS_PER_INVOKE = [1, 10];
+/** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE, on unless false. */
+export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) => (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
 /** One variant at one K: every call's latency and the connections the N invokes opened. */
 export interface KeepAliveRow {
@@ -58,19 +65,48 @@ export interface Check {
   text: string;
 }
 
-class UsageError extends Error {}
-
 function options() {
   let values;
   try {
-    ({ values } = parseArgs({ options: { invokes: { type: "string", default: "20" }, out: { type: "string" }, "no-build": { type: "boolean" }, help: { type: "boolean" } } }));
+    ({ values } = parseArgs({
+      options: {
+        template: { type: "string", default: PROJECT_TEMPLATE },
+        variants: { type: "string", default: "Optimized,NoKeepAlive" },
+        calls: { type: "string", default: "1,10" },
+        query: { type: "string", multiple: true, default: [] },
+        invokes: { type: "string", default: "20" },
+        out: { type: "string" },
+        "no-build": { type: "boolean" },
+        help: { type: "boolean" },
+      },
+    }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error)); // an unknown or incomplete flag
+    throw new UsageError(errorMessage(error)); // an unknown or incomplete flag
   }
-  const invokes = Number(values.invokes);
-  if (!Number.isInteger(invokes) || invokes < 1) throw new UsageError(`--invokes must be a whole number from 1, not "${values.invokes}"`);
-  const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
-  return { build: !values["no-build"], help: values.help === true, invokes, out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${stamp}`)) };
+  const template = readTemplate(resolve(values.template));
+  const functions = values.variants.split(",").map((name) => {
+    const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
+    if (!fn) throw new UsageError(`--variants: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
+    return fn;
+  });
+  const calls = values.calls.split(",").map((k) => wholeNumber("calls", k.trim(), 1, 100)!);
+  const query = Object.fromEntries(
+    values.query.map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) throw new UsageError(`--query must be NAME=VALUE, not "${pair}"`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+  return {
+    template: template.file,
+    functions,
+    calls,
+    query,
+    build: !values["no-build"],
+    help: values.help === true,
+    invokes: wholeNumber("invokes", values.invokes, 1)!,
+    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${timestamp()}`)),
+  };
 }
 
 interface Answer {
@@ -85,17 +121,18 @@ async function invoke(client: LambdaClient, functionName: string, event: unknown
   return JSON.parse(payload.body) as Answer;
 }
 
-/** Warm-up, then `invokes` measured invokes of one variant at K calls each. */
-async function measure(lab: Lab, client: LambdaClient, variant: string, callsPerInvoke: number, invokes: number): Promise<KeepAliveRow> {
-  const event = variantEvent(variant, callsPerInvoke);
-  const row: KeepAliveRow = { variant, keepAlive: variantNamed(variant).keepAlive ?? true, callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
+/** Warm-up, then `invokes` measured invokes of one function at K calls each. */
+async function measure(lab: Lab, client: LambdaClient, fn: TemplateFunction, callsPerInvoke: number, invokes: number, query: Record<string, string>): Promise<KeepAliveRow> {
+  const variant = fn.logicalId;
+  const event = functionEvent(fn, { ...query, calls: String(callsPerInvoke) });
+  const row: KeepAliveRow = { variant, keepAlive: keepsAlive(fn), callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
   try {
     await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
   } catch (error) {
     row.failures.push(`warm-up: ${error instanceof Error ? error.message : String(error)}`);
     return row;
   }
-  const before = lab.sts.connections();
+  const before = lab.aws.connections();
   for (let i = 0; i < invokes; i++) {
     try {
       const answer = await invoke(client, variant, event);
@@ -107,7 +144,7 @@ async function measure(lab: Lab, client: LambdaClient, variant: string, callsPer
       row.failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  row.connections = lab.sts.connections() - before;
+  row.connections = lab.aws.connections() - before;
   return row;
 }
 
@@ -146,10 +183,10 @@ const checkLines = (checks: Check[]) => checks.map((check) => `- ${check.ok ? "O
 export function keepAliveMarkdown(results: KeepAliveResults): string {
   const failures = results.rows.flatMap((row) => row.failures.map((failure) => `- ${row.variant}, K = ${row.callsPerInvoke}: ${failure}`));
   return `${[
-    "# Keep-alive and STS calls (local lab)",
-    `${results.startedAt} – ${results.finishedAt}. Per variant and K: one warm-up invoke, then ${results.invokes} invokes of the same warm ` +
-      "environment, each making K sequential GetCallerIdentity calls with the INIT's client (?calls=K). Latency is each call as the " +
-      "handler timed it; connections are the TCP connections the local STS accepted during the measured invokes (one TLS session each).",
+    "# Keep-alive and AWS calls (local lab)",
+    `${results.startedAt} – ${results.finishedAt}. Per function and K: one warm-up invoke, then ${results.invokes} invokes of the same warm ` +
+      "environment, each making K sequential calls with the INIT's client (?calls=K). Latency is each call as the " +
+      "handler timed it; connections are the TCP connections the local AWS accepted during the measured invokes (one TLS session each).",
     keepAliveTable(results.rows),
     "## One warm environment, one connection",
     checkLines(results.checks),
@@ -167,17 +204,17 @@ async function main(): Promise<number> {
   }
   if (opts.build) {
     console.error("== sam build");
-    await samBuild({ quiet: true });
+    await samBuild({ template: opts.template, quiet: true });
   }
-  console.error("== starting the lab (local STS + Lambda API)");
-  return withLab({}, async (lab) => {
+  console.error("== starting the lab (local AWS + Lambda API)");
+  return withLab({ template: builtTemplateOf(opts.template) }, async (lab) => {
     const client = labClient(lab);
     const startedAt = new Date().toISOString();
     const rows: KeepAliveRow[] = [];
-    for (const variant of KEEPALIVE_VARIANTS) {
-      for (const calls of CALLS_PER_INVOKE) {
-        console.error(`== ${variant}, K = ${calls}: 1 warm-up + ${opts.invokes} invokes`);
-        rows.push(await measure(lab, client, variant, calls, opts.invokes));
+    for (const fn of opts.functions) {
+      for (const calls of opts.calls) {
+        console.error(`== ${fn.logicalId}, K = ${calls}: 1 warm-up + ${opts.invokes} invokes`);
+        rows.push(await measure(lab, client, fn, calls, opts.invokes, opts.query));
       }
     }
     const checks = rows.map(reuseCheck);
@@ -192,11 +229,5 @@ async function main(): Promise<number> {
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const code = await main().catch((error: unknown) => {
-    const usage = error instanceof UsageError;
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}${usage ? `\n\n${USAGE}` : ""}`);
-    return usage ? 2 : 1;
-  });
-  process.exit(code); // the Lambda client's idle sockets would keep the process up for nothing
-}
+// exit at the end: the Lambda client's idle sockets would keep the process up for nothing
+if (import.meta.main) runCommand(USAGE, main);

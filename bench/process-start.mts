@@ -8,13 +8,13 @@ import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { handlerFile } from "../build/build.mts";
-import { bootstrapVariables } from "../build/runtime-layer.mts";
-import type { Runtime } from "../build/runtimes.mts";
-import { variantNamed } from "../build/variants.mts";
+import { builtHandlerFile } from "../builder/build.mts";
+import { bootstrapVariables } from "../builder/runtime-layer.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../core/function-environment.mts";
+import { PROJECT_ROOT } from "../core/paths.mts";
+import type { Runtime } from "../core/runtimes.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
-import { copyOptDir, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../lab/execution-environment.mts";
-import { PROJECT_ROOT } from "../lab/paths.mts";
+import { copyOptDir } from "../lab/opt-dir.mts";
 import type { ProcessStart } from "./results.mts";
 
 const run = promisify(execFile);
@@ -34,19 +34,20 @@ export interface StartCell {
   label: string;
   variant: string;
   runtime: Runtime;
-  /** The artifact and its handler file, e.g. .aws-sam/build/Optimized and index.mjs. */
+  /** The artifact, its handler (as the template names it) and the handler module in it, e.g. src/functions/identity/index.mjs. */
   codeDir: string;
+  handler: string;
   handlerFile: string;
   /** A custom runtime's opt dir (its layer), as the lab serves it. */
   optDir?: string;
 }
 
 /** The study's baseline: a handler that does nothing, on each runtime. */
-export const EMPTY_HANDLER = { variant: "Empty", codeDir: join(PROJECT_ROOT, "bench/empty-handler"), handlerFile: "index.mjs" };
+export const EMPTY_HANDLER = { variant: "Empty", codeDir: join(PROJECT_ROOT, "bench/empty-handler"), handler: "index.handler", handlerFile: "index.mjs" };
 
 /** A lab function as a process-start cell. */
 export function startCell(label: string, variant: string, fn: ServedFunction): StartCell {
-  return { label, variant, runtime: fn.runsOn, codeDir: fn.codeDir, handlerFile: handlerFile(variantNamed(variant)), optDir: fn.optDir };
+  return { label, variant, runtime: fn.runsOn, codeDir: fn.codeDir, handler: fn.handler, handlerFile: builtHandlerFile(fn), optDir: fn.optDir };
 }
 
 /** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
@@ -73,7 +74,7 @@ export async function hyperfineVersion(): Promise<string> {
  */
 export async function measureProcessStart(cells: StartCell[], services: LocalServices, options: { runs: number; warmup: number; exportFile: string }): Promise<ProcessStart> {
   const tool = await hyperfineVersion();
-  const specs: FunctionSpec[] = cells.map(({ label, codeDir, runtime }) => ({ name: label.replace(/[^\w-]+/g, "-"), codeDir, handler: "index.handler", memoryMb: 512, runtime }));
+  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime }) => ({ name: label.replace(/[^\w-]+/g, "-"), codeDir, handler, memoryMb: 512, runtime }));
   const taskRoots = specs.map(prepareTaskRoot);
   // Each custom runtime's cell gets its own copy of the layer: hyperfine's runs share it (as runs
   // on a developer's machine share a cache), other cells and the lab's environments do not.

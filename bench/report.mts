@@ -97,11 +97,15 @@ function pairedTable(results: BenchResults, baselineOf: (variant: VariantResult)
 }
 
 /**
- * Every other variant against the variant `baseline` on the same runtime, paired by round.
- * Returns "" when the baseline is not in the results (e.g. a run of a subset of variants).
+ * Every other cell against `baseline` on the same runtime, paired by round: the same function in
+ * the profile `baseline` if the run measured it, else the function named `baseline` (the demo's
+ * functions are named after their profiles). "" when there is no such cell.
  */
 export function ratioTable(results: BenchResults, baseline: string, metric: Metric, format: TableFormat): string {
-  const on = (variant: VariantResult) => results.variants.find((candidate) => candidate.name === baseline && candidate.runtime === variant.runtime);
+  const on = (variant: VariantResult) => {
+    const sameRuntime = results.variants.filter((candidate) => candidate.runtime === variant.runtime && candidate !== variant);
+    return sameRuntime.find((candidate) => candidate.function === variant.function && candidate.profile === baseline) ?? sameRuntime.find((candidate) => candidate.name === baseline);
+  };
   return pairedTable(results, on, metric, format);
 }
 
@@ -175,7 +179,7 @@ function describeTarget(target: BenchResults["target"]): string {
   return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack${target.stacks.length > 1 ? "s" : ""} ${target.stacks.join(", ")} in ${target.region}`;
 }
 
-const BASELINES = ["Raw", "Optimized", "Warp"];
+const BASELINES = ["Raw", "Bundled", "Optimized", "Warp"];
 
 /** A complete report.md; chart.svg is expected next to it. */
 export function markdownReport(results: BenchResults): string {

@@ -23,8 +23,11 @@ export interface Failure {
 }
 
 export interface VariantResult {
-  /** The build variant (template.yaml's logical id, or an ablation). */
+  /** How tables name the cell: the function's logical id, followed by /<profile> when the run built it in several profiles. */
   name: string;
+  /** The template function (logical id) and the build profile it ran in. */
+  function: string;
+  profile: string;
   /** What ran it (build/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
@@ -49,8 +52,8 @@ export interface ProcessStart {
 }
 
 export interface BenchResults {
-  /** 2: variants[] name their runtime; processStart. */
-  schema: 2;
+  /** 3: variants[] name their function and profile. */
+  schema: 3;
   startedAt: string;
   finishedAt: string;
   target: { kind: "local"; endpoint: string } | { kind: "aws"; stacks: string[]; region: string };
@@ -62,6 +65,11 @@ export interface BenchResults {
   processStart?: ProcessStart;
   versions: Record<string, string>;
   machine: { platform: string; arch: string; cpuModel: string; cpuCount: number; memoryGiB: number; hostname?: string };
+}
+
+/** How a run names a function measured in a profile: its logical id, or <LogicalId>/<Profile> when it measures several profiles of it. */
+export function cellName(fn: string, profile: string, severalProfiles: boolean): string {
+  return severalProfiles ? `${fn}/${profile}` : fn;
 }
 
 /** How reports name a cell: the variant, followed by its runtime when the run measured several. */

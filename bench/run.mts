@@ -3,14 +3,17 @@
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { parseReport } from "../lab/emulator/log-lines.mts";
+import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import type { Failure, Sample, VariantResult } from "./results.mts";
 
-/** One cell of the matrix: a variant on a runtime, and the function that runs it. */
+/** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
 export interface BenchVariant {
   name: string;
+  function: string;
+  profile: string;
   runtime: string;
   functionName: string;
-  /** The event each invoke sends (the variant's HTTP API event from events/). */
+  /** The event each invoke sends (the function's HTTP API route event). */
   event: unknown;
 }
 
@@ -42,7 +45,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
   const results = new Map<string, VariantResult>(
-    options.variants.map((variant) => [variant.functionName, { name: variant.name, runtime: variant.runtime, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
+    options.variants.map((variant) => [variant.functionName, { name: variant.name, function: variant.function, profile: variant.profile, runtime: variant.runtime, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
   );
   const reported: RunOutcome["reported"] = {};
 
@@ -64,7 +67,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
           const report = parseReport(cold.log);
           if (!report) throw new InvokeFailure("NoReport", `no REPORT line in the invoke's log tail:\n${cold.log}`);
           if (report.initDurationMs === null) throw new InvokeFailure("NotCold", "the invoke after a configuration update was warm (no Init Duration)");
-          reported[variant.functionName] ??= bodyFacts(cold.payload);
+          reported[variant.functionName] ??= { ...bodyFacts(cold.payload), codeCacheRejected: cold.log.includes(CACHE_REJECTED) };
           let warmE2eMs: number | null = null;
           try {
             warmE2eMs = (await invoke(client, variant)).e2eMs;
@@ -110,7 +113,10 @@ export interface ReportedFacts {
   nodeVersion?: string;
   runtime?: string;
   sdkVersion?: string;
+  /** What the response body says of Warp's code cache, if it says. */
   codeCache?: string;
+  /** Whether the cold invoke's log has the chunk loader's warning that V8 rejected the cache. */
+  codeCacheRejected?: boolean;
 }
 
 /** What a function says about its build in the identity JSON of its HTTP API response. */

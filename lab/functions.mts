@@ -1,10 +1,11 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
-import { assertInstalled, CUSTOM_RUNTIMES, type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../build/runtimes.mts";
-import { prepareOptDir, removeReadOnlyCopy } from "./execution-environment.mts";
+import { removeReadOnlyCopy } from "../core/function-environment.mts";
+import { assertInstalled, CUSTOM_RUNTIMES, type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../core/runtimes.mts";
+import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
-import { type TemplateFunction, templateFunctions } from "./template.mts";
+import { prepareOptDir } from "./opt-dir.mts";
 
 /** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
 export function runtimeOf(fn: TemplateFunction): Runtime {
@@ -14,7 +15,7 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
       : (Object.values(RUNTIMES) as Runtime[]).find((runtime) => runtime.lambdaRuntime === fn.runtime);
   if (!found) {
     const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
-    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (build/runtimes.mts).`);
+    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`);
   }
   return found;
 }
@@ -32,15 +33,27 @@ export interface Served {
   cleanup(): void;
 }
 
+export interface ServeOptions {
+  /** Template parameters (sam deploy's --parameter-overrides). */
+  overrides: Record<string, string>;
+  /** Also serve the template's functions on these runtimes. */
+  runtimes?: Runtime[];
+  /** Functions served beside the template's, on its runtime (e.g. builds in other profiles). */
+  extra?: TemplateFunction[];
+  /** Serve only these of the template's functions (default: all). */
+  only?: string[];
+}
+
 /**
  * The built template's functions on its own runtime, then on each of `runtimes` that differs
  * from it. A known runtime is chosen through the template's Runtime parameter (so its Lambda
  * runtime and layers are the template's); a runtime given by path runs the functions as a
  * custom runtime with a layer built for it.
  */
-export async function servedFunctions(builtTemplate: string, overrides: Record<string, string>, runtimes: Runtime[] = [], extra: TemplateFunction[] = []): Promise<Served> {
+export async function servedFunctions(builtTemplate: string, { overrides, runtimes = [], extra = [], only }: ServeOptions): Promise<Served> {
   runtimes.forEach(assertInstalled);
-  const own = [...templateFunctions(builtTemplate, overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
+  const fromTemplate = (parameters: Record<string, string>) => templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
+  const own = [...fromTemplate(overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
   own.forEach((fn) => assertInstalled(fn.runsOn));
   const ownRuntime = own[0]?.runsOn;
   const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
@@ -49,12 +62,12 @@ export async function servedFunctions(builtTemplate: string, overrides: Record<s
     ...own,
     ...others.flatMap((runtime) =>
       Object.hasOwn(RUNTIMES, runtime.name)
-        ? templateFunctions(builtTemplate, { ...overrides, Runtime: runtime.name }).map((fn) => {
+        ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
             const runsOn = runtimeOf(fn);
             if (runsOn.name !== runtime.name) throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
             return { ...fn, runsOn };
           })
-        : templateFunctions(builtTemplate, overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
+        : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
     ).map((fn) => {
       const name = functionOnRuntime(fn.logicalId, fn.runsOn);
       names.set(`${fn.logicalId}@${fn.runsOn.name}`, name);

@@ -1,13 +1,13 @@
 // The template's HTTP API on 127.0.0.1, as API Gateway serves it (a local `sam local start-api`
 // without Docker): each GET route invokes its function with a payload format 2.0 event and maps
 // the response back. Concurrent requests scale out like Lambda (LambdaService).
-// Sources: shared/LAMBDA-FACTS.md §7 (SAM local_apigw_service.py, DG event-v2.json).
+// Sources: SAM CLI (local_apigw_service.py) and the developer guide sample event-v2.json.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { ACCOUNT_ID, type LambdaService, TooManyRequests } from "./emulator/lambda-service.mts";
 import { readBody } from "./emulator/runtime-api.mts";
-import { closeServer, listenOnLoopback } from "./loopback.mts";
-import type { TemplateFunction } from "./template.mts";
+import { closeServer, listenOnLoopback } from "../core/loopback.mts";
+import type { TemplateFunction } from "../core/template.mts";
 
 const API_ID = "warpstartlab";
 const MAX_BODY_BYTES = 10 * 1024 * 1024;

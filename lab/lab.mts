@@ -1,25 +1,32 @@
-// The local Lambda lab: the local STS, the Lambda API and the template's HTTP API for every
-// function of the built template, on 127.0.0.1 free ports. stop() ends everything it started.
+// The local Lambda lab: the local AWS (with the template's resources), the Lambda API and the
+// template's HTTP API for every function of the built template, on 127.0.0.1 free ports.
+// stop() ends everything it started.
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
+import { errorMessage } from "../core/cli.mts";
 import { join } from "node:path";
-import { HttpApi } from "./http-api.mts";
+import { templateVariables } from "../core/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
+import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
+import { appDirOf, BUILD_DIR, PROJECT_ROOT } from "../core/paths.mts";
+import type { Runtime } from "../core/runtimes.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
-import type { Runtime } from "../build/runtimes.mts";
 import { servedFunctions } from "./functions.mts";
-import { BUILD_DIR, PROJECT_ROOT } from "./paths.mts";
-import { type LocalSts, startLocalSts } from "./sts/local-sts.mts";
-import type { TemplateFunction } from "./template.mts";
+import { HttpApi } from "./http-api.mts";
 
 export interface Lab {
   /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
   endpoint: string;
   /** The HTTP API's base URL (routes as in template.yaml, e.g. GET /optimized). */
   apiUrl: string;
-  sts: LocalSts;
+  aws: LocalAws;
+  /** What the lab created in the local AWS, and what it did not. */
+  resources: CreatedResources;
   lambda: LambdaService;
-  /** The lab's name of a template function on a runtime (build/runtimes.mts name), if it serves it there. */
+  /** The lab's name of a template function on a runtime (core/runtimes.mts name), if it serves it there. */
   functionOn(logicalId: string, runtime: string): string | undefined;
   /** What the template's own functions run on (its Runtime parameter). */
   runtime: Runtime;
@@ -33,8 +40,10 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
   parameterOverrides?: Record<string, string>;
   port?: number;
   apiPort?: number;
-  /** Functions served beside the template's (e.g. the bench's Warp ablations). */
+  /** Functions served beside the template's (e.g. the bench's builds in other profiles); their template environment is the template's. */
   extraFunctions?: TemplateFunction[];
+  /** Serve only these of the template's functions (default: all). */
+  only?: string[];
   /** Also serve every template function on these runtimes, as <LogicalId>-<runtime> (lab/functions.mts). */
   runtimes?: Runtime[];
   /** Receives every line functions print (with the function's name). */
@@ -46,29 +55,52 @@ export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: n
   return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
 }
 
-/** parameter_overrides of samconfig.toml's [default.deploy.parameters], as the lab's defaults. */
+/**
+ * parameter_overrides of a SAM app's samconfig.toml (default environment, deploy command, else
+ * global), as the lab's defaults: SAM's string form ("A=1 B=2") or its array form (["A=1", "B=2"]).
+ */
 export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig.toml")): Record<string, string> {
-  const line = /^parameter_overrides\s*=\s*"([^"]*)"/m.exec(readFileSync(file, "utf8"))?.[1] ?? "";
-  return Object.fromEntries(line.split(/\s+/).filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
+  if (!existsSync(file)) return {};
+  let config: { default?: Record<string, { parameters?: { parameter_overrides?: unknown } }> };
+  try {
+    config = parseToml(readFileSync(file, "utf8")) as typeof config;
+  } catch (error) {
+    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
+  }
+  const overrides = config.default?.deploy?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
+  const pairs = Array.isArray(overrides) ? overrides.map(String) : String(overrides).split(/\s+/);
+  return Object.fromEntries(pairs.filter(Boolean).map((pair) => {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new Error(`${file}: parameter_overrides entry "${pair}" is not Name=Value`);
+    return [pair.slice(0, at), pair.slice(at + 1).replace(/^"(.*)"$/, "$1")];
+  }));
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
-  const overrides = options.parameterOverrides ?? samconfigParameterOverrides();
-  const served = await servedFunctions(options.template ?? join(BUILD_DIR, "template.yaml"), overrides, options.runtimes, options.extraFunctions);
+  const templateFile = options.template ?? join(BUILD_DIR, "template.yaml");
+  const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
+  const template = readTemplate(templateFile, overrides);
+  const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
   const { functions } = served;
-  let sts: LocalSts;
+  let aws: LocalAws | undefined;
+  let resources: CreatedResources;
   try {
-    sts = await startLocalSts();
+    aws = await startLocalAws();
+    resources = await createResources(template, aws);
+    for (const fn of functions) fn.variables = templateVariables(template, fn, resources.attributes);
   } catch (error) {
+    await aws?.stop();
     served.cleanup();
     throw error;
   }
-  const lambda = new LambdaService(functions, { stsEndpoint: sts.endpoint, caFile: sts.caFile }, { ...options, onLine: options.onFunctionLine });
+  const services = { awsEndpoint: aws.endpoint, caFile: aws.caFile, calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
+  const lambda = new LambdaService(functions, services, { ...options, onLine: options.onFunctionLine });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.sts.stop()).finally(served.cleanup));
-  const lab: Lab = { endpoint: "", apiUrl: "", sts, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, stop };
+  // lab.aws, not aws: a test may replace the local AWS (stop it, start another on the same port).
+  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.aws.stop()).finally(served.cleanup));
+  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, stop };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
     await lambda.provision();
@@ -78,13 +110,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     await stop();
     throw error;
   }
-  // lab.sts, not sts, in stop(): a test may replace the STS (stop it, start another on the same port).
   return lab;
 }
 
 /**
  * Runs `work` against a lab started with `options` and stops the lab however the run ends, Ctrl-C
- * and SIGTERM included (then exit 130): no function process or STS outlives a run.
+ * and SIGTERM included (then exit 130): no function process or local AWS outlives a run.
  */
 export async function withLab<T>(options: LabOptions, work: (lab: Lab) => Promise<T>): Promise<T> {
   const lab = await startLab(options);

@@ -1,20 +1,20 @@
-// Runs SAM CLI from the project's venv.
+// Runs SAM CLI from the project's venv, in a SAM app's folder (where its samconfig.toml is read).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { PROJECT_ROOT, SETUP_HINT, VENV_BIN } from "./paths.mts";
+import { basename, dirname, join, resolve } from "node:path";
+import { PROJECT_TEMPLATE, SETUP_HINT, VENV_BIN } from "../core/paths.mts";
 
 export class SamError extends Error {
   override name = "SamError";
 }
 
-/** Runs `sam <args>` in the project root; resolves with its output, rejects with it on failure. */
-export function sam(args: string[], { quiet = false } = {}): Promise<string> {
+/** Runs `sam <args>` in a folder (default: the project's); resolves with its output, rejects with it on failure. */
+export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPLATE) } = {}): Promise<string> {
   const bin = join(VENV_BIN, "sam");
   if (!existsSync(bin)) return Promise.reject(new SamError(`SAM CLI not found at ${bin}; ${SETUP_HINT}.`));
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, {
-      cwd: PROJECT_ROOT,
+      cwd,
       env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -32,7 +32,11 @@ export function sam(args: string[], { quiet = false } = {}): Promise<string> {
   });
 }
 
-/** `sam build` with samconfig.toml's settings (build in source, parallel, makefile builder). */
-export function samBuild(options: { quiet?: boolean } = {}): Promise<string> {
-  return sam(["build"], options);
+/**
+ * `sam build` of a template (default: the project's), in its folder with its samconfig.toml's
+ * settings (build in source, parallel, makefile builder); with logical ids, only those.
+ */
+export function samBuild(options: { template?: string; resources?: string[]; quiet?: boolean } = {}): Promise<string> {
+  const template = resolve(options.template ?? PROJECT_TEMPLATE);
+  return sam(["build", ...(options.resources ?? []), "--template-file", basename(template)], { quiet: options.quiet, cwd: dirname(template) });
 }

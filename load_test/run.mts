@@ -1,23 +1,25 @@
-// `npm run load -- [--duration S] [--provisioned N] [--max-p99 MS|off] [--out DIR] [--stack NAME [--region R]]`:
-// Artillery against the template's HTTP API, end to end. Locally: for provisioned concurrency
-// off and on, start the lab, run config.yaml (phases scaled to --duration), stop the lab. With
-// --stack: once, against the deployed stack's ApiUrl, as deployed. Prints a summary per
-// variant and writes DIR/summary.json (and Artillery's own report per run).
+// `npm run load -- [--template FILE] [--duration S] [--provisioned N] [--max-p99 MS|off] [--out DIR] [--stack NAME [--region R]]`:
+// Artillery against the template's HTTP API, end to end: one scenario per GET route of the
+// template, config.yaml's phases (scaled to --duration) and thresholds. Locally: for provisioned
+// concurrency off and on, start the lab, run Artillery, stop the lab. With --stack: once, against
+// the deployed stack's ApiUrl, as deployed. Prints a summary per function and writes
+// DIR/summary.json (and Artillery's own report per run).
 import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
+import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { templateFunctions } from "../core/template.mts";
 import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
-import { PROJECT_ROOT } from "../lab/paths.mts";
 import { samBuild } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
 const USAGE =
-  "usage: npm run load -- [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
+  "usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
 
 class UsageError extends Error {}
 
@@ -47,6 +49,7 @@ export interface RunSummary {
 function options() {
   const { values } = parseArgs({
     options: {
+      template: { type: "string", default: PROJECT_TEMPLATE },
       duration: { type: "string", default: "40" },
       provisioned: { type: "string", default: "2" },
       "max-p99": { type: "string" },
@@ -67,13 +70,22 @@ function options() {
   return { ...values, duration, provisioned, maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99), out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${stamp}`)) };
 }
 
+/** A template's GET routes, one Artillery scenario each, named after the function. */
+export function routeScenarios(template: string): Array<{ name: string; flow: unknown[] }> {
+  return templateFunctions(template).flatMap((fn) =>
+    fn.httpPath ? [{ name: fn.logicalId, flow: [{ get: { url: fn.httpPath, name: fn.logicalId, afterResponse: "countColdStarts" } }] }] : [],
+  );
+}
+
 /**
- * config.yaml with its phases scaled to last `seconds` in all, keeping their proportions, and its
- * p99 threshold replaced by `maxP99` (milliseconds) or dropped ("off"); the no-failed-request
- * condition always stays.
+ * config.yaml with a scenario per GET route of `template`, its phases scaled to last `seconds` in
+ * all, keeping their proportions, and its p99 threshold replaced by `maxP99` (milliseconds) or
+ * dropped ("off"); the no-failed-request condition always stays.
  */
-export function scaledConfig(seconds: number, maxP99?: number | "off"): Record<string, any> {
+export function scaledConfig(template: string, seconds: number, maxP99?: number | "off"): Record<string, any> {
   const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8"));
+  config.scenarios = routeScenarios(template);
+  if (config.scenarios.length === 0) throw new UsageError(`${template} has no function with an HttpApi GET route to load`);
   const phases = config.config.phases as { duration: number }[];
   const total = phases.reduce((sum, phase) => sum + phase.duration, 0);
   for (const phase of phases) phase.duration = Math.max(1, Math.round((phase.duration * seconds) / total));
@@ -192,7 +204,8 @@ async function stackApiUrl(stack: string, region: string | undefined): Promise<s
 async function main(): Promise<number> {
   const opts = options();
   mkdirSync(opts.out, { recursive: true });
-  const config = scaledConfig(opts.duration, opts.maxP99);
+  const template = resolve(opts.template);
+  const config = scaledConfig(template, opts.duration, opts.maxP99);
   const runs: RunSummary[] = [];
   if (opts.stack) {
     const target = await stackApiUrl(opts.stack, opts.region);
@@ -201,11 +214,12 @@ async function main(): Promise<number> {
   } else {
     if (!opts["no-build"]) {
       console.error("== sam build");
-      await samBuild({ quiet: true });
+      await samBuild({ template, quiet: true });
     }
+    const samconfig = samconfigParameterOverrides(join(appDirOf(template), "samconfig.toml"));
     for (const provisioned of [0, opts.provisioned]) {
       console.error(`== lab with provisioned concurrency ${provisioned} per function`);
-      await withLab({ parameterOverrides: { ...samconfigParameterOverrides(), ProvisionedConcurrency: String(provisioned) } }, async (lab) => {
+      await withLab({ template: builtTemplateOf(template), parameterOverrides: { ...samconfig, ProvisionedConcurrency: String(provisioned) } }, async (lab) => {
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
         runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
       });

@@ -62,16 +62,18 @@ if ! stamp_ok "$root/.venv" "$want" 2>/dev/null || [ ! -x .venv/bin/sam ]; then
   stamp_write "$root/.venv" "$want"
 fi
 
-# 3. npm dependencies, installed by Node 22 so native addons match its ABI. The postinstall
-#    also installs patches/ (the patched SDK tree Optimized bundles; it fails when a patch no
-#    longer applies) and lab/runtime/ (the SDK copy the managed runtime ships, for Raw).
+# 3. npm dependencies, installed by Node 22 so native addons match its ABI. Its `dependencies`
+#    script (scripts/sync-sdk-trees.mjs) also installs patches/ (the patched SDK tree Optimized
+#    and Warp bundle; it fails when a patch no longer applies) and lab/runtime/ (the SDK copy the
+#    managed runtime ships, for Raw), first bringing their manifests in step with package.json.
 export PATH="$node_bin:$PATH" npm_config_nodedir="$node_headers"
-want="$(digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch lab/runtime/package.json lab/runtime/package-lock.json)"
-if ! stamp_ok "$root/node_modules" "$want" 2>/dev/null; then
+npm_inputs() { digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch lab/runtime/package.json lab/runtime/package-lock.json; }
+if ! stamp_ok "$root/node_modules" "$(npm_inputs)" 2>/dev/null; then
   say "installing npm dependencies with Node $(node --version)"
   npm ci --no-audit --no-fund --loglevel=error >&2 ||
     die "npm ci failed (see above). If patch-package could not apply a patch, the package under it changed: patches/README.md says how to refresh it."
-  stamp_write "$root/node_modules" "$want"
+  # After the install: the sync may have rewritten the manifests it follows.
+  stamp_write "$root/node_modules" "$(npm_inputs)"
 fi
 
 # 4. Artillery for the load tests (load_test/), in its own tree: it is large (~470 MB) and

@@ -6,8 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { copyOptDir, type FunctionSpec, type LocalServices, functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../execution-environment.mts";
-import { RUNTIME_DIR } from "../paths.mts";
+import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
+import { RUNTIME_DIR } from "../../core/paths.mts";
+import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
 
 const RIC_ENTRY = join(RUNTIME_DIR, "node_modules/aws-lambda-ric/index.mjs");
@@ -26,8 +27,9 @@ export type InvokeOutcome = RuntimeReport | { kind: "exit"; exit: Exit } | { kin
 export interface EnvironmentOptions {
   spec: FunctionSpec;
   services: LocalServices;
-  /** Variables from the function's configuration (UpdateFunctionConfiguration's Environment). */
+  /** Variables from the function's configuration: the template's Environment, or UpdateFunctionConfiguration's. */
   variables?: Record<string, string>;
+  initializationType: "on-demand" | "provisioned-concurrency";
   /** Every line the function prints, as it prints it (the lab's console, when verbose). */
   onLine?: (line: string) => void;
   /** Stop the process (SIGSTOP) while it waits for an event, as Lambda freezes an idle environment. */
@@ -36,6 +38,8 @@ export interface EnvironmentOptions {
 
 export class ExecutionEnvironment {
   readonly id = randomBytes(16).toString("hex");
+  /** Its own credentials' access key: the local AWS records it with every call the environment makes. */
+  readonly accessKeyId = accessKeyFor(this.id);
   private readonly runtimeApi = new RuntimeApi();
   private process: ChildProcess | null = null;
   private taskRoot: string | null = null;
@@ -70,8 +74,8 @@ export class ExecutionEnvironment {
     this.taskRoot = prepareTaskRoot(spec);
     if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
     const env = {
-      ...functionEnvironment(spec, this.taskRoot, services),
-      ...this.options.variables,
+      ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
+      AWS_LAMBDA_INITIALIZATION_TYPE: this.options.initializationType,
       AWS_LAMBDA_RUNTIME_API: runtimeApi,
       AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${this.id}`,
     };

@@ -3,7 +3,8 @@
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
-import { closeServer, listenOnLoopback } from "../loopback.mts";
+import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
+import { logTail } from "./log-lines.mts";
 import { readBody } from "./runtime-api.mts";
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -83,7 +84,7 @@ export class InvokeApi {
     const result = await this.lambda.invoke(name, event);
     const headers: Record<string, string> = { "content-type": "application/json", "x-amz-executed-version": "$LATEST" };
     if (result.functionError) headers["x-amz-function-error"] = result.functionError;
-    if (logType === "Tail") headers["x-amz-log-result"] = Buffer.from(result.logTail, "utf8").toString("base64");
+    if (logType === "Tail") headers["x-amz-log-result"] = Buffer.from(logTail(result.log), "utf8").toString("base64");
     res.writeHead(200, headers).end(result.payload);
   }
 }

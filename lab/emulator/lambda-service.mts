@@ -1,17 +1,17 @@
 // The functions of a built template, as the Lambda service runs them: an invoke takes an idle
 // environment or starts a new one (a cold start), configuration updates discard environments.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Runtime } from "../../build/runtimes.mts";
-import type { LocalServices } from "../execution-environment.mts";
-import type { TemplateFunction } from "../template.mts";
+import type { LocalServices } from "../../core/function-environment.mts";
+import type { AwsCall } from "../../core/local-aws/local-aws.mts";
+import type { Runtime } from "../../core/runtimes.mts";
+import type { TemplateFunction } from "../../core/template.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
-import { endLine, initReportLine, initStartLine, reportLine, startLine } from "./log-lines.mts";
+import { endLine, failedCallLine, initReportLine, initStartLine, reportLine, startLine } from "./log-lines.mts";
 
 export const REGION = "us-east-1";
 export const ACCOUNT_ID = "123456789012";
 /** Lambda caps INIT at 10 s (DG lambda-runtime-environment.md). */
 const INIT_TIMEOUT_MS = 10_000;
-const LOG_TAIL_BYTES = 4096;
 
 export interface FunctionConfiguration {
   FunctionName: string;
@@ -35,14 +35,21 @@ export interface InvokeResult {
   payload: Buffer;
   /** "Unhandled" when the function failed (X-Amz-Function-Error). */
   functionError?: "Unhandled";
-  /** The invocation's log, last 4 KB, plain text (the API sends it base64). */
-  logTail: string;
+  /** The invocation's log lines: the platform's and the function's (the API's LogType Tail sends the last 4 KB). */
+  log: string[];
 }
 
 /** A function as the lab serves it: its template settings, what runs it, and a custom runtime's opt dir. */
 export interface ServedFunction extends TemplateFunction {
   runsOn: Runtime;
   optDir?: string;
+  /** Its Environment.Variables, evaluated against the resources the lab created. */
+  variables?: Record<string, string>;
+}
+
+/** The local AWS as the service uses it: where functions send their calls, and what each environment called. */
+export interface LabServices extends LocalServices {
+  calls(accessKeyId: string): AwsCall[];
 }
 
 class LambdaFunction {
@@ -72,6 +79,7 @@ class LambdaFunction {
       LastModified: new Date().toISOString(),
       RevisionId: randomUUID(),
       CodeSize: 0,
+      ...(spec.variables && Object.keys(spec.variables).length ? { Environment: { Variables: spec.variables } } : {}),
     };
   }
 
@@ -106,14 +114,14 @@ const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 export class LambdaService {
   private readonly functions = new Map<string, LambdaFunction>();
-  private readonly services: LocalServices;
+  private readonly services: LabServices;
   private readonly options: Required<Omit<LambdaServiceOptions, "onLine">> & Pick<LambdaServiceOptions, "onLine">;
   /** Environments initializing or running an invocation, over all functions. */
   private active = 0;
   private readonly provisioned = new WeakSet<ExecutionEnvironment>();
   private readonly reclaimTimers = new WeakMap<ExecutionEnvironment, NodeJS.Timeout>();
 
-  constructor(functions: ServedFunction[], services: LocalServices, options: LambdaServiceOptions = {}) {
+  constructor(functions: ServedFunction[], services: LabServices, options: LambdaServiceOptions = {}) {
     this.services = services;
     this.options = {
       concurrencyLimit: options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
@@ -212,7 +220,7 @@ export class LambdaService {
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
           await env.kill();
-          return this.failedInit(init, log);
+          return this.failedInit(init, log, this.services.calls(env.accessKeyId));
         }
         initDurationMs = init.initDurationMs;
       }
@@ -226,7 +234,8 @@ export class LambdaService {
     const env = new ExecutionEnvironment({
       spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize, runtime: fn.spec.runsOn, optDir: fn.spec.optDir },
       services: this.services,
-      variables: { ...fn.config.Environment?.Variables, AWS_LAMBDA_INITIALIZATION_TYPE: initializationType },
+      variables: fn.config.Environment?.Variables,
+      initializationType,
       onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),
       freezeWhenIdle: this.options.freeze,
     });
@@ -297,14 +306,17 @@ export class LambdaService {
     return fn;
   }
 
-  private failedInit(init: Exclude<InitOutcome, { kind: "ready" }>, log: string[]): InvokeResult {
+  private failedInit(init: Exclude<InitOutcome, { kind: "ready" }>, log: string[], calls: AwsCall[]): InvokeResult {
     let errorType: string;
     let body: Record<string, unknown>;
     if (init.kind === "init-error") {
-      // The runtime's own report; a type it did not (validly) name becomes Runtime.InitError.
+      // The runtime's own report; a type it did not (validly) name becomes Runtime.InitError, and
+      // the error's own type (e.g. the SDK's ParameterNotFound) leads its message.
       errorType = init.error.errorType ?? "Runtime.InitError";
       const posted = parseJson(init.error.body);
-      body = { ...posted, errorType, errorMessage: String(posted.errorMessage ?? "the runtime reported an init error") };
+      const message = String(posted.errorMessage ?? "the runtime reported an init error");
+      const ownType = typeof posted.errorType === "string" && posted.errorType !== errorType ? posted.errorType : null;
+      body = { ...posted, errorType, errorMessage: ownType && !message.startsWith(ownType) ? `${ownType}: ${message}` : message };
     } else if (init.kind === "exit") {
       errorType = "Runtime.ExitError";
       body = { errorType, errorMessage: `Runtime exited with error: ${exitText(init.exit)}` };
@@ -313,27 +325,28 @@ export class LambdaService {
       body = { errorType, errorMessage: `Task timed out after ${(INIT_TIMEOUT_MS / 1000).toFixed(2)} seconds (INIT)` };
     }
     log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
-    return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", logTail: tail(log) };
+    const failed = calls.filter((call) => call.status >= 400).at(-1);
+    if (failed) log.push(failedCallLine(failed));
+    return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", log };
   }
 
   private invokeResult(outcome: InvokeOutcome, requestId: string, fn: LambdaFunction, log: string[]): InvokeResult {
-    const logTail = tail(log);
     switch (outcome.kind) {
       case "response":
-        return { payload: outcome.body, logTail };
+        return { payload: outcome.body, log };
       case "error":
-        return { payload: outcome.body, functionError: "Unhandled", logTail };
+        return { payload: outcome.body, functionError: "Unhandled", log };
       case "exit":
         return {
           payload: Buffer.from(JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${exitText(outcome.exit)}` })),
           functionError: "Unhandled",
-          logTail,
+          log,
         };
       case "timeout":
         return {
           payload: Buffer.from(JSON.stringify({ errorType: "Sandbox.Timedout", errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds` })),
           functionError: "Unhandled",
-          logTail,
+          log,
         };
     }
   }
@@ -356,12 +369,4 @@ function parseJson(body: Buffer): Record<string, unknown> {
   } catch {
     return { errorMessage: body.toString("utf8") };
   }
-}
-
-/** The last 4 KB of the log, cut at a line start where possible. */
-function tail(lines: string[]): string {
-  const text = `${lines.join("\n")}\n`;
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= LOG_TAIL_BYTES) return text;
-  return bytes.subarray(bytes.length - LOG_TAIL_BYTES).toString("utf8");
 }

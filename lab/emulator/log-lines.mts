@@ -1,5 +1,6 @@
-// The platform's log lines, in Lambda's text format (shared/LAMBDA-FACTS.md §5). Tabs separate
+// The platform's log lines, in Lambda's text format (developer guide: nodejs-logging.md). Tabs separate
 // REPORT fields; Init Duration follows Max Memory Used, only on a cold start.
+import type { AwsCall } from "../../core/local-aws/local-aws.mts";
 
 export const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
 
@@ -45,6 +46,15 @@ export function initReportLine(initDurationMs: number, status: "error" | "timeou
   return parts.join("\t");
 }
 
+/**
+ * Not a line Lambda writes: the lab's note, after a failed INIT, of the AWS call that failed
+ * (the local AWS holds only the template's resources, so this is usually one it does not declare).
+ */
+export function failedCallLine(call: Pick<AwsCall, "service" | "operation" | "status" | "errorCode" | "errorMessage">): string {
+  const error = [call.errorCode, call.errorMessage].filter(Boolean).join(": ");
+  return `[warpstart lab] INIT's call ${call.service ?? "(unsigned)"} ${call.operation} answered ${call.status}${error ? ` ${error}` : ""}. The lab's local AWS holds only the template's resources: declare what INIT reads in the template.`;
+}
+
 const REPORT = /^REPORT RequestId: (?<requestId>\S+)\tDuration: (?<duration>[\d.]+) ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: (?<maxMemory>\d+) MB(?:\tInit Duration: (?<init>[\d.]+) ms)?/m;
 
 /** Reads a REPORT line out of a log (Init Duration is optional: warm invokes have none). */
@@ -53,4 +63,14 @@ export function parseReport(log: string): { requestId: string; durationMs: numbe
   if (!match?.groups) return null;
   const { requestId, duration, maxMemory, init } = match.groups;
   return { requestId: requestId!, durationMs: Number(duration), maxMemoryUsedMb: Number(maxMemory), initDurationMs: init ? Number(init) : null };
+}
+
+const LOG_TAIL_BYTES = 4096;
+
+/** The last 4 KB of a log, as Invoke's LogType Tail returns it (cut at a line start where possible). */
+export function logTail(lines: string[]): string {
+  const text = `${lines.join("\n")}\n`;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= LOG_TAIL_BYTES) return text;
+  return bytes.subarray(bytes.length - LOG_TAIL_BYTES).toString("utf8");
 }

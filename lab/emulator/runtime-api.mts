@@ -1,6 +1,6 @@
 // The Lambda Runtime API (2018-06-01) for one execution environment, as the runtime interface
 // client speaks it: long-polled `next`, per-invocation response/error, init error.
-// Sources: shared/LAMBDA-FACTS.md §3 (DG runtimes-api.md, RIE internal/lambda/rapid).
+// Sources: the Lambda developer guide (runtimes-api.md) and aws-lambda-runtime-interface-emulator (internal/lambda/rapid).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 

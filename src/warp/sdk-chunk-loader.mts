@@ -1,17 +1,13 @@
-// What `import ... from "@aws-sdk/client-sts"` becomes in Warp builds: loads sdk.cjs (next to
-// this bundle) with vm.Script, handing V8 the code cache made after a full INIT at build time
+// What every SDK import of a Warp build becomes (builder/sdk.mts): loads sdk.cjs (next to this
+// bundle) with vm.Script, handing V8 the code cache made after a full INIT at build time
 // (sdk.cache), so the SDK's functions need neither parsing nor lazy compilation at INIT.
 // V8 rejects a cache silently when the Node version or V8 flags differ: the status is checked.
-import type * as Sdk from "@aws-sdk/client-sts";
-import { CODE_CACHE_STATUS, type IdentityBody } from "../functions/identity/identity.mts";
+import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_SCRIPT } from "./symbols.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
 const { readFileSync } = process.getBuiltinModule("node:fs");
 const { Script } = process.getBuiltinModule("node:vm");
 const { fileURLToPath } = process.getBuiltinModule("node:url");
-
-/** Where the build (build/code-cache.mts) finds the compiled chunk after a full INIT. */
-export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
 
 const chunkPath = fileURLToPath(new URL("sdk.cjs", import.meta.url));
 let cachedData: Buffer | undefined;
@@ -26,12 +22,14 @@ const script = new Script(`(function (exports, require, module, __filename, __di
   filename: chunkPath,
   cachedData,
 });
-const status: IdentityBody["codeCache"] = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "accepted";
+const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "accepted";
+// Said only when it costs something: the log shows it on Lambda, and the bench reads it.
+if (status === "rejected") console.warn(CACHE_REJECTED);
 const globals = globalThis as Record<symbol, unknown>;
 globals[CODE_CACHE_STATUS] = status;
 globals[SDK_SCRIPT] = script; // the build takes its code cache from here after a full INIT
 
-const module = { exports: {} as typeof Sdk };
+const module = { exports: {} as { sdkPackages: Record<string, unknown> } };
 // The chunk bundles all of the SDK it uses and requires only Node builtins (a full require
 // would load node:module and its source-map support for nothing).
 const requireBuiltin = (id: string) => {
@@ -41,4 +39,5 @@ const requireBuiltin = (id: string) => {
 };
 script.runInThisContext()(module.exports, requireBuiltin, module, chunkPath, fileURLToPath(new URL(".", import.meta.url)));
 
-export const { GetCallerIdentityCommand, STSClient } = module.exports;
+/** The SDK modules the handler imports, by specifier (builder/sdk.mts, chunkEntry). */
+export const { sdkPackages } = module.exports;

@@ -1,12 +1,13 @@
 // `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
-// every variant, then the files a user opens. No timing is asserted: only that it measured.
+// every function, then the files a user opens. No timing is asserted: only that it measured.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VARIANT_NAMES, WARP_OPTIMIZATION_NAMES } from "../../build/variants.mts";
 import type { BenchResults } from "../../bench/results.mts";
-import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
+import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
+import { EXAMPLES_TEMPLATE, NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
 
 const bench = (...args: string[]) => benchWith({}, ...args);
 const benchWith = (env: Record<string, string>, ...args: string[]) =>
@@ -29,8 +30,8 @@ describe("npm run bench -- --rounds 2", () => {
   });
 
   it("writes every variant's raw samples, paired by round, with versions and machine", () => {
-    expect(results).toMatchObject({ schema: 2, rounds: 2, target: { kind: "local" }, runtimes: ["node22"] });
-    expect(results.variants.map((variant) => variant.name)).toEqual(VARIANT_NAMES);
+    expect(results).toMatchObject({ schema: 3, rounds: 2, target: { kind: "local" }, runtimes: ["node22"] });
+    expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]));
     expect(results.variants.every((variant) => variant.runtime === "node22")).toBe(true);
     for (const variant of results.variants) {
       expect(variant.failures).toEqual([]);
@@ -43,7 +44,9 @@ describe("npm run bench -- --rounds 2", () => {
         expect(sample.warmE2eMs).toBeGreaterThan(0);
       }
     }
-    expect(results.versions).toMatchObject({ "runtime node22": "22.23.3", "node22 reports": "node 22.23.3", "@aws-sdk/client-sts": "3.1169.0", "aws-lambda-ric": "4.0.2", "sdk (Optimized)": "3.1169.0" });
+    const sts = installedSdk();
+    expect(results.versions).toMatchObject({ "runtime node22": process.versions.node, "node22 reports": `node ${process.versions.node}`, "@aws-sdk/client-sts": sts, "sdk (Optimized)": sts });
+    expect(results.versions["aws-lambda-ric"]).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.machine.cpuCount).toBeGreaterThan(0);
   });
@@ -51,7 +54,7 @@ describe("npm run bench -- --rounds 2", () => {
   it("writes a Markdown report with the seed's tables and the ratios", () => {
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain("| test | # of samples | p0 | p50 | p90 | p95 | p99 | p100 |");
-    for (const name of VARIANT_NAMES) expect(report).toMatch(new RegExp(`^\\| ${name} \\| 2 \\|`, "m"));
+    for (const name of FUNCTION_NAMES) expect(report).toMatch(new RegExp(`^\\| ${name} \\| 2 \\|`, "m"));
     expect(report).toMatch(/vs Raw/);
     expect(report).toMatch(/vs Optimized/);
     expect(report).toContain("chart.svg");
@@ -61,7 +64,7 @@ describe("npm run bench -- --rounds 2", () => {
     const svg = readFileSync(join(out, "chart.svg"), "utf8");
     expect(svg.startsWith("<svg")).toBe(true);
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
-    expect(svg.match(/<rect [^>]*class="box"/g)).toHaveLength(VARIANT_NAMES.length);
+    expect(svg.match(/<rect [^>]*class="box"/g)).toHaveLength(FUNCTION_NAMES.length);
   });
 });
 
@@ -79,7 +82,7 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
   it("reports every variant × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
     expect(run.status).toBe(0);
     expect(results.runtimes).toEqual(runtimes);
-    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(runtimes.flatMap((runtime) => VARIANT_NAMES.map((name) => `${name} ${runtime}`)));
+    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(runtimes.flatMap((runtime) => FUNCTION_NAMES.map((name) => `${name} ${runtime}`)));
     for (const cell of results.variants) {
       // A custom runtime ships no SDK for Raw to import; every other cell measured both rounds.
       if (cell.name === "Raw" && (cell.runtime === "deno" || cell.runtime === "bun")) {
@@ -113,7 +116,9 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
-    [["--variants", "Raw,Turbo"], "unknown variant(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
+    [["--variants", "Raw,Turbo"], "unknown function(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
+    [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
+    [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles and --ablate build locally; a --stack runs each function as deployed"],
     [["--runtimes", "node22,quickjs"], '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, deno-no-cache and bun-no-cache'],
     [["--runtimes", "./bin/llrt"], `--runtimes: llrt is not installed: ${join(PROJECT_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`],
     [["--runtimes", "deno", "--stack", "warpstart"], "with --stack, the runtimes are the stacks' own"],
@@ -161,11 +166,34 @@ describe("npm run bench -- --ablate --rounds 1", () => {
       const run = bench("--no-build", "--ablate", "--rounds", "1", "--out", out);
       expect(run.status).toBe(0);
       const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-      expect(results.variants.map((variant) => variant.name)).toEqual(["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)]);
+      const profiles = ["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)];
+      expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]));
       expect(results.variants.every((variant) => variant.failures.length === 0 && variant.samples.length === 1)).toBe(true);
-      expect(results.versions).toMatchObject({ "V8 code cache (Warp)": "accepted", "V8 code cache (Warp-no-noSharedConfigFiles)": "accepted" });
-      expect(results.versions["V8 code cache (Warp-no-codeCache)"]).toBeUndefined();
+      expect(results.versions).toMatchObject({ "V8 code cache (Warp/Warp)": "accepted", "V8 code cache (Warp/Warp-no-noSharedConfigFiles)": "accepted" });
+      expect(results.versions["V8 code cache (Warp/Warp-no-codeCache)"]).toBeUndefined();
       expect(run.stdout).toContain("Init Duration vs Warp");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("npm run bench -- --template examples/template.yaml --variants SsmParameter --profiles Bundled,Optimized,Warp --rounds 1", () => {
+  it("builds the function in each profile and measures them side by side, each entry naming function and profile", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-profiles-"));
+    try {
+      const run = bench("--no-build", "--template", EXAMPLES_TEMPLATE, "--variants", "SsmParameter", "--profiles", "Bundled,Optimized,Warp", "--rounds", "1", "--out", out);
+      expect(run.stderr).not.toMatch(/^error:/m);
+      expect(run.status).toBe(0);
+      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.variants.map((cell) => [cell.name, cell.function, cell.profile, cell.samples.length, cell.failures.length])).toEqual([
+        ["SsmParameter/Bundled", "SsmParameter", "Bundled", 1, 0],
+        ["SsmParameter/Optimized", "SsmParameter", "Optimized", 1, 0],
+        ["SsmParameter/Warp", "SsmParameter", "Warp", 1, 0],
+      ]);
+      expect(results.versions["V8 code cache (SsmParameter/Warp)"]).toBe("accepted");
+      expect(run.stdout).toContain("Init Duration vs Bundled");
+      expect(run.stdout).toMatch(/^SsmParameter\/Warp\s+1\s/m);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

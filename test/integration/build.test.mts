@@ -1,26 +1,36 @@
-// The artifacts of the real `sam build` (makefile builder -> build/build.mts -> esbuild).
+// The artifacts of the real `sam build` (makefile builder -> builder/build.mts -> esbuild).
 import type { Metafile } from "esbuild";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { handlerFile } from "../../build/build.mts";
-import { bootstrapScript, CLIENT_FILE } from "../../build/runtime-layer.mts";
-import { CUSTOM_RUNTIMES, HANDLER_BUILTINS, RUNTIMES } from "../../build/runtimes.mts";
-import { UNUSED_CREDENTIAL_PROVIDERS, VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
-import { BUILD_DIR } from "../../lab/paths.mts";
+import { dirname, join } from "node:path";
+import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
+import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
+import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
+import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { BUILD_DIR, buildDirOf, EXAMPLES_TEMPLATE } from "../../core/paths.mts";
+import { CUSTOM_RUNTIMES, HANDLER_BUILTINS, RUNTIMES } from "../../core/runtimes.mts";
+import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
-import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
-import { builtFunction, expectedSdkVersion, run, succeeded } from "../support/lab.mts";
+import { builtFunction, builtFunctions, expectedSdkVersion, FUNCTION_NAMES, profileOf, run, servicesOf, succeeded } from "../support/lab.mts";
 
 /** e_machine of an ELF header (offset 18) for 64-bit ARM, Lambda's arm64. */
 const ELF_MACHINE_AARCH64 = 183;
-const metafile = (name: string) => JSON.parse(readFileSync(join(BUILD_DIR, `${name}.meta.json`), "utf8")) as Metafile;
-const artifact = (name: string) => readFileSync(join(BUILD_DIR, name, handlerFile(variantNamed(name))), "utf8");
+const metafile = (name: string, buildDir = BUILD_DIR) => JSON.parse(readFileSync(join(buildDir, `${name}.meta.json`), "utf8")) as Metafile;
+const handlerOf = (name: string) => builtFunctions().find((fn) => fn.logicalId === name)!;
+const artifact = (name: string) => readFileSync(join(BUILD_DIR, name, builtHandlerFile(handlerOf(name))), "utf8");
 /** The npm packages esbuild put into a bundle, e.g. "@aws-sdk/credential-provider-ini". */
 const bundledPackages = (name: string) =>
   new Set(Object.keys(metafile(name).inputs).flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []));
 
-it("sam validate --lint passes", async () => {
-  await expect(sam(["validate", "--lint"], { quiet: true })).resolves.toContain("is a valid SAM Template");
+it.each([".", "examples"])("sam validate --lint passes (%s)", async (app) => {
+  await expect(sam(["validate", "--lint"], { quiet: true, cwd: join(BUILD_DIR, "../..", app) })).resolves.toContain("is a valid SAM Template");
+});
+
+describe("where the runtime finds the handler", () => {
+  it.each(FUNCTION_NAMES)("%s's artifact holds the module its Handler names, in the format its template asks for", (name) => {
+    const fn = handlerOf(name);
+    const file = builtHandlerFile(fn);
+    expect(file).toBe(`${fn.handler.replace(/\.handler$/, "")}.${name === "Cjs" ? "cjs" : "mjs"}`);
+  });
 });
 
 describe("credential providers", () => {
@@ -42,48 +52,75 @@ describe("credential providers", () => {
 });
 
 describe("Warp", () => {
-  it("bundles the SDK as a chunk with its V8 code cache", () => {
+  const warpDir = join(BUILD_DIR, "Warp/src/functions/identity");
+
+  it("bundles the SDK as a chunk with its V8 code cache, beside the handler", () => {
     const inputs = Object.keys(metafile("Warp").inputs);
     expect(inputs).toContain("src/warp/sdk-chunk-loader.mts");
-    expect(inputs).toContain("src/warp/sdk-chunk.mts");
-    expect(existsSync(join(BUILD_DIR, "Warp/sdk.cjs"))).toBe(true);
-    expect(statSync(join(BUILD_DIR, "Warp/sdk.cache")).size).toBeGreaterThan(0);
+    expect(inputs).toContain("<sdk-chunk>");
+    expect(existsSync(join(warpDir, "sdk.cjs"))).toBe(true);
+    expect(statSync(join(warpDir, "sdk.cache")).size).toBeGreaterThan(0);
+  });
+
+  it("keeps the SDK out of the handler: every SDK import reads the chunk's copy", () => {
+    expect(artifact("Warp")).not.toContain("GetCallerIdentityCommand = class");
+    expect(artifact("Warp")).toContain('sdkPackages["@aws-sdk/client-sts"]');
   });
 
   it("reads no shared config file: fs/promises is not even in the chunk", () => {
-    expect(readFileSync(join(BUILD_DIR, "Warp/sdk.cjs"), "utf8")).not.toContain("fs/promises");
+    expect(readFileSync(join(warpDir, "sdk.cjs"), "utf8")).not.toContain("fs/promises");
     expect(artifact("Optimized")).toContain("fs/promises");
   });
+
+  it.each(readTemplate(EXAMPLES_TEMPLATE).functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => [fn.logicalId, fn]))(
+    "puts exactly the clients %s's handler imports into its chunk",
+    (name, fn) => {
+      const artifactDir = join(buildDirOf(EXAMPLES_TEMPLATE), name);
+      const beside = dirname(join(artifactDir, builtHandlerFile({ ...fn, codeDir: artifactDir })));
+      const chunk = readFileSync(join(beside, "sdk.cjs"), "utf8");
+      const imported = [...readFileSync(handlerSource(fn).source, "utf8").matchAll(/from "(@aws-sdk\/client-[\w-]+)"/g)].map((m) => m[1]);
+      expect(imported.length).toBeGreaterThan(0);
+      for (const client of imported) expect(chunk).toContain(`"${client}"`);
+      expect(chunk).not.toContain('"@aws-sdk/client-sts"');
+      expect(statSync(join(beside, "sdk.cache")).size).toBeGreaterThan(0);
+    },
+  );
 });
 
-describe.each(VARIANT_NAMES)("%s build-time constants", (name) => {
+describe.each(FUNCTION_NAMES)("%s build-time constants", (name) => {
   it("are embedded as literals; no environment variable is read for them", () => {
     const code = artifact(name);
     expect(code).not.toMatch(/WARPSTART_/);
     // Minified builds drop the space after the colon.
-    expect(code.replace(/: /g, ":")).toContain(`variant:${JSON.stringify(name)}`);
-    expect(code.replace(/: /g, ":")).toContain(`sdkVersion:${JSON.stringify(expectedSdkVersion(name))}`);
+    expect(code.replace(/: /g, ":")).toContain(`function:${JSON.stringify(name)}`);
+    expect(code.replace(/: /g, ":")).toContain(`profile:${JSON.stringify(profileOf(name))}`);
+    if (name !== "Floor") expect(code.replace(/: /g, ":")).toContain(`sdkVersion:${JSON.stringify(expectedSdkVersion(name))}`);
   });
 });
 
+it("embeds the template's Define constants (NoKeepAlive: KEEP_ALIVE false)", () => {
+  expect(artifact("NoKeepAlive")).toMatch(/^var keepAlive = false;$/m);
+  expect(artifact("Optimized")).toMatch(/typeof KEEP_ALIVE === "undefined"/);
+});
+
 describe("no http at INIT (the guarantee the seed's node-http-handler patch gave)", () => {
-  let sts: LocalSts;
+  let aws: LocalAws;
   beforeAll(async () => {
-    sts = await startLocalSts();
+    aws = await startLocalAws();
   });
   afterAll(async () => {
-    await sts?.stop();
+    await aws?.stop();
   });
   const HTTP_MODULES = ["http", "http2", "internal/deps/undici/undici"];
 
   it("Optimized loads neither http, http2 nor undici during INIT on Node 22", async () => {
-    const { builtinsAtReady } = succeeded(await run(builtFunction("Optimized"), sts));
+    const { builtinsAtReady } = succeeded(await run(builtFunction("Optimized"), servicesOf(aws)));
     expect(builtinsAtReady).toContain("https");
     expect(HTTP_MODULES.filter((name) => builtinsAtReady.includes(name))).toEqual([]);
   });
 
   it("Bundled does load them (so this check can tell)", async () => {
-    const { builtinsAtReady } = succeeded(await run(builtFunction("Bundled"), sts));
+    const { builtinsAtReady } = succeeded(await run(builtFunction("Bundled"), servicesOf(aws)));
     expect(HTTP_MODULES.filter((name) => builtinsAtReady.includes(name))).toEqual(HTTP_MODULES);
   });
 });
@@ -112,17 +149,14 @@ describe("startup caches warmed at build time", () => {
 
   it("Deno's warm-up imports every node: builtin the built handlers import", () => {
     const builtins = new Set(
-      VARIANT_NAMES.flatMap((name) => Object.values(metafile(name).outputs).flatMap((output) => output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path))),
+      FUNCTION_NAMES.flatMap((name) => Object.values(metafile(name).outputs).flatMap((output) => output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path))),
     );
     expect([...builtins].filter((builtin) => !HANDLER_BUILTINS.includes(builtin))).toEqual([]);
   });
 
-  it.each(VARIANT_NAMES.filter((name) => statSync(join(BUILD_DIR, name, handlerFile(variantNamed(name)))).size >= 50 * 1024))(
-    "%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)",
-    (name) => {
-      const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
-      const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
-      expect(largest).toBeGreaterThan(statSync(join(BUILD_DIR, name, handlerFile(variantNamed(name)))).size);
-    },
-  );
+  it.each(FUNCTION_NAMES.filter((name) => artifact(name).length >= 50 * 1024))("%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)", (name) => {
+    const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
+    const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
+    expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
+  });
 });

@@ -8,8 +8,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { NODE22 } from "../../lab/paths.mts";
-import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
+import { NODE22 } from "../../core/paths.mts";
+import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { freePort } from "../support/lab.mts";
 
@@ -28,13 +28,13 @@ try {
 
 type RunResult = { ok: true; builtins: string[]; responses: { statusCode: number; body: string }[] } | { ok: false; error: string };
 
-let sts: LocalSts;
+let aws: LocalAws;
 let workDir: string;
 let floorModule: string;
 let bundleInputs: string[];
 
 beforeAll(async () => {
-  sts = await startLocalSts();
+  aws = await startLocalAws();
   workDir = mkdtempSync(join(tmpdir(), "warpstart-floor-"));
   // The function gets a folder of its own: artifactBytes measures the module's folder.
   floorModule = join(workDir, "floor", "index.mjs");
@@ -47,18 +47,18 @@ beforeAll(async () => {
     target: "node22",
     metafile: true,
     logLevel: "warning",
-    define: { WARPSTART_VARIANT: '"Floor"' },
+    define: { WARPSTART_FUNCTION: '"Floor"', WARPSTART_PROFILE: '"Optimized"' },
   });
   bundleInputs = Object.keys(result.metafile.inputs);
   writeFileSync(join(workDir, "run.mjs"), RUNNER);
   writeFileSync(join(workDir, "empty.mjs"), "");
 }, 60_000); // gunicorn's start; jest applies only a global testTimeout, 5 s by default
 afterAll(async () => {
-  await sts?.stop();
+  await aws?.stop();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-async function run(module: string, endpoint = sts.endpoint): Promise<RunResult> {
+async function run(module: string, endpoint = aws.endpoint): Promise<RunResult> {
   const { stdout } = await promisify(execFile)(NODE22, [join(workDir, "run.mjs"), module], {
     timeout: 30_000,
     env: {
@@ -67,7 +67,7 @@ async function run(module: string, endpoint = sts.endpoint): Promise<RunResult> 
       AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
       AWS_SESSION_TOKEN: "warpstart-lab-session",
       AWS_ENDPOINT_URL_STS: endpoint,
-      NODE_EXTRA_CA_CERTS: sts.caFile,
+      NODE_EXTRA_CA_CERTS: aws.caFile,
       PATH: `${process.env.PATH}`,
     },
   });
@@ -81,7 +81,7 @@ function initError(result: RunResult): string {
 
 /** An HTTPS server on 127.0.0.1 with the local STS's certificate, so the function trusts it. */
 async function stubSts(answer: RequestListener): Promise<{ endpoint: string; server: HttpsServer }> {
-  const certDir = dirname(sts.caFile);
+  const certDir = dirname(aws.caFile);
   const server = createHttpsServer({ cert: readFileSync(join(certDir, "server.pem")), key: readFileSync(join(certDir, "server.key")) }, answer);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -110,7 +110,8 @@ it("answers with the masked identity from the local STS, called once during INIT
     arn: `arn:aws:sts::${MASKED_ACCOUNT_ID}:user/moto`,
     userId: "AKIAIOSFODNN7EXAMPLE",
     coldstart: true,
-    variant: "Floor",
+    function: "Floor",
+    profile: "Optimized",
     sdkVersion: "none",
     nodeVersion: "v22.23.3",
     path: "/floor",

@@ -5,22 +5,22 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VENV_BIN } from "../../lab/paths.mts";
-import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
+import { VENV_BIN } from "../../core/paths.mts";
+import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { builtFunction, freePort, run } from "../support/lab.mts";
 
-let sts: LocalSts;
+let aws: LocalAws;
 beforeAll(async () => {
-  sts = await startLocalSts();
+  aws = await startLocalAws();
 });
 afterAll(async () => {
-  await sts?.stop();
+  await aws?.stop();
 });
 
 describe("INIT failures", () => {
   it("names the endpoint when STS is unreachable", async () => {
     const closedPort = await freePort();
-    const result = await run(builtFunction("Optimized"), { endpoint: `https://127.0.0.1:${closedPort}`, caFile: sts.caFile });
+    const result = await run(builtFunction("Optimized"), { awsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: aws.caFile });
     expect(result).toMatchObject({
       ok: false,
       errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${closedPort}): connect ECONNREFUSED`),
@@ -30,8 +30,8 @@ describe("INIT failures", () => {
   it("fails when the function trusts another CA than the lab's", async () => {
     const otherCa = mkdtempSync(join(tmpdir(), "warpstart-other-ca-"));
     try {
-      expect(spawnSync(join(VENV_BIN, "python"), [join(import.meta.dirname, "../../lab/sts/certs.py"), otherCa]).status).toBe(0);
-      const result = await run(builtFunction("Optimized"), { endpoint: sts.endpoint, caFile: join(otherCa, "ca.pem") });
+      expect(spawnSync(join(VENV_BIN, "python"), [join(import.meta.dirname, "../../core/local-aws/certs.py"), otherCa]).status).toBe(0);
+      const result = await run(builtFunction("Optimized"), { awsEndpoint: aws.endpoint, caFile: join(otherCa, "ca.pem") });
       expect(result).toMatchObject({ ok: false, errorMessage: expect.stringMatching(/endpoint https:\/\/127\.0\.0\.1:\d+\): .*(certificate|signature)/) });
     } finally {
       rmSync(otherCa, { recursive: true, force: true });

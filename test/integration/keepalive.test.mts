@@ -1,5 +1,5 @@
-// Keep-alive, extra STS calls per invoke (?calls=K) and the CommonJS variant, through the
-// emulator as users reach it, with the local STS counting the TCP connections it accepts.
+// Keep-alive, extra STS calls per invoke (?calls=K) and the CommonJS function, through the
+// emulator as users reach it, with the local AWS counting the TCP connections it accepts.
 // No timing is asserted: only answers and connection counts.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -7,14 +7,13 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
-import { functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../lab/execution-environment.mts";
+import { functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
-import { variantEvent } from "../../lab/events.mts";
-import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
-import { startLocalSts } from "../../lab/sts/local-sts.mts";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { builtFunction, forceColdStart, freePort, invokeLogged } from "../support/lab.mts";
-import { RUNTIMES } from "../../build/runtimes.mts";
+import { builtFunction, eventOf, forceColdStart, freePort, invokeLogged } from "../support/lab.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 
 let lab: Lab;
 beforeAll(async () => {
@@ -24,17 +23,17 @@ afterAll(async () => {
   await lab?.stop();
 });
 
-/** Invokes the function with its event from events/ (?calls=K when given); `body`: its parsed response body. */
+/** Invokes the function with its route's event (?calls=K when given); `body`: its parsed response body. */
 async function invoke(functionName: string, calls?: number) {
-  const result = await invokeLogged(lab, functionName, variantEvent(functionName, calls));
+  const result = await invokeLogged(lab, functionName, eventOf(functionName, calls === undefined ? {} : { calls: String(calls) }));
   return { ...result, body: result.functionError ? undefined : JSON.parse(result.payload.body) };
 }
 
-/** Connections the local STS accepted while `work` ran. */
+/** Connections the local AWS accepted while `work` ran. */
 async function connectionsDuring(work: () => Promise<unknown>): Promise<number> {
-  const before = lab.sts.connections();
+  const before = lab.aws.connections();
   await work();
-  return lab.sts.connections() - before;
+  return lab.aws.connections() - before;
 }
 
 async function invokes(functionName: string, count: number, calls: number): Promise<void> {
@@ -53,7 +52,7 @@ describe.each(["Cjs", "NoKeepAlive"])("%s", (functionName) => {
     expect(cold.functionError).toBeUndefined();
     expect(cold.body).toMatchObject({
       coldstart: true,
-      variant: functionName,
+      function: functionName,
       path: `/${functionName.toLowerCase()}`,
       account: MASKED_ACCOUNT_ID,
       initializationType: "on-demand",
@@ -63,18 +62,18 @@ describe.each(["Cjs", "NoKeepAlive"])("%s", (functionName) => {
     expect(cold.log).toContain("INIT_START");
 
     const warm = await invoke(functionName);
-    expect(warm.body).toMatchObject({ coldstart: false, variant: functionName, stsRequestId: cold.body.stsRequestId, calls: { count: 0, latenciesMs: [] } });
+    expect(warm.body).toMatchObject({ coldstart: false, function: functionName, stsRequestId: cold.body.stsRequestId, calls: { count: 0, latenciesMs: [] } });
     expect(warm.log).not.toContain("INIT_START");
   });
 });
 
 describe("connections to STS", () => {
   it("the local STS counts every TCP connection it accepts", async () => {
-    const caFile = readFileSync(lab.sts.caFile);
+    const caFile = readFileSync(lab.aws.caFile);
     const accepted = await connectionsDuring(
       () =>
         new Promise<void>((resolve, reject) => {
-          const req = request(`${lab.sts.endpoint}/`, { agent: false, ca: caFile }, (res) => {
+          const req = request(`${lab.aws.endpoint}/`, { agent: false, ca: caFile }, (res) => {
             res.resume();
             res.on("end", resolve);
           });
@@ -103,7 +102,7 @@ describe("connections to STS", () => {
 // waits for it (an unhandled rejection would end the process here), then invokes it once.
 const CJS_RUNNER = `
 const { pathToFileURL } = await import("node:url");
-const { handler } = await import(pathToFileURL(process.env.LAMBDA_TASK_ROOT + "/index.cjs").href);
+const { handler } = await import(pathToFileURL(process.env.LAMBDA_TASK_ROOT + "/src/functions/cjs/index.cjs").href);
 await new Promise((resolve) => setTimeout(resolve, 3000)); // the SDK's retries of a refused connection end well within it
 try {
   await handler({}, { awsRequestId: "r" });
@@ -119,7 +118,7 @@ describe("Cjs when STS is down at INIT", () => {
     const closedPort = await freePort();
     const taskRoot = prepareTaskRoot(spec);
     try {
-      const env = functionEnvironment(spec, taskRoot, { stsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.sts.caFile });
+      const env = functionEnvironment(spec, taskRoot, { awsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.aws.caFile });
       const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], { cwd: taskRoot, env, encoding: "utf8", timeout: 30_000 });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
@@ -133,9 +132,9 @@ describe("Cjs when STS is down at INIT", () => {
   });
 
   it("through the emulator: fails the invoke naming the endpoint, and the same process answers once STS is back", async () => {
-    const port = lab.sts.port;
+    const port = lab.aws.port;
     await forceColdStart(lab, "Cjs");
-    await lab.sts.stop();
+    await lab.aws.stop();
     try {
       const failed = await invoke("Cjs");
       // INIT itself succeeds (the call only started); the invoke that awaits it fails.
@@ -147,13 +146,13 @@ describe("Cjs when STS is down at INIT", () => {
         errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${port}): connect ECONNREFUSED`),
       });
     } finally {
-      lab.sts = await startLocalSts({ port });
+      lab.aws = await startLocalAws({ port });
     }
     // The same process (no new INIT) calls STS again and gives its first answer.
     const retried = await invoke("Cjs");
     expect(retried.functionError).toBeUndefined();
     expect(retried.log).not.toContain("INIT_START");
-    expect(retried.body).toMatchObject({ coldstart: true, variant: "Cjs", account: MASKED_ACCOUNT_ID });
+    expect(retried.body).toMatchObject({ coldstart: true, function: "Cjs", account: MASKED_ACCOUNT_ID });
   });
 });
 

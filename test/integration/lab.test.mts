@@ -1,13 +1,12 @@
 // The emulator through @aws-sdk/client-lambda, as the bench and users talk to it: cold and
-// warm invokes of every built variant, forced cold starts, and Lambda's failure semantics.
+// warm invokes of every built function, forced cold starts, and Lambda's failure semantics.
 import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { join } from "node:path";
-import { VARIANT_NAMES, variantNamed } from "../../build/variants.mts";
+import { startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
-import { variantEvent } from "../../lab/events.mts";
-import { startLocalSts } from "../../lab/sts/local-sts.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { expectedSdkVersion, forceColdStart, invokeLogged } from "../support/lab.mts";
+import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
+import { eventOf, expectedSdkVersion, FUNCTION_NAMES, forceColdStart, invokeLogged, profileOf } from "../support/lab.mts";
 
 const client = (lab: Lab) => labClient(lab, { maxAttempts: 1 });
 const invoke = invokeLogged;
@@ -21,21 +20,22 @@ describe("the built template", () => {
     await lab?.stop();
   });
 
-  describe.each(VARIANT_NAMES)("%s", (variant) => {
+  describe.each(FUNCTION_NAMES)("%s", (variant) => {
     it("starts cold (Init Duration in REPORT), then answers warm from the same environment", async () => {
-      const cold = await invoke(lab, variant, variantEvent(variant));
+      const cold = await invoke(lab, variant, eventOf(variant));
       expect(cold.functionError).toBeUndefined();
       expect(cold.payload).toMatchObject({ statusCode: 200, headers: { "content-type": "application/json" } });
       const body = JSON.parse(cold.payload.body);
       expect(body).toMatchObject({
         coldstart: true,
-        variant,
+        function: variant,
+        profile: profileOf(variant),
         account: MASKED_ACCOUNT_ID,
         arn: `arn:aws:sts::${MASKED_ACCOUNT_ID}:user/moto`,
         path: `/${variant.toLowerCase()}`,
         nodeVersion: "v22.23.3",
         sdkVersion: expectedSdkVersion(variant),
-        codeCache: variantNamed(variant).codeCache ? "accepted" : "absent",
+        codeCache: profileOf(variant) === "Warp" ? "accepted" : "absent",
       });
       expect(cold.payload.body).not.toContain("123456789012");
       expect(body.stsRequestId).toMatch(/^\w{20,}$/);
@@ -46,22 +46,22 @@ describe("the built template", () => {
       expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number), durationMs: expect.any(Number) });
       expect(cold.report!.initDurationMs).toBeGreaterThan(0);
 
-      const warm = await invoke(lab, variant, variantEvent(variant));
-      expect(JSON.parse(warm.payload.body)).toMatchObject({ coldstart: false, variant });
+      const warm = await invoke(lab, variant, eventOf(variant));
+      expect(JSON.parse(warm.payload.body)).toMatchObject({ coldstart: false, function: variant });
       expect(warm.report).toMatchObject({ initDurationMs: null });
       expect(warm.log).not.toContain("INIT_START");
     });
   });
 
   it("makes the next invoke cold after UpdateFunctionConfiguration, and the SDK waiter sees it done", async () => {
-    await invoke(lab, "Optimized", variantEvent("Optimized"));
+    await invoke(lab, "Optimized", eventOf("Optimized"));
     const lambda = client(lab);
     const update = await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Optimized", Description: "force a cold start" }));
     expect(update.LastUpdateStatus).toBe("InProgress");
     await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Optimized" });
     const config = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: "Optimized" }));
     expect(config).toMatchObject({ Description: "force a cold start", LastUpdateStatus: "Successful", MemorySize: 512, Runtime: "nodejs22.x" });
-    const next = await invoke(lab, "Optimized", variantEvent("Optimized"));
+    const next = await invoke(lab, "Optimized", eventOf("Optimized"));
     expect(JSON.parse(next.payload.body).coldstart).toBe(true);
     expect(next.report!.initDurationMs).not.toBeNull();
   });
@@ -71,14 +71,15 @@ describe("the built template", () => {
     await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 1024 }));
     await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
     try {
-      const { functionError, payload } = await invoke(lab, "Warp", variantEvent("Warp"));
+      const { functionError, payload, log } = await invoke(lab, "Warp", eventOf("Warp"));
       expect(functionError).toBeUndefined();
-      expect(JSON.parse(payload.body)).toMatchObject({ codeCache: "rejected", coldstart: true, account: MASKED_ACCOUNT_ID, variant: "Warp" });
+      expect(log).toContain(CACHE_REJECTED);
+      expect(JSON.parse(payload.body)).toMatchObject({ codeCache: "rejected", coldstart: true, account: MASKED_ACCOUNT_ID, function: "Warp" });
     } finally {
       await lambda.send(new UpdateFunctionConfigurationCommand({ FunctionName: "Warp", MemorySize: 512 }));
       await waitUntilFunctionUpdatedV2({ client: lambda, maxWaitTime: 30 }, { FunctionName: "Warp" });
     }
-    const { payload } = await invoke(lab, "Warp", variantEvent("Warp"));
+    const { payload } = await invoke(lab, "Warp", eventOf("Warp"));
     expect(JSON.parse(payload.body).codeCache).toBe("accepted");
   });
 
@@ -94,12 +95,12 @@ describe("the built template", () => {
     await expect(out).rejects.toMatchObject({ name: "InvalidRequestContentException" });
   });
 
-  it("fails INIT with Runtime.InitError naming the endpoint when STS is down, and retries INIT on the next invoke", async () => {
-    const port = lab.sts.port;
+  it("fails INIT with Runtime.InitError naming the endpoint when the local AWS is down, and retries INIT on the next invoke", async () => {
+    const port = lab.aws.port;
     await forceColdStart(lab, "Optimized");
-    await lab.sts.stop();
+    await lab.aws.stop();
     try {
-      const failed = await invoke(lab, "Optimized", variantEvent("Optimized"));
+      const failed = await invoke(lab, "Optimized", eventOf("Optimized"));
       expect(failed.functionError).toBe("Unhandled");
       expect(failed.payload).toMatchObject({
         errorType: "Runtime.InitError",
@@ -107,9 +108,9 @@ describe("the built template", () => {
       });
       expect(failed.log).toMatch(/INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError/);
     } finally {
-      lab.sts = await startLocalSts({ port });
+      lab.aws = await startLocalAws({ port });
     }
-    const retried = await invoke(lab, "Optimized", variantEvent("Optimized"));
+    const retried = await invoke(lab, "Optimized", eventOf("Optimized"));
     expect(retried.functionError).toBeUndefined();
     expect(JSON.parse(retried.payload.body).coldstart).toBe(true);
   });

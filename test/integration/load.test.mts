@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NODE22, PROJECT_ROOT } from "../../lab/paths.mts";
-import { templateFunctions } from "../../lab/template.mts";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { templateFunctions } from "../../core/template.mts";
 import type { RunSummary } from "../../load_test/run.mts";
 
 it("drives every variant with zero errors, counts cold starts, and provisioned environments serve with PC on", () => {

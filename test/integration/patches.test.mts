@@ -5,18 +5,19 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildVariant } from "../../build/build.mts";
-import { PROJECT_ROOT } from "../../lab/paths.mts";
-import { type LocalSts, startLocalSts } from "../../lab/sts/local-sts.mts";
-import { builtFunction, run, succeeded } from "../support/lab.mts";
+import { buildFunction, functionBuild } from "../../builder/build.mts";
+import { PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
+import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { builtFunction, run, servicesOf, succeeded } from "../support/lab.mts";
 
 const PATCHES = join(PROJECT_ROOT, "patches");
 const patchFiles = readdirSync(PATCHES).filter((file) => file.endsWith(".patch"));
 
 /**
  * What each patch keeps from loading during INIT, by its name (the part after the sequence
- * number), and the build that shows it: Optimized, or Warp's CommonJS SDK chunk where
- * Optimized's ES imports of node:crypto load webcrypto anyway.
+ * number), and the profile that shows it (on the identity function): Optimized, or Warp's
+ * CommonJS SDK chunk where Optimized's ES imports of node:crypto load webcrypto anyway.
  */
 const KEEPS_OUT: Record<string, { modules: string[]; shownBy: string }> = {
   "lazy-zlib": { modules: ["zlib"], shownBy: "Optimized" },
@@ -26,14 +27,14 @@ const KEEPS_OUT: Record<string, { modules: string[]; shownBy: string }> = {
 };
 const patchName = (file: string) => /\+\d{3}\+(.+)\.patch$/.exec(file)?.[1] ?? file;
 
-let sts: LocalSts;
+let aws: LocalAws;
 let scratch: string;
 beforeAll(async () => {
-  sts = await startLocalSts();
+  aws = await startLocalAws();
   scratch = mkdtempSync(join(tmpdir(), "warpstart-patches-"));
 });
 afterAll(async () => {
-  await sts?.stop();
+  await aws?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -43,10 +44,10 @@ it("every patch is tested here and explained in patches/README.md", () => {
   for (const file of patchFiles) expect(readme).toContain(file);
 });
 
-/** Builds a variant from an SDK tree and returns the builtins its INIT loads. */
-async function builtinsAtInit(variant: string, sdkTree: string, outdir: string): Promise<string[]> {
-  await buildVariant(variant, outdir, { sdkTree });
-  return succeeded(await run({ ...builtFunction("Optimized"), codeDir: outdir }, sts)).builtinsAtReady;
+/** Builds the identity function in a profile from an SDK tree and returns the builtins its INIT loads. */
+async function builtinsAtInit(profile: string, sdkTree: string, outdir: string): Promise<string[]> {
+  await buildFunction(functionBuild(readTemplate(PROJECT_TEMPLATE), "Optimized", profile), outdir, { sdkTree });
+  return succeeded(await run({ ...builtFunction("Optimized"), codeDir: outdir }, servicesOf(aws))).builtinsAtReady;
 }
 
 describe.each(patchFiles)("%s", (file) => {

@@ -116,15 +116,15 @@ describe("provisioned concurrency", () => {
     for (const name of lab.lambda.functionNames) expect(lab.lambda.environments(name)).toMatchObject({ provisioned: 1, idle: 1 });
     const response = await fetch(`${lab.apiUrl}/optimized`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ account: MASKED_ACCOUNT_ID, coldstart: true, variant: "Optimized" });
+    expect(await response.json()).toMatchObject({ account: MASKED_ACCOUNT_ID, coldstart: true, function: "Optimized" });
     const { payload, report } = await invoke(lab, "Warp");
-    expect(JSON.parse(payload.body)).toMatchObject({ variant: "Warp", codeCache: "accepted", initializationType: "provisioned-concurrency" });
+    expect(JSON.parse(payload.body)).toMatchObject({ function: "Warp", codeCache: "accepted", initializationType: "provisioned-concurrency" });
     expect(report!.initDurationMs).toBeNull(); // no INIT in the invoke: it happened before
   });
 
   it.each(["Cjs", "Optimized"])("serves %s correctly from a provisioned environment (CommonJS and top-level await alike)", async (variant) => {
     const response = await fetch(`${lab.apiUrl}/${variant.toLowerCase()}`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ variant, account: MASKED_ACCOUNT_ID, initializationType: "provisioned-concurrency" });
+    expect(await response.json()).toMatchObject({ function: variant, account: MASKED_ACCOUNT_ID, initializationType: "provisioned-concurrency" });
   });
 });

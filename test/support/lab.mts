@@ -1,29 +1,51 @@
 // Shared by the integration tests: the functions `sam build` produced (jest globalSetup), and
-// a one-shot runner against a given local STS.
+// the helpers that drive the lab through its Lambda API.
 import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
-import { RUNTIMES } from "../../build/runtimes.mts";
-import { VARIANTS, type VariantName } from "../../build/variants.mts";
-import type { FunctionSpec } from "../../lab/execution-environment.mts";
+import { functionBuild } from "../../builder/build.mts";
+import type { FunctionSpec, LocalServices } from "../../core/function-environment.mts";
+import type { LocalAws } from "../../core/local-aws/local-aws.mts";
+import { BUILD_DIR, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
+import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { parseReport } from "../../lab/emulator/log-lines.mts";
+import { functionEvent } from "../../lab/events.mts";
 import { type Lab, labClient } from "../../lab/lab.mts";
-import { eventFile } from "../../lab/events.mts";
-import { BUILD_DIR } from "../../lab/paths.mts";
 import { runOnce, type RunOnceResult } from "./run-once.mts";
-import type { LocalSts } from "../../lab/sts/local-sts.mts";
-import { templateFunctions } from "../../lab/template.mts";
+
+/** The project template's functions, as written (source) and as `sam build` wrote them (built). */
+export const sourceFunctions = readTemplate(PROJECT_TEMPLATE).functions;
+export const builtFunctions = () => readTemplate(join(BUILD_DIR, "template.yaml")).functions;
+export const FUNCTION_NAMES = sourceFunctions.map((fn) => fn.logicalId);
+
+export function sourceFunction(logicalId: string): TemplateFunction {
+  const fn = sourceFunctions.find((candidate) => candidate.logicalId === logicalId);
+  if (!fn) throw new Error(`${logicalId} is not in template.yaml`);
+  return fn;
+}
+
+/** The profile template.yaml builds a function with. */
+export const profileOf = (logicalId: string) => functionBuild(readTemplate(PROJECT_TEMPLATE), logicalId).profileName;
 
 export function builtFunction(logicalId: string): FunctionSpec {
-  const fn = templateFunctions(join(BUILD_DIR, "template.yaml")).find((candidate) => candidate.logicalId === logicalId);
+  const fn = builtFunctions().find((candidate) => candidate.logicalId === logicalId);
   if (!fn) throw new Error(`${logicalId} is not in ${BUILD_DIR}/template.yaml`);
   return { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: RUNTIMES.node22 };
 }
 
-/** What a variant's response and artifact say its SDK version is (build/build.mts embeds it). */
-export function expectedSdkVersion(name: string): string {
-  const sdk = VARIANTS[name as VariantName].sdk;
-  return sdk === "runtime" ? "provided by the runtime" : sdk === "none" ? "none" : "3.1169.0";
+/** The version every SDK client of the project is installed at in a tree (read from its manifest). */
+export function installedSdk(tree = PROJECT_ROOT, client = "@aws-sdk/client-sts"): string {
+  return (JSON.parse(readFileSync(join(tree, "node_modules", client, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** What a function's response and artifact say its SDK version is (builder/build.mts embeds it). */
+export function expectedSdkVersion(logicalId: string): string {
+  const profile = profileOf(logicalId);
+  if (profile === "Raw") return "provided by the runtime";
+  if (logicalId === "Floor") return "none";
+  return installedSdk(profile === "Bundled" ? PROJECT_ROOT : join(PROJECT_ROOT, "patches"));
 }
 
 /** Invokes a lab function with LogType Tail: its function error, parsed payload, log tail and REPORT. */
@@ -32,6 +54,9 @@ export async function invokeLogged(lab: Pick<Lab, "endpoint">, functionName: str
   const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
   return { functionError: out.FunctionError, payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), log, report: parseReport(log) };
 }
+
+/** A project function's HTTP API event (its route), with an optional query string. */
+export const eventOf = (logicalId: string, query: Record<string, string> = {}) => functionEvent(sourceFunction(logicalId), query);
 
 /** A configuration change discards the function's environments: the next invoke is cold. */
 export async function forceColdStart(lab: Pick<Lab, "endpoint">, functionName: string): Promise<void> {
@@ -50,9 +75,11 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The services a function gets from a local AWS. */
+export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "caFile">): LocalServices => ({ awsEndpoint: aws.endpoint, caFile: aws.caFile });
 
-export function run(spec: FunctionSpec, sts: Pick<LocalSts, "endpoint" | "caFile">): Promise<RunOnceResult> {
-  return runOnce(spec, eventFile(spec.name), { stsEndpoint: sts.endpoint, caFile: sts.caFile });
+export function run(spec: FunctionSpec, services: LocalServices): Promise<RunOnceResult> {
+  return runOnce(spec, eventOf(spec.name), services);
 }
 
 /** Asserts success and narrows the type, with the error in the failure message. */

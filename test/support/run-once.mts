@@ -3,12 +3,12 @@
 // handler module directly (no runtime client in the process), and returns what it answered
 // and which Node builtins its INIT loaded.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FunctionSpec, type LocalServices, functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../lab/execution-environment.mts";
-import { NODE22 } from "../../lab/paths.mts";
-import { RUNTIMES } from "../../build/runtimes.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
+import { NODE22 } from "../../core/paths.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 
 const CHILD = join(import.meta.dirname, "invoke-once.mjs");
 const RUN_TIMEOUT_MS = 30_000;
@@ -17,10 +17,12 @@ export type RunOnceResult =
   | { ok: true; readyMs: number; builtinsAtReady: string[]; response: { statusCode: number; body: string } }
   | { ok: false; errorType: string; errorMessage: string };
 
-export async function runOnce(spec: FunctionSpec, eventFile: string, services: LocalServices, extraNodeFlags: string[] = []): Promise<RunOnceResult> {
+export async function runOnce(spec: FunctionSpec, event: unknown, services: LocalServices, extraNodeFlags: string[] = []): Promise<RunOnceResult> {
   const taskRoot = prepareTaskRoot(spec);
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-run-"));
   const outFile = join(scratch, "result.json");
+  const eventFile = join(scratch, "event.json");
+  writeFileSync(eventFile, JSON.stringify(event));
   try {
     const stderr: string[] = [];
     const exitCode = await new Promise<number | null>((resolve, reject) => {

@@ -5,6 +5,8 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
   const samples = initMs.map((value, round) => ({ round, initMs: value, e2eMs: value * 2, durationMs: 3, warmE2eMs: 8 }));
   return {
     name,
+    function: name,
+    profile: name,
     runtime: "node22",
     functionName: name,
     samples,
@@ -16,7 +18,7 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
 
 function fixture(): BenchResults {
   return {
-    schema: 2,
+    schema: 3,
     startedAt: "2025-01-01T00:00:00.000Z",
     finishedAt: "2025-01-01T00:10:00.000Z",
     target: { kind: "aws", stacks: ["warpstart"], region: "eu-west-1" },

@@ -3,13 +3,13 @@ import { consoleSummary, failureTable, markdownReport, matrixTable, percentileTa
 
 function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
   const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));
-  return { name, runtime: "node22", functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
+  return { name, function: name, profile: name, runtime: "node22", functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
 }
 
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
 function fixture(): BenchResults {
   return {
-    schema: 2,
+    schema: 3,
     startedAt: "2025-01-02T03:04:05.000Z",
     finishedAt: "2025-01-02T03:14:05.000Z",
     target: { kind: "local", endpoint: "http://127.0.0.1:3001" },

@@ -3,16 +3,16 @@
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { mockClient } from "aws-sdk-client-mock";
 import type { Context } from "aws-lambda";
-import { readFileSync } from "node:fs";
+import { routeEvent } from "../../lab/events.mts";
 import { type CallerIdentity, identityHandler, MAX_CALLS, requestedCalls, sequentialCalls, startedAtInit } from "../../src/functions/identity/identity.mts";
 
 const sts = mockClient(STSClient);
 const IDENTITY = { $metadata: { requestId: "sts-request" }, UserId: "AIDAEXAMPLE", Account: "123456789012", Arn: "arn:aws:iam::123456789012:user/u" };
 sts.on(GetCallerIdentityCommand).resolves(IDENTITY);
-Object.assign(globalThis, { WARPSTART_VARIANT: "UnitTest", WARPSTART_SDK_VERSION: "0.0.0-test", WARPSTART_KEEP_ALIVE: true });
+Object.assign(globalThis, { WARPSTART_FUNCTION: "UnitTest", WARPSTART_PROFILE: "Optimized", WARPSTART_SDK_VERSION: "0.0.0-test" });
 
 const { handler } = await import("../../src/functions/identity/index.mts");
-const optimizedEvent = JSON.parse(readFileSync(new URL("../../events/optimized.json", import.meta.url), "utf8"));
+const optimizedEvent = routeEvent("/optimized");
 /** The route's event with a query string, as API Gateway sends it. */
 const withQuery = (queryStringParameters: Record<string, string>) => ({ ...optimizedEvent, rawQueryString: new URLSearchParams(queryStringParameters).toString(), queryStringParameters });
 const bodyOf = (response: { body?: string }) => JSON.parse(response.body!);
@@ -72,7 +72,7 @@ describe("the handler with ?calls=K", () => {
     try {
       process.env.AWS_LAMBDA_INITIALIZATION_TYPE = "provisioned-concurrency";
       const body = bodyOf(await handler(withQuery({ calls: "1" }), context));
-      expect(body).toMatchObject({ initializationType: "provisioned-concurrency", stsRequestId: "sts-request", lambdaRequestId: "lambda-request", path: "/optimized", variant: "UnitTest", calls: { count: 1 } });
+      expect(body).toMatchObject({ initializationType: "provisioned-concurrency", stsRequestId: "sts-request", lambdaRequestId: "lambda-request", path: "/optimized", function: "UnitTest", profile: "Optimized", calls: { count: 1 } });
       delete process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
       expect(bodyOf(await handler(optimizedEvent, context)).initializationType).toBeNull();
     } finally {
@@ -119,7 +119,7 @@ describe("sequentialCalls", () => {
 
 describe("startedAtInit (the CommonJS handler's INIT call)", () => {
   const identity: CallerIdentity = { stsRequestId: "r", userId: "u", account: "a", arn: "arn", initStsCallMs: 1 };
-  const build = { variant: "Cjs", sdkVersion: "0.0.0-test", moduleUrl: import.meta.url };
+  const build = { function: "Cjs", profile: "Optimized", sdkVersion: "0.0.0-test", moduleUrl: import.meta.url };
   /** An INIT call that answers `outcomes` in turn (an Error rejects), counting how often it was started. */
   function stsCall(...outcomes: (CallerIdentity | Error)[]) {
     const call = Object.assign(

@@ -3,7 +3,7 @@
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { mockClient } from "aws-sdk-client-mock";
 import type { Context } from "aws-lambda";
-import { readFileSync } from "node:fs";
+import { routeEvent } from "../../lab/events.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 
 const sts = mockClient(STSClient);
@@ -13,10 +13,10 @@ sts.on(GetCallerIdentityCommand).resolves({
   Account: "123456789012",
   Arn: "arn:aws:sts::123456789012:assumed-role/identity-role/identity-fn",
 });
-Object.assign(globalThis, { WARPSTART_VARIANT: "UnitTest", WARPSTART_SDK_VERSION: "0.0.0-test", WARPSTART_KEEP_ALIVE: true });
+Object.assign(globalThis, { WARPSTART_FUNCTION: "UnitTest", WARPSTART_PROFILE: "Optimized", WARPSTART_SDK_VERSION: "0.0.0-test" });
 
 const { handler } = await import("../../src/functions/identity/index.mts");
-const event = JSON.parse(readFileSync(new URL("../../events/optimized.json", import.meta.url), "utf8"));
+const event = routeEvent("/optimized");
 const context = (awsRequestId: string) => ({ awsRequestId }) as Context;
 const bodyOf = (response: { body?: string }) => JSON.parse(response.body!);
 
@@ -46,7 +46,8 @@ describe("identity handler", () => {
       account: MASKED_ACCOUNT_ID,
       arn: `arn:aws:sts::${MASKED_ACCOUNT_ID}:assumed-role/identity-role/identity-fn`,
       path: "/optimized",
-      variant: "UnitTest",
+      function: "UnitTest",
+      profile: "Optimized",
       sdkVersion: "0.0.0-test",
       nodeVersion: process.version,
       runtime: `node ${process.versions.node}`,

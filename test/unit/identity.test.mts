@@ -37,7 +37,7 @@ describe("requestPath", () => {
 
 describe("httpResponse", () => {
   it("answers in the HTTP API payload 2.0 format with a JSON string body", () => {
-    const body = { variant: "Raw", coldstart: true } as IdentityBody;
+    const body = { function: "Raw", profile: "Raw", coldstart: true } as IdentityBody;
     const response = httpResponse(body);
     expect(response).toEqual({ statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   });

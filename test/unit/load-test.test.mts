@@ -1,20 +1,25 @@
-// load_test/: the scenarios cover the template's routes, phases scale to --duration, and
-// Artillery's report becomes the per-variant summary.
+// load_test/: a scenario per route of the template, phases scaled to --duration, and Artillery's
+// report made into the per-function summary.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { PROJECT_ROOT } from "../../lab/paths.mts";
-import { templateFunctions } from "../../lab/template.mts";
+import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { templateFunctions } from "../../core/template.mts";
 import { type RunSummary, parseChecks, scaledConfig, summarize, table } from "../../load_test/run.mts";
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
 
-  it("has one scenario per HTTP API route of template.yaml, named after its function", () => {
-    const routes = templateFunctions(join(PROJECT_ROOT, "template.yaml")).map((fn) => ({ name: fn.logicalId, url: fn.httpPath }));
-    const scenarios = config.scenarios.map((scenario: any) => ({ name: scenario.name, url: scenario.flow[0].get.url }));
-    expect(scenarios).toEqual(routes);
-    for (const scenario of config.scenarios) expect(scenario.flow[0].get).toMatchObject({ name: scenario.name, afterResponse: "countColdStarts" });
+  it.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("gets one scenario per HTTP API route of %s, named after its function", (template) => {
+    const routes = templateFunctions(template).map((fn) => ({ name: fn.logicalId, url: fn.httpPath }));
+    const { scenarios } = scaledConfig(template, 6);
+    expect(scenarios.map((scenario: any) => ({ name: scenario.name, url: scenario.flow[0].get.url }))).toEqual(routes);
+    for (const scenario of scenarios) expect(scenario.flow[0].get).toMatchObject({ name: scenario.name, afterResponse: "countColdStarts" });
+    expect(config.scenarios).toBeUndefined();
+  });
+
+  it("says so when a template has no route to load", () => {
+    expect(() => scaledConfig(join(PROJECT_ROOT, "test/fixtures/sam-apps/no-routes/template.yaml"), 6)).toThrow("has no function with an HttpApi GET route to load");
   });
 
   it("fails a run on errors or a slow p99 (ensure)", () => {
@@ -23,15 +28,15 @@ describe("load_test/config.yaml", () => {
   });
 
   it("replaces the p99 threshold with --max-p99, or drops it with off, keeping the no-failed-request condition", () => {
-    const p99 = (maxP99?: number | "off") => (scaledConfig(6, maxP99).config.ensure.thresholds as Record<string, number>[]).filter((t) => "http.response_time.p99" in t);
+    const p99 = (maxP99?: number | "off") => (scaledConfig(PROJECT_TEMPLATE, 6, maxP99).config.ensure.thresholds as Record<string, number>[]).filter((t) => "http.response_time.p99" in t);
     expect(p99()).toEqual(config.config.ensure.thresholds);
     expect(p99(250)).toEqual([{ "http.response_time.p99": 250 }]);
     expect(p99("off")).toEqual([]);
-    expect(scaledConfig(6, "off").config.ensure.conditions).toEqual(config.config.ensure.conditions);
+    expect(scaledConfig(PROJECT_TEMPLATE, 6, "off").config.ensure.conditions).toEqual(config.config.ensure.conditions);
   });
 
   it.each([6, 40, 600])("scales the phases to last %i seconds in all", (seconds) => {
-    const phases = scaledConfig(seconds).config.phases as { duration: number }[];
+    const phases = scaledConfig(PROJECT_TEMPLATE, seconds).config.phases as { duration: number }[];
     const total = phases.reduce((sum, phase) => sum + phase.duration, 0);
     expect(Math.abs(total - seconds)).toBeLessThanOrEqual(phases.length);
     expect(phases.every((phase) => phase.duration >= 1)).toBe(true);

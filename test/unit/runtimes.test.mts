@@ -1,14 +1,14 @@
-// The runtime table (build/runtimes.mts) and the custom runtimes' layers (build/runtime-layer.mts):
+// The runtime table (core/runtimes.mts) and the custom runtimes' layers (builder/runtime-layer.mts):
 // what each runtime runs with, how a runtime given by path is named, and what a layer's bootstrap
 // executes, run with a stand-in binary that prints what it was given.
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../build/runtime-layer.mts";
-import { type CustomRuntime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../build/runtimes.mts";
+import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../builder/runtime-layer.mts";
+import { PROJECT_ROOT } from "../../core/paths.mts";
+import { type CustomRuntime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
-import { PROJECT_ROOT } from "../../lab/paths.mts";
 
 const manifest = (dir: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, dir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
 
@@ -34,7 +34,7 @@ describe("the runtime table", () => {
   it("finds each custom runtime by the layer that ships it", () => {
     expect(runtimeOfLayer("DenoRuntime")).toBe(RUNTIMES.deno);
     expect(runtimeOfLayer("BunRuntime")).toBe(RUNTIMES.bun);
-    expect(() => runtimeOfLayer("Raw")).toThrow('No runtime in build/runtimes.mts ships the layer "Raw".');
+    expect(() => runtimeOfLayer("Raw")).toThrow('No runtime in core/runtimes.mts ships the layer "Raw".');
   });
 
   it("takes any other runtime by the path of its binary, as a custom runtime named after the file", () => {

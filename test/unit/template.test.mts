@@ -1,17 +1,21 @@
-// template.yaml, samconfig.toml, the Makefile and events/ agree with each other and with the
-// variant table (build/variants.mts). `sam validate --lint` runs in the integration project.
+// template.yaml, examples/template.yaml, samconfig.toml, the Makefile and events/ agree with each
+// other, with the profiles (builder/profiles.mts) and the runtimes (core/runtimes.mts).
+// `sam validate --lint` runs in the integration project.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../build/runtimes.mts";
-import { VARIANT_NAMES } from "../../build/variants.mts";
-import { variantEvent } from "../../lab/events.mts";
-import { PROJECT_ROOT } from "../../lab/paths.mts";
-import { loadTemplate, templateFunctions } from "../../lab/template.mts";
+import { parse as parseToml } from "smol-toml";
+import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";
+import { PROFILE_NAMES } from "../../builder/profiles.mts";
+import { CREATABLE_TYPES } from "../../core/local-aws/resources.mts";
+import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../core/runtimes.mts";
+import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
+import { routeEvent, SAMPLE_EVENT } from "../../lab/events.mts";
 
-const TEMPLATE = join(PROJECT_ROOT, "template.yaml");
-const template = loadTemplate(TEMPLATE);
-const functions = templateFunctions(TEMPLATE);
+const template = loadTemplate(PROJECT_TEMPLATE);
+const functions = templateFunctions(PROJECT_TEMPLATE);
+const NAMES = functions.map((fn) => fn.logicalId);
 const resources = template.Resources;
 
 /** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */
@@ -20,13 +24,25 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
 }
 
-describe("template.yaml", () => {
-  it("has one function per variant, nothing else", () => {
-    expect(functions.map((fn) => fn.logicalId).sort()).toEqual([...VARIANT_NAMES].sort());
+describe.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("every function of %s", (file) => {
+  const sam = readTemplate(file);
+  it.each(sam.functions.map((fn) => [fn.logicalId, fn]))("%s: built by the makefile builder with a known profile, from a handler source that exists", (_, fn) => {
+    expect(fn.buildMethod).toBe("makefile");
+    expect(PROFILE_NAMES).toContain(functionBuild(sam, fn.logicalId).profileName);
+    expect(existsSync(handlerSource(fn).source)).toBe(true);
+    expect(() => templateDefines(sam, fn)).not.toThrow();
   });
 
-  it("has no Environment block anywhere", () => {
-    expect(keyPaths(template).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
+  it("has no Environment block anywhere: build-time constants instead", () => {
+    expect(keyPaths(loadTemplate(file)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
+  });
+});
+
+describe("template.yaml", () => {
+  it("builds the identity handler in every profile, and the Floor, Cjs and NoKeepAlive demos", () => {
+    const identity = functions.filter((fn) => fn.handler === "src/functions/identity/index.handler").map((fn) => functionBuild(readTemplate(PROJECT_TEMPLATE), fn.logicalId).profileName);
+    expect(identity).toEqual(expect.arrayContaining([...PROFILE_NAMES]));
+    expect(NAMES).toEqual(expect.arrayContaining(["Floor", "Cjs", "NoKeepAlive"]));
   });
 
   it("sets arm64, 512 MB, a timeout and the runtime from the Runtime parameter in Globals", () => {
@@ -36,14 +52,14 @@ describe("template.yaml", () => {
     expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: RUNTIME_NAMES });
   });
 
-  it("maps every runtime of build/runtimes.mts to its Lambda runtime identifier", () => {
+  it("maps every runtime of core/runtimes.mts to its Lambda runtime identifier", () => {
     const mapped = Object.fromEntries(Object.entries(template.Mappings!.Runtimes!).map(([name, row]) => [name, row.Lambda]));
     expect(mapped).toEqual(Object.fromEntries(RUNTIME_NAMES.map((name) => [name, RUNTIMES[name].lambdaRuntime])));
   });
 
   it.each(RUNTIME_NAMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
     const runtime: Runtime = RUNTIMES[name];
-    for (const fn of templateFunctions(TEMPLATE, { Runtime: name })) {
+    for (const fn of templateFunctions(PROJECT_TEMPLATE, { Runtime: name })) {
       expect(fn.runtime).toBe(runtime.lambdaRuntime);
       expect(fn.layers.map((layer) => layer.logicalId)).toEqual(runtime.kind === "custom" ? [runtime.layer] : []);
     }
@@ -80,13 +96,12 @@ describe("template.yaml", () => {
     expect(JSON.stringify(template)).not.toMatch(/"Resource":"\*"/);
   });
 
-  it.each(VARIANT_NAMES)("builds %s with the makefile builder and logs to a log group with retention", (name) => {
-    expect(resources[name]!.Metadata).toEqual({ BuildMethod: "makefile" });
+  it.each(NAMES)("logs %s to a log group with retention", (name) => {
     const logGroup = (resources[name]!.Properties!.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
     expect(resources[logGroup]).toMatchObject({ Type: "AWS::Logs::LogGroup", Properties: { RetentionInDays: { Ref: "LogRetentionInDays" } } });
   });
 
-  it.each(VARIANT_NAMES)("routes GET /%s to its function on the HTTP API", (name) => {
+  it.each(NAMES)("routes GET /%s to its function on the HTTP API", (name) => {
     expect(functions.find((fn) => fn.logicalId === name)!.httpPath).toBe(`/${name.toLowerCase()}`);
   });
 
@@ -94,7 +109,7 @@ describe("template.yaml", () => {
     const outputs = template.Outputs as Record<string, { Value: unknown }>;
     expect(outputs.ApiUrl).toBeDefined();
     expect(outputs.Runtime!.Value).toEqual({ Ref: "Runtime" });
-    for (const name of VARIANT_NAMES) {
+    for (const name of NAMES) {
       expect(outputs[`${name}FunctionName`]!.Value).toEqual({ Ref: name });
       expect(outputs[`${name}AliasArn`]!.Value).toEqual({ Ref: `${name}.Alias` });
     }
@@ -111,17 +126,36 @@ describe("template.yaml", () => {
   });
 });
 
+describe("examples/template.yaml", () => {
+  const examples = readTemplate(EXAMPLES_TEMPLATE);
+  it("declares only resources the lab can create in its local AWS, besides its HTTP API", () => {
+    expect(examples.resources.map((resource) => resource.type).filter((type) => type !== "AWS::Serverless::HttpApi" && !(type in CREATABLE_TYPES))).toEqual([]);
+  });
+  it("outputs each function's name, for the bench's --stack", () => {
+    const outputs = loadTemplate(EXAMPLES_TEMPLATE).Outputs as Record<string, { Value: unknown }>;
+    for (const fn of examples.functions) expect(outputs[`${fn.logicalId}FunctionName`]!.Value).toEqual({ Ref: fn.logicalId });
+  });
+});
+
 describe("Makefile", () => {
-  const makefile = readFileSync(join(PROJECT_ROOT, "Makefile"), "utf8");
-  it.each(VARIANT_NAMES)("has a build-%s target that runs the one build script", (name) => {
-    expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${name}\\b[^\\n]*:`, "m"));
+  /** What `make` would run for a target, without running it. */
+  const dryRun = (makefile: string, target: string, env: Record<string, string> = {}) =>
+    spawnSync("make", ["-n", "-f", makefile, target, "ARTIFACTS_DIR=/tmp/artifacts", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)], { cwd: PROJECT_ROOT, encoding: "utf8" });
+
+  it("has one pattern rule, no target per function", () => {
+    const makefile = readFileSync(join(PROJECT_ROOT, "Makefile"), "utf8");
+    expect(makefile.match(/^build-[^:\n]*:/gm)).toEqual(["build-%:"]);
   });
-  it("passes the variant name and $(ARTIFACTS_DIR) to build/build.mts", () => {
-    expect(makefile).toContain('$(WARPSTART_NODE) $(ROOT)build/build.mts $(@:build-%=%) "$(ARTIFACTS_DIR)"');
+
+  it.each([
+    [PROJECT_TEMPLATE, join(PROJECT_ROOT, "Makefile"), "AnyFunction"],
+    [EXAMPLES_TEMPLATE, join(PROJECT_ROOT, "examples/Makefile"), "SsmParameter"],
+  ])("builds with the template beside the Makefile SAM reads (%s)", (templateFile, makefile, id) => {
+    const make = dryRun(makefile, `build-${id}`);
+    expect(make.status).toBe(0);
+    expect(make.stdout).toContain(`builder/build.mts --template "${templateFile}" "${id}" "/tmp/artifacts"`);
   });
-  it.each(CUSTOM_RUNTIMES.map((runtime) => runtime.layer!))("has a build-%s target that runs the layer build", (layer) => {
-    expect(makefile).toMatch(new RegExp(`^[^\\n]*\\bbuild-${layer}\\b[^\\n]*:\\n\\t\\$\\(WARPSTART_NODE\\) \\$\\(ROOT\\)build/runtime-layer\\.mts`, "m"));
-  });
+
   it("says how to install Node 22 when it is missing", () => {
     const make = spawnSync("make", ["-f", join(PROJECT_ROOT, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent", "WARPSTART_NODE=/nonexistent/node"], { encoding: "utf8" });
     expect(make.status).not.toBe(0);
@@ -129,27 +163,29 @@ describe("Makefile", () => {
   });
 });
 
-describe("samconfig.toml", () => {
-  const samconfig = readFileSync(join(PROJECT_ROOT, "samconfig.toml"), "utf8");
-  it.each([
-    ["builds in source", /\[default\.build\.parameters\][^[]*build_in_source = true/],
-    ["builds in parallel", /\[default\.build\.parameters\][^[]*parallel = true/],
-    ["validates with lint", /\[default\.validate\.parameters\][^[]*lint = true/],
-    ["deploys with capabilities, resolve_s3 and a changeset to confirm", /\[default\.deploy\.parameters\](?=[^[]*capabilities = )(?=[^[]*resolve_s3 = true)(?=[^[]*confirm_changeset = true)/],
-    ["names the stack", /stack_name = "warpstart"/],
-  ])("%s", (_, pattern) => {
-    expect(samconfig).toMatch(pattern);
+describe.each(["samconfig.toml", "examples/samconfig.toml"])("%s", (file) => {
+  const config = parseToml(readFileSync(join(PROJECT_ROOT, file), "utf8")) as { default: Record<string, { parameters: Record<string, unknown> }> };
+  it("builds in source and in parallel, validates with lint, deploys with capabilities, resolve_s3 and a changeset to confirm", () => {
+    expect(config.default.build!.parameters).toMatchObject({ build_in_source: true, parallel: true });
+    expect(config.default.validate!.parameters).toMatchObject({ lint: true });
+    expect(config.default.deploy!.parameters).toMatchObject({ capabilities: "CAPABILITY_IAM", resolve_s3: true, confirm_changeset: true });
+    expect(config.default.global!.parameters.stack_name).toMatch(/^warpstart/);
   });
 });
 
 describe("events/", () => {
-  it.each(functions.map((fn) => [fn.logicalId, fn.httpPath!]))("has an HTTP API v2 event for %s's route %s", (_, path) => {
-    const event = variantEvent(path.slice(1));
-    expect(event).toMatchObject({
+  it("holds the one sample HTTP API v2 event every route's event is made from", () => {
+    expect(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8"))).toMatchObject({ version: "2.0", routeKey: "GET /", rawPath: "/", isBase64Encoded: false });
+  });
+
+  it.each(functions.map((fn) => [fn.logicalId, fn.httpPath!]))("makes %s's route event for %s", (_, path) => {
+    expect(routeEvent(path, { calls: "3" })).toMatchObject({
       version: "2.0",
       routeKey: `GET ${path}`,
       rawPath: path,
-      requestContext: { http: { method: "GET", path }, stage: "$default" },
+      rawQueryString: "calls=3",
+      queryStringParameters: { calls: "3" },
+      requestContext: { http: { method: "GET", path }, routeKey: `GET ${path}`, stage: "$default" },
       isBase64Encoded: false,
     });
   });

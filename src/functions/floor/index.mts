@@ -8,8 +8,9 @@ import { signRequest } from "./sigv4.mts";
 const STS_BODY = "Action=GetCallerIdentity&Version=2011-06-15";
 const STS_TIMEOUT_MS = 5_000;
 
-// The regional endpoint, as the SDK uses on Lambda; AWS_ENDPOINT_URL_STS overrides it (the lab).
-const stsEndpoint = process.env.AWS_ENDPOINT_URL_STS || `https://sts.${process.env.AWS_REGION}.amazonaws.com`;
+// The regional endpoint, as the SDK uses on Lambda; AWS_ENDPOINT_URL_STS or AWS_ENDPOINT_URL
+// overrides it, as they do the SDK's (the lab).
+const stsEndpoint = process.env.AWS_ENDPOINT_URL_STS || process.env.AWS_ENDPOINT_URL || `https://sts.${process.env.AWS_REGION}.amazonaws.com`;
 
 // One keep-alive agent per execution environment, as the SDK client keeps its socket.
 const agent = new Agent({ keepAlive: true });
@@ -87,4 +88,4 @@ async function callerIdentity(): Promise<CallerIdentity> {
   }
 }
 
-export const handler = identityHandler(await callerIdentity(), { variant: WARPSTART_VARIANT, sdkVersion: "none", moduleUrl: import.meta.url });
+export const handler = identityHandler(await callerIdentity(), { function: WARPSTART_FUNCTION, profile: WARPSTART_PROFILE, sdkVersion: "none", moduleUrl: import.meta.url });

@@ -1,6 +1,9 @@
-// Replaced by esbuild's `define` at build time (build/variants.mts), so the artifact reads no
+// Replaced by esbuild's `define` at build time (builder/build.mts), so the artifact reads no
 // environment variable for them. Tests assign them on globalThis before importing the handler.
-declare const WARPSTART_VARIANT: string;
+/** The function's logical id in the template, and the profile it was built with. */
+declare const WARPSTART_FUNCTION: string;
+declare const WARPSTART_PROFILE: string;
+/** The version of the SDK clients bundled ("provided by the runtime" for Raw). */
 declare const WARPSTART_SDK_VERSION: string;
-/** Whether the STS client's https agent keeps connections alive (false only for NoKeepAlive). */
-declare const WARPSTART_KEEP_ALIVE: boolean;
+/** The template's BuildProperties.Define: false for NoKeepAlive, absent (keep-alive on) otherwise. */
+declare const KEEP_ALIVE: boolean | undefined;

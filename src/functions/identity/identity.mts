@@ -2,10 +2,8 @@
 // caller identity: masking, the event's `calls` parameter, the response, the handler. No SDK,
 // no I/O at import.
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { CODE_CACHE_STATUS, type CodeCacheStatus } from "../../warp/symbols.mts";
 import { artifactBytes, runtimeBuildDate } from "./artifact.mts";
-
-/** Where Warp's SDK chunk loader (src/warp/sdk-chunk-loader.mts) leaves the code cache status. */
-export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
 
 const ACCOUNT_ID = /(?<!\d)\d{12}(?!\d)/g;
 export const MASKED_ACCOUNT_ID = "************";
@@ -33,7 +31,9 @@ export interface IdentityBody extends CallerIdentity {
   lambdaRequestId: string | null;
   path: string | null;
   coldstart: boolean;
-  variant: string;
+  /** The function's logical id in the template, and the build profile it was built with. */
+  function: string;
+  profile: string;
   sdkVersion: string;
   /** The Node.js version the runtime reports (Deno and Bun report the one they are compatible with). */
   nodeVersion: string;
@@ -42,7 +42,7 @@ export interface IdentityBody extends CallerIdentity {
   artifactBytes: number | null;
   runtimeBuildDate: string | null;
   /** Whether V8 took the build's code cache (Warp), or there is none. */
-  codeCache: "accepted" | "rejected" | "absent";
+  codeCache: CodeCacheStatus;
   /** AWS_LAMBDA_INITIALIZATION_TYPE: on-demand, provisioned-concurrency, snap-start (null outside Lambda). */
   initializationType: string | null;
   /** Sequential GetCallerIdentity calls this invoke made with the INIT's client (count 0: none asked, or Floor). */
@@ -132,7 +132,8 @@ export function startedAtInit(start: () => Promise<CallerIdentity>): () => Promi
 }
 
 export interface BuildFacts {
-  variant: string;
+  function: string;
+  profile: string;
   sdkVersion: string;
   /** The handler module's file: URL (import.meta.url; from __filename in CommonJS): its folder is the artifact. */
   moduleUrl: string;
@@ -165,13 +166,14 @@ export function identityHandler(identity: CallerIdentity | (() => Promise<Caller
       lambdaRequestId: context?.awsRequestId ?? null,
       path: requestPath(event),
       coldstart,
-      variant: build.variant,
+      function: build.function,
+      profile: build.profile,
       sdkVersion: build.sdkVersion,
       nodeVersion: process.version,
       runtime: runtimeVersion(),
       artifactBytes: artifact.bytes,
       runtimeBuildDate: artifact.runtimeBuildDate,
-      codeCache: ((globalThis as Record<symbol, unknown>)[CODE_CACHE_STATUS] as IdentityBody["codeCache"] | undefined) ?? "absent",
+      codeCache: ((globalThis as Record<symbol, unknown>)[CODE_CACHE_STATUS] as CodeCacheStatus | undefined) ?? "absent",
       initializationType: process.env.AWS_LAMBDA_INITIALIZATION_TYPE ?? null,
       calls,
     });

@@ -4,9 +4,10 @@ import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { type BuildFacts, type CallerIdentity, maskAccountIds, roundMs, stsInitError } from "./identity.mts";
 
 // One client per execution environment, reused by every invoke (and its keep-alive socket: the
-// SDK's default https agent keeps alive). WARPSTART_KEEP_ALIVE is a build-time constant; only
-// NoKeepAlive builds it false, for an agent that opens a new connection for every call.
-const sts = new STSClient(WARPSTART_KEEP_ALIVE ? {} : { requestHandler: { httpsAgent: { keepAlive: false } } });
+// SDK's default https agent keeps alive). KEEP_ALIVE is a build-time constant from the template
+// (BuildProperties.Define): NoKeepAlive sets it false, for a new connection on every call.
+const keepAlive = typeof KEEP_ALIVE === "undefined" || KEEP_ALIVE;
+const sts = new STSClient(keepAlive ? {} : { requestHandler: { httpsAgent: { keepAlive: false } } });
 
 // Remember where the request went, so an INIT failure names the endpoint it could not reach.
 let stsEndpoint = "the default STS endpoint";
@@ -41,5 +42,5 @@ export async function callerIdentity(): Promise<CallerIdentity> {
 
 /** What a handler built with the SDK says about itself, and the client its invokes call STS with. */
 export function sdkBuildFacts(moduleUrl: string): BuildFacts {
-  return { variant: WARPSTART_VARIANT, sdkVersion: WARPSTART_SDK_VERSION, moduleUrl, call: getCallerIdentity };
+  return { function: WARPSTART_FUNCTION, profile: WARPSTART_PROFILE, sdkVersion: WARPSTART_SDK_VERSION, moduleUrl, call: getCallerIdentity };
 }

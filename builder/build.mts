@@ -1,0 +1,249 @@
+// One esbuild pipeline for every function of a template: SAM's makefile builder runs
+// `make build-<LogicalId>`, whose one pattern rule runs
+//   node builder/build.mts --template <template.yaml> <LogicalId> <ARTIFACTS_DIR>
+// The template says the rest: the handler's source from CodeUri + Handler
+// (src/functions/x/index.handler -> src/functions/x/index.mts, .ts, .mjs, .js, .cts or .cjs), its
+// profile from Metadata.BuildProperties.Profile (builder/profiles.mts), the constants to embed
+// from BuildProperties.Define. The build writes what the runtime loads at the handler's path
+// (src/functions/x/index.mjs, or .cjs for a CommonJS source; Warp adds sdk.cjs and sdk.cache
+// beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
+// custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
+import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { PROJECT_ROOT } from "../core/paths.mts";
+import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
+import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { makeCodeCache } from "./code-cache.mts";
+import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
+import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
+import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, sdkFromChunk, sdkFromTree, type SdkImports } from "./sdk.mts";
+import { warmTaskRootCaches } from "./startup-caches.mts";
+
+/** The folder whose node_modules holds a profile's SDK tree. */
+const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
+  published: PROJECT_ROOT,
+  patched: join(PROJECT_ROOT, "patches"),
+};
+const SOURCE_EXTENSIONS = [".mts", ".ts", ".mjs", ".js", ".cts", ".cjs"];
+
+export class BuildError extends Error {
+  override name = "BuildError";
+}
+
+/** A function's handler, read as the runtime reads it: [dir/]module.export, split at the first dot of the file name. */
+export function handlerParts(handler: string): { module: string; exportPath: string } {
+  const slash = handler.lastIndexOf("/");
+  const dot = handler.indexOf(".", slash + 1);
+  if (dot <= slash + 1 || dot === handler.length - 1 || handler.includes("..")) {
+    throw new BuildError(`Handler "${handler}" is not of the form path/to/module.export (e.g. src/functions/hello/index.handler)`);
+  }
+  return { module: handler.slice(0, dot), exportPath: handler.slice(dot + 1) };
+}
+
+/** What a build makes of a function: its source, module format, and the file the runtime loads. */
+export interface HandlerSource {
+  source: string;
+  format: "esm" | "cjs";
+  /** The built handler module, relative to the artifact (the task root). */
+  outputFile: string;
+}
+
+/**
+ * The handler's source and the module format the build writes: BuildProperties.Format (esm or
+ * cjs, as SAM's esbuild builder names it), else the source's own (.cts/.cjs are CommonJS,
+ * anything else an ES module: the project is "type": "module").
+ */
+export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler" | "buildProperties">): HandlerSource {
+  const { module } = handlerParts(fn.handler);
+  const source = SOURCE_EXTENSIONS.map((extension) => join(fn.codeDir, `${module}${extension}`)).find((file) => existsSync(file));
+  if (!source) {
+    throw new BuildError(`${fn.logicalId}: its Handler ${fn.handler} names the source ${module}.{${SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(",")}} in ${fn.codeDir} (CodeUri), and there is none: write the handler there or fix Handler.`);
+  }
+  const declared = fn.buildProperties.Format;
+  if (declared !== undefined && declared !== "esm" && declared !== "cjs") throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
+  const format = declared ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
+  return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
+}
+
+/** The handler module in a built artifact (its handler's module path, .mjs or .cjs), relative to the artifact. */
+export function builtHandlerFile(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler">): string {
+  const { module } = handlerParts(fn.handler);
+  const built = [".mjs", ".cjs"].map((extension) => `${module}${extension}`).find((file) => existsSync(join(fn.codeDir, file)));
+  if (!built) throw new BuildError(`${fn.logicalId}: ${fn.codeDir} holds no built ${module}.mjs or .cjs: build it first (sam build)`);
+  return built;
+}
+
+/** One function of a template, to be built with a profile (its own, or one asked for). */
+export interface FunctionBuild {
+  template: SamTemplate;
+  fn: TemplateFunction;
+  profileName: string;
+  profile: Profile;
+}
+
+export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
+  const fn = template.functions.find((candidate) => candidate.logicalId === logicalId);
+  if (!fn) throw new BuildError(`${logicalId} is not a function of ${template.file} (its functions: ${template.functions.map((f) => f.logicalId).join(", ") || "none"})`);
+  const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
+  if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
+  try {
+    return { template, fn, profileName: named, profile: profileNamed(named) };
+  } catch (error) {
+    throw new BuildError(`${logicalId}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Metadata.BuildProperties.Define: constants embedded at build time instead of environment
+ * variables. A value is a string, number or boolean, or `!Ref` to a resource of the template
+ * with a fixed name (embedded as that name: a secret's too, which GetSecretValue takes as SecretId).
+ */
+export function templateDefines(template: SamTemplate, fn: TemplateFunction): Record<string, string> {
+  const define = fn.buildProperties.Define ?? {};
+  if (typeof define !== "object" || Array.isArray(define)) throw new BuildError(`${fn.logicalId}: Metadata.BuildProperties.Define must be a map of constant names to values`);
+  return Object.fromEntries(
+    Object.entries(define as Record<string, unknown>).map(([name, value]) => {
+      if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new BuildError(`${fn.logicalId}: Define ${name}: not an identifier a handler can use`);
+      if (["string", "number", "boolean"].includes(typeof value)) return [name, JSON.stringify(value)];
+      const ref = (value as { Ref?: unknown } | null)?.Ref;
+      const resource = template.resources.find((candidate) => candidate.logicalId === ref);
+      if (!resource) {
+        throw new BuildError(`${fn.logicalId}: Define ${name}: ${JSON.stringify(value)} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter's value is chosen at deploy time: pass it through Environment instead)`);
+      }
+      const type = CREATABLE_TYPES[resource.type];
+      const resourceName = fixedName(resource);
+      if (!type || resourceName === null) {
+        throw new BuildError(
+          `${fn.logicalId}: Define ${name}: !Ref ${resource.logicalId} has no name before deploy time${type ? `: give it one (${type.nameProperty}) so the build can embed it` : ` (${resource.type})`}, or pass it through Environment instead`,
+        );
+      }
+      return [name, JSON.stringify(resourceName)];
+    }),
+  );
+}
+
+/** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
+function sdkVersion(imports: SdkImports, tree: string | null): string {
+  if (!tree) return "provided by the runtime";
+  const packages = [...new Set([...imports.keys()].map(packageOf).filter((pkg) => pkg.startsWith("@aws-sdk/client-")))];
+  const versions = packages.map((pkg) => `${pkg}@${installedVersion(tree, pkg)}`);
+  const distinct = [...new Set(versions.map((version) => version.split("@").pop()))];
+  return packages.length === 0 ? "none" : distinct.length === 1 ? distinct[0]! : versions.join(", ");
+}
+
+/** Fails with what to install when the handler imports an SDK package the project or the profile's tree does not have. */
+function assertInstalled(fn: TemplateFunction, source: string, imports: SdkImports, tree: string | null): void {
+  for (const pkg of new Set([...imports.keys()].map(packageOf))) {
+    const from = relative(PROJECT_ROOT, source);
+    if (!installedVersion(PROJECT_ROOT, pkg)) throw new BuildError(`${fn.logicalId}: ${from} imports ${pkg}, which is not installed: npm install ${pkg}`);
+    if (tree && !installedVersion(tree, pkg)) {
+      throw new BuildError(`${fn.logicalId}: ${from} imports ${pkg}, which the SDK tree ${relative(PROJECT_ROOT, tree)}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with package.json)`);
+    }
+  }
+}
+
+export interface BuildResult {
+  /** The built handler module (absolute). */
+  outfile: string;
+  metafile: string;
+  bytes: number;
+  codeCache?: { bytes: number };
+}
+
+export interface BuildOptions {
+  /** Bundle the SDK from this folder's node_modules instead of the profile's tree (e.g. a tree with one patch taken back out). */
+  sdkTree?: string;
+}
+
+/** Builds one function into outdir (emptied first). */
+export async function buildFunction({ template, fn, profileName, profile }: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { source, format, outputFile } = handlerSource(fn);
+  if (format === "cjs" && profile.sdkChunk) {
+    throw new BuildError(`${fn.logicalId}: the ${profileName} profile loads the SDK as a chunk from an ES module (import.meta), and ${relative(PROJECT_ROOT, source)} is CommonJS: use the Optimized profile, or write the handler as an ES module (.mts)`);
+  }
+  const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
+  const defines = templateDefines(template, fn);
+  const shared = (plugins: Plugin[]): EsbuildOptions => ({
+    ...profile.esbuild,
+    absWorkingDir: PROJECT_ROOT,
+    platform: "node",
+    target: "node22",
+    metafile: true,
+    logLevel: "silent",
+    define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
+    plugins,
+  });
+  const imports = await findSdkImports({ ...shared([]), entryPoints: [source] });
+  assertInstalled(fn, source, imports, tree);
+  const treePlugins = (handler: boolean) => (tree ? [handler && profile.sdkChunk ? sdkFromChunk(tree) : sdkFromTree(tree), ...(profile.replace ? [replaceFiles(tree, profile.replace)] : [])] : []);
+  const withVersion = (options: EsbuildOptions): EsbuildOptions => ({ ...options, define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) } });
+
+  const outfile = join(outdir, outputFile);
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(dirname(outfile), { recursive: true });
+  const builds: Promise<{ metafile?: Metafile }>[] = [build(withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format }))];
+  if (profile.sdkChunk && tree) {
+    const chunk = { contents: chunkEntry(imports), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" as const };
+    builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), "sdk.cjs"), format: "cjs" })));
+  }
+  let metafiles: Metafile[];
+  try {
+    metafiles = (await Promise.all(builds)).map((result) => result.metafile!);
+  } catch (error) {
+    throw new BuildError(`${fn.logicalId}: esbuild failed:\n${(error as Error).message}`);
+  }
+  const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
+  const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
+  writeFileSync(metafile, JSON.stringify(merged));
+  const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  const codeCache = profile.codeCache && profile.sdkChunk ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: outputFile }) : undefined;
+  // The same artifact runs on every runtime of the template's Runtime parameter (core/runtimes.mts).
+  await warmTaskRootCaches(outdir, outputFile);
+  return { outfile, metafile, bytes, codeCache };
+}
+
+/**
+ * Why a function's artifact in outdir is out of date with its sources (null: it is not): missing,
+ * or older than the template or any input its last build read (esbuild's metafile).
+ */
+export function staleReason(templateFile: string, fn: TemplateFunction, outdir: string): string | null {
+  const built = join(outdir, handlerSource(fn).outputFile);
+  const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
+  if (!existsSync(built) || !existsSync(metafile)) return `${fn.logicalId} has not been built`;
+  const builtAt = statSync(metafile).mtimeMs;
+  // Files only: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...).
+  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as Metafile).inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
+  const newer = [templateFile, ...inputs.map((input) => resolve(PROJECT_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
+  return newer ? `${relative(PROJECT_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
+}
+
+/** Builds a template resource: a function, or a custom runtime's layer. */
+export async function buildResource(templateFile: string, logicalId: string, outdir: string): Promise<string> {
+  // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
+  if (loadTemplate(templateFile).Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion") {
+    await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
+    return `built the ${logicalId} layer: ${outdir}`;
+  }
+  const target = functionBuild(readTemplate(templateFile), logicalId);
+  const { outfile, bytes, codeCache } = await buildFunction(target, outdir);
+  const cache = codeCache ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (accepted on a test INIT)` : "";
+  return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})`;
+}
+
+if (import.meta.main) {
+  const usage = "usage: node builder/build.mts --template <template.yaml> <LogicalId> <outdir>";
+  const { values, positionals } = parseArgs({ options: { template: { type: "string" } }, allowPositionals: true });
+  const [logicalId, outdir] = positionals;
+  if (!values.template || !logicalId || !outdir) {
+    console.error(usage);
+    process.exit(2);
+  }
+  try {
+    console.log(await buildResource(resolve(values.template), logicalId, resolve(outdir)));
+  } catch (error) {
+    console.error(`build of ${logicalId} failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,16 @@
+// Child of code-cache.mts: `node <runtime flags> code-cache-child.mjs write|status <handler file>`.
+// Imports the built handler module (a full INIT, top-level await included), then either saves
+// the SDK chunk's code cache beside it or prints whether V8 accepted the one shipped.
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [mode, handlerFile] = process.argv.slice(2);
+await import(pathToFileURL(handlerFile).href);
+if (mode === "write") {
+  const script = globalThis[Symbol.for("warpstart.sdkScript")];
+  if (!script) throw new Error(`${handlerFile} did not load an SDK chunk`);
+  writeFileSync(join(dirname(handlerFile), "sdk.cache"), script.createCachedData());
+} else {
+  console.log(globalThis[Symbol.for("warpstart.codeCache")]);
+}

@@ -1,0 +1,87 @@
+// Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node 22
+// with the node flags the runtime uses for the function's memory size, against a local AWS that
+// holds the template's resources (the calls INIT makes included), then save V8's code cache of
+// the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
+// accepts it. Nothing here reaches real AWS: every client's endpoint is the local one.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { accessKeyFor, functionEnvironment, templateVariables } from "../core/function-environment.mts";
+import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
+import { CREATABLE_TYPES, createResources } from "../core/local-aws/resources.mts";
+import { RUNTIMES } from "../core/runtimes.mts";
+import type { SamTemplate, TemplateFunction } from "../core/template.mts";
+
+const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
+const run = promisify(execFile);
+
+/** What to declare in the template for a service INIT called. */
+const DECLARE: Record<string, string> = {
+  ssm: "an AWS::SSM::Parameter",
+  secretsmanager: "an AWS::SecretsManager::Secret",
+  dynamodb: "an AWS::DynamoDB::Table or AWS::Serverless::SimpleTable",
+  s3: "an AWS::S3::Bucket",
+  logs: "an AWS::Logs::LogGroup",
+};
+
+export class CodeCacheError extends Error {
+  override name = "CodeCacheError";
+}
+
+/** Why a build-time INIT failed, in the words of the call that failed (if one did) and what to do about it. */
+export function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
+  const failed = calls.filter((call) => call.status >= 400);
+  const last = failed.at(-1);
+  const lines = [`Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`];
+  if (last) {
+    lines.push(`The call that failed: ${last.service ?? "an unknown service"} ${last.operation} answered ${last.status} ${last.errorCode ?? ""}${last.errorMessage ? `: ${last.errorMessage}` : ""}.`);
+    const declare = last.service ? DECLARE[last.service] : undefined;
+    lines.push(
+      declare
+        ? `Declare what INIT reads in the template (${declare}, with the name the function uses), or build ${fn.logicalId} with another profile.`
+        : `The lab creates only ${Object.keys(CREATABLE_TYPES).join(", ")}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
+    );
+  }
+  lines.push(`INIT's output:\n${output.trim().split("\n").slice(-15).join("\n")}`);
+  return lines.join("\n");
+}
+
+export interface CodeCacheTarget {
+  template: SamTemplate;
+  fn: TemplateFunction;
+  /** The artifact folder (the task root) and the handler module in it. */
+  artifactDir: string;
+  handlerFile: string;
+}
+
+/** Runs the artifact's INIT in a fresh process; "write" saves the cache, "status" prints what V8 did with it. */
+async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<string, string>, mode: "write" | "status"): Promise<string> {
+  // Made for nodejs22.x, the template's default runtime: a V8 cache is only good for its own V8.
+  const runtime = RUNTIMES.node22;
+  const { fn, artifactDir } = target;
+  const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
+  const env = functionEnvironment({ name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime }, artifactDir, { awsEndpoint: aws.endpoint, caFile: aws.caFile }, { accessKeyId, variables });
+  try {
+    const { stdout } = await run(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], { env, timeout: 30_000, cwd: artifactDir });
+    return stdout.trim();
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, aws.calls(accessKeyId)));
+  }
+}
+
+export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: number }> {
+  const aws = await startLocalAws();
+  try {
+    const { attributes } = await createResources(target.template, aws);
+    const variables = templateVariables(target.template, target.fn, attributes);
+    await init(target, aws, variables, "write");
+    const status = await init(target, aws, variables, "status");
+    if (status !== "accepted") throw new CodeCacheError(`V8 did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`);
+    return { bytes: statSync(join(dirname(join(target.artifactDir, target.handlerFile)), "sdk.cache")).size };
+  } finally {
+    await aws.stop();
+  }
+}

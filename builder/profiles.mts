@@ -1,0 +1,105 @@
+// The build profiles a function can be built with (template Metadata.BuildProperties.Profile):
+// every option that differs between them is defined here and nowhere else. build.mts turns a
+// function and its profile into esbuild runs.
+import type { BuildOptions } from "esbuild";
+
+/** Where a profile's @aws-sdk/* packages come from. */
+export type SdkSource =
+  | "runtime" // not bundled: resolved at run time from the runtime's own copy (/var/runtime/node_modules)
+  | "published" // bundled from the project's node_modules, as published on npm
+  | "patched"; // bundled from patches/node_modules, where patches/*.patch are applied
+
+export interface Profile {
+  /** One line for reports and the README. */
+  summary: string;
+  sdk: SdkSource;
+  /** esbuild options on top of the shared ones in build.mts. */
+  esbuild: BuildOptions;
+  /** The SDK packages the handler imports go into one CommonJS chunk (sdk.cjs), loaded with vm.Script (src/warp/). */
+  sdkChunk?: boolean;
+  /** Ship a V8 code cache of that chunk, made after a full INIT at build time (builder/code-cache.mts); needs sdkChunk. */
+  codeCache?: boolean;
+  /** SDK files (path inside the SDK tree's node_modules) replaced by project modules at build time. */
+  replace?: Record<string, string>;
+}
+
+// Credential providers the default chain imports lazily and never reaches on Lambda, where
+// credentials arrive as environment variables: left out of the bundle (the seed's externals).
+export const UNUSED_CREDENTIAL_PROVIDERS = [
+  "@aws-sdk/credential-provider-http",
+  "@aws-sdk/credential-provider-ini",
+  "@aws-sdk/credential-provider-process",
+  "@aws-sdk/credential-provider-sso",
+  "@aws-sdk/credential-provider-web-identity",
+  "@smithy/credential-provider-imds",
+];
+
+const bundledAsAwsGuides: BuildOptions = { bundle: true, mainFields: ["module", "main"] };
+
+const optimized: Profile = {
+  summary: "Bundled + unused credential providers external + patches/ + build-time constants",
+  sdk: "patched",
+  esbuild: { ...bundledAsAwsGuides, external: UNUSED_CREDENTIAL_PROVIDERS },
+};
+
+/**
+ * What Warp adds to Optimized, one entry per optimization, each kept only while the bench shows
+ * it pays (`npm run bench -- --ablate` builds Warp without each one in turn). Tried and dropped
+ * for not paying once the code cache is in (100 interleaved rounds, README): minify, and the
+ * credential chain reduced to fromEnv.
+ */
+export const WARP_OPTIMIZATIONS = {
+  /** No ~/.aws/config or credentials file exists on Lambda: the SDK's reads of them fail without fs. */
+  noSharedConfigFiles: (profile: Profile): Profile => ({
+    ...profile,
+    replace: { ...profile.replace, "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
+  }),
+  /** The SDK as a CommonJS chunk compiled with vm.Script (what the code cache needs). */
+  sdkChunk: (profile: Profile): Profile => ({ ...profile, sdkChunk: true }),
+  /** A V8 code cache of the chunk made after a full INIT: no parsing or lazy compiling at INIT. Without sdkChunk there is nothing to cache. */
+  codeCache: (profile: Profile): Profile => ({ ...profile, codeCache: true }),
+};
+export type WarpOptimization = keyof typeof WARP_OPTIMIZATIONS;
+export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOptimization[];
+
+/** Optimized with every Warp optimization but the ones left out. */
+export function warp(without: WarpOptimization[] = []): Profile {
+  const summary = without.length
+    ? `Warp without ${without.join(", ")}`
+    : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache";
+  return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((profile, name) => WARP_OPTIMIZATIONS[name](profile), { ...optimized, summary });
+}
+
+export const PROFILES = {
+  Raw: {
+    summary: "handler transpiled and bundled without the SDK, which comes from the runtime's own copy",
+    sdk: "runtime",
+    esbuild: { bundle: true, external: ["@aws-sdk/*", "@smithy/*"] },
+  },
+  Bundled: {
+    summary: "esbuild ESM bundle with the SDK, mainFields module,main (AWS guidance)",
+    sdk: "published",
+    esbuild: bundledAsAwsGuides,
+  },
+  Optimized: optimized,
+  Warp: warp(),
+} satisfies Record<string, Profile>;
+
+export type ProfileName = keyof typeof PROFILES;
+export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
+/** A function whose template metadata names no profile is built with this one. */
+export const DEFAULT_PROFILE: ProfileName = "Optimized";
+
+/** Warp with each optimization switched off in turn, named Warp-no-<optimization> (the bench's --ablate). */
+export function warpAblations(): Record<string, Profile> {
+  return Object.fromEntries(WARP_OPTIMIZATION_NAMES.map((name) => [`Warp-no-${name}`, warp([name])]));
+}
+
+export function profileNamed(name: string): Profile {
+  const ablations = warpAblations();
+  if (Object.hasOwn(ablations, name)) return ablations[name]!;
+  if (!Object.hasOwn(PROFILES, name)) {
+    throw new Error(`Unknown build profile "${name}". Profiles: ${PROFILE_NAMES.join(", ")} (and, to measure Warp's parts, ${Object.keys(ablations).join(", ")}).`);
+  }
+  return PROFILES[name as ProfileName];
+}

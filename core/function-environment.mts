@@ -1,0 +1,115 @@
+// How Lambda starts a function, reproduced for local runs (the lab, and the build's INIT for
+// Warp's code cache): the read-only task root and the environment variables. The node flags the
+// managed runtimes derive from memory size are in runtimes.mts; a custom runtime's /opt is the
+// lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
+// variables" and "Lambda execution environment" pages.
+import { randomBytes } from "node:crypto";
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LOCAL_REGION } from "./local-aws/local-aws.mts";
+import { RUNTIME_DIR, STATE_DIR } from "./paths.mts";
+import type { Runtime } from "./runtimes.mts";
+import type { ResourceAttributes, SamTemplate, TemplateFunction } from "./template.mts";
+
+export interface FunctionSpec {
+  name: string;
+  /** The built artifact (e.g. .aws-sam/build/Optimized). */
+  codeDir: string;
+  handler: string;
+  memoryMb: number;
+  /** What runs it. */
+  runtime: Runtime;
+  /** A custom runtime's stand-in for /opt: its layer, with the host's binary (lab/opt-dir.mts). */
+  optDir?: string;
+}
+
+/** The local AWS the function calls: every client's endpoint, and the CA to trust for it. */
+export interface LocalServices {
+  awsEndpoint: string;
+  caFile: string;
+}
+
+/**
+ * An access key of the environment's own, as Lambda gives each environment its own session
+ * credentials: the local AWS records it with every call, so calls can be told apart by
+ * environment. `id` is any hex string (an environment id); "ASIA" marks temporary credentials.
+ */
+export function accessKeyFor(id: string): string {
+  return `ASIA${id.slice(0, 16).toUpperCase().padEnd(16, "0")}`;
+}
+
+/**
+ * Copies the artifact to a fresh, read-only task root. For the managed runtimes it is under
+ * .lab/var/task, whose parent holds node_modules -> lab/runtime/node_modules, so a bare
+ * `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH makes
+ * it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing at
+ * startup, a loader hook would). A custom runtime ships no SDK: its task roots are under the
+ * system's temporary directory, where no node_modules of the project's is in reach.
+ */
+export function prepareTaskRoot(spec: FunctionSpec): string {
+  const managed = spec.runtime.kind === "managed";
+  const varDir = managed ? join(STATE_DIR, "var") : join(tmpdir(), "warpstart-lab");
+  mkdirSync(join(varDir, "task"), { recursive: true });
+  const runtimeModules = join(varDir, "node_modules");
+  if (managed && !existsSync(runtimeModules)) symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
+  return readOnlyCopy(spec.codeDir, join(varDir, "task", spec.name)); // Lambda's /var/task is read-only
+}
+
+/** A read-only copy of `source` at `<base>-<random id>` (links stay links). */
+export function readOnlyCopy(source: string, base: string): string {
+  const copy = `${base}-${randomBytes(4).toString("hex")}`;
+  cpSync(source, copy, { recursive: true, verbatimSymlinks: true });
+  chmodSync(copy, 0o555);
+  return copy;
+}
+
+/** Removes a task root or an opt dir (read-only copies). */
+export function removeReadOnlyCopy(dir: string): void {
+  if (!existsSync(dir)) return;
+  chmodSync(dir, 0o755);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The environment a function sees: Lambda's reserved variables, the local AWS, the template's
+ * own variables (`variables`, evaluated), nothing inherited from the caller's shell.
+ */
+export function functionEnvironment(spec: FunctionSpec, taskRoot: string, services: LocalServices, options: { accessKeyId?: string; variables?: Record<string, string> } = {}): Record<string, string> {
+  const { runtime } = spec;
+  // Only the managed runtimes' bootstraps set these (a custom runtime's bootstrap is the function's own).
+  const managed: Record<string, string> =
+    runtime.kind === "managed"
+      ? { LAMBDA_RUNTIME_DIR: RUNTIME_DIR, NODE_PATH: [join(RUNTIME_DIR, "node_modules"), RUNTIME_DIR, taskRoot].join(":"), AWS_EXECUTION_ENV: `AWS_Lambda_${runtime.lambdaRuntime}` }
+      : { LAMBDA_RUNTIME_DIR: "/var/runtime" };
+  return {
+    PATH: `${process.env.PATH}`,
+    LANG: "en_US.UTF-8",
+    TZ: ":UTC",
+    // The function's own variables first: Lambda's reserved ones cannot be overridden.
+    ...options.variables,
+    _HANDLER: spec.handler,
+    LAMBDA_TASK_ROOT: taskRoot,
+    ...managed,
+    AWS_LAMBDA_FUNCTION_NAME: spec.name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memoryMb),
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${spec.name}`,
+    AWS_REGION: LOCAL_REGION,
+    AWS_DEFAULT_REGION: LOCAL_REGION,
+    // Credentials arrive as environment variables on Lambda; moto accepts any.
+    AWS_ACCESS_KEY_ID: options.accessKeyId ?? accessKeyFor("0"),
+    AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    AWS_SESSION_TOKEN: "warpstart-lab-session",
+    // Every client of every service goes to the local AWS; nothing reaches *.amazonaws.com.
+    AWS_ENDPOINT_URL: services.awsEndpoint,
+    NODE_EXTRA_CA_CERTS: services.caFile,
+  };
+}
+
+/** A function's Environment.Variables with their references evaluated, as strings (as Lambda passes them). */
+export function templateVariables(template: SamTemplate, fn: TemplateFunction, created: Record<string, ResourceAttributes>): Record<string, string> {
+  const values = template.resolve(fn.environment, created) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === "string" ? value : JSON.stringify(value)]));
+}

@@ -1,0 +1,235 @@
+// The local AWS: every service moto implements (app.py), served by gunicorn over TLS with
+// keep-alive on 127.0.0.1, behind a TCP proxy that counts the connections clients open (each TLS
+// session rides one). Functions reach it through AWS_ENDPOINT_URL (the proxy) and trust exactly
+// its CA. Every call it answers is recorded with the access key that signed it.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { request } from "node:https";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { listenOnLoopback } from "../loopback.mts";
+import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
+
+const APP_DIR = import.meta.dirname;
+const START_TIMEOUT_MS = 30_000;
+export const LOCAL_REGION = "us-east-1";
+/** moto's default account: every access key maps to it. */
+export const LOCAL_ACCOUNT_ID = "123456789012";
+/** The start-up probe's access key: its call is not one of anybody's. */
+const PROBE_KEY = "ASIAWARPSTARTPROBE00";
+
+/** One call the local AWS answered, as app.py records it. */
+export interface AwsCall {
+  accessKeyId: string | null;
+  region: string | null;
+  /** The signing name, e.g. ssm, dynamodb, secretsmanager, sts. */
+  service: string | null;
+  /** e.g. GetParameter; for REST services the method and path, e.g. "GET /bucket/key". */
+  operation: string;
+  /** Seconds since the epoch when it arrived. */
+  startedAt: number;
+  status: number;
+  ms: number;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+export interface LocalAws {
+  /** e.g. https://127.0.0.1:41234 (the counting proxy in front of gunicorn) */
+  endpoint: string;
+  port: number;
+  /** The CA that signed the server certificate: the only one functions should trust. */
+  caFile: string;
+  /** TCP connections accepted since start (the start-up probe's not counted). */
+  connections(): number;
+  /** Calls answered so far, in order; with an access key, only the calls it signed. */
+  calls(accessKeyId?: string): AwsCall[];
+  /** Stops the proxy (closing every connection through it) and gunicorn. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** A fixed port; by default the OS picks a free one. */
+  port?: number;
+  venvBin?: string;
+}
+
+export class LocalAwsError extends Error {
+  override name = "LocalAwsError";
+}
+
+function requireTool(venvBin: string, tool: string): string {
+  const path = join(venvBin, tool);
+  if (!existsSync(path)) throw new LocalAwsError(`${tool} not found at ${path}: the Python venv is missing; ${SETUP_HINT}.`);
+  return path;
+}
+
+/** moto is the local AWS: without it gunicorn would only fail later, importing app.py. */
+function requireMoto(venvBin: string): void {
+  const lib = join(dirname(venvBin), "lib");
+  const pythons = existsSync(lib) ? readdirSync(lib).filter((name) => name.startsWith("python")) : [];
+  if (!pythons.some((python) => existsSync(join(lib, python, "site-packages/moto/__init__.py")))) {
+    throw new LocalAwsError(`moto is not installed in the Python venv ${dirname(venvBin)} (it is the local AWS); ${SETUP_HINT}.`);
+  }
+}
+
+function ensureCertificates(venvBin: string, certDir: string): void {
+  if (existsSync(join(certDir, "ca.pem"))) return;
+  const made = spawnSync(requireTool(venvBin, "python"), [join(APP_DIR, "certs.py"), certDir], { encoding: "utf8" });
+  if (made.status !== 0) throw new LocalAwsError(`could not create the lab's certificates in ${certDir}: ${made.stderr || made.error}`);
+}
+
+export async function assertPortFree(port: number): Promise<void> {
+  const probe = createServer();
+  await listenOnLoopback(probe, port);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+/** A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts. */
+class CountingProxy {
+  accepted = 0;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(upstreamPort: number) {
+    // No Nagle on either side: a proxy that held small writes back would add delayed-ACK stalls (~40 ms).
+    this.server = createServer({ noDelay: true }, (client) => {
+      this.accepted++;
+      const upstream = connect({ port: upstreamPort, host: "127.0.0.1", noDelay: true });
+      // Bytes both ways; an end (FIN) is passed on by pipe, a reset or failure resets the other side.
+      for (const [from, to] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        this.sockets.add(from);
+        from.once("close", () => this.sockets.delete(from));
+        from.on("error", () => to.destroy());
+        from.pipe(to);
+      }
+    });
+  }
+
+  /** Resolves with the port it listens on (`port`, or a free one for 0). */
+  listen(port: number): Promise<number> {
+    return listenOnLoopback(this.server, port);
+  }
+
+  close(): Promise<void> {
+    if (!this.server.listening) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    return closed;
+  }
+}
+
+/** Resolves with gunicorn's port once it says where it listens; rejects if it exits first. */
+function listeningPort(child: ChildProcess, log: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new LocalAwsError(`gunicorn did not start within ${START_TIMEOUT_MS} ms:\n${log.join("")}`)), START_TIMEOUT_MS);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      log.push(chunk.toString());
+      const match = /Listening at: https:\/\/127\.0\.0\.1:(\d+)/.exec(log.join(""));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new LocalAwsError(`gunicorn exited (code ${code}) before listening:\n${log.join("").slice(-2000)}`));
+    });
+  });
+}
+
+/** One signed-looking STS GetCallerIdentity over TLS with the lab CA: proves app and certificate work. */
+function probe(endpoint: string, ca: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const body = "Action=GetCallerIdentity&Version=2011-06-15";
+    const req = request(
+      endpoint,
+      {
+        method: "POST",
+        ca,
+        agent: false,
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `AWS4-HMAC-SHA256 Credential=${PROBE_KEY}/20260101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=0`,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new LocalAwsError(`the local AWS answered ${res.statusCode}`))));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new LocalAwsError("the local AWS did not answer within 10 s")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+export async function startLocalAws(options: StartOptions = {}): Promise<LocalAws> {
+  const venvBin = options.venvBin ?? VENV_BIN;
+  const certDir = join(STATE_DIR, "certs");
+  const gunicorn = requireTool(venvBin, "gunicorn");
+  requireMoto(venvBin);
+  ensureCertificates(venvBin, certDir);
+  if (options.port) await assertPortFree(options.port);
+
+  // gunicorn on a free port of its own; the endpoint is the proxy's (options.port if given).
+  const child = spawn(
+    gunicorn,
+    [
+      "app:app",
+      "--bind", "127.0.0.1:0",
+      "--worker-class", "gthread",
+      "--threads", "8",
+      "--keep-alive", "75", // longer than any idle gap in a bench round, as AWS's endpoints keep sockets
+      "--certfile", join(certDir, "server.pem"),
+      "--keyfile", join(certDir, "server.key"),
+      "--no-control-socket",
+      "--log-level", "info",
+    ],
+    { cwd: APP_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore", PYTHONUNBUFFERED: "1" } },
+  );
+  const recorded: AwsCall[] = [];
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (line.startsWith("{")) recorded.push(JSON.parse(line) as AwsCall);
+  });
+  const log: string[] = [];
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  const stopGunicorn = () =>
+    new Promise<void>((resolve) => {
+      if (exited) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+    });
+  let proxy: CountingProxy | undefined;
+  const stop = async () => {
+    await proxy?.close();
+    await stopGunicorn();
+  };
+
+  try {
+    proxy = new CountingProxy(await listeningPort(child, log));
+    const port = await proxy.listen(options.port ?? 0);
+    const endpoint = `https://127.0.0.1:${port}`;
+    const caFile = join(certDir, "ca.pem");
+    await probe(endpoint, readFileSync(caFile, "utf8"));
+    const counter = proxy;
+    counter.accepted = 0; // the probe's connection
+    return {
+      endpoint,
+      port,
+      caFile,
+      connections: () => counter.accepted,
+      calls: (accessKeyId) => recorded.filter((call) => call.accessKeyId !== PROBE_KEY && (accessKeyId === undefined || call.accessKeyId === accessKeyId)),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

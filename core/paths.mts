@@ -1,0 +1,26 @@
+// Where the project finds its tools and keeps its state: one place for every path.
+import { dirname, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const VENV_BIN = join(PROJECT_ROOT, ".venv/bin");
+export const NODE22 = join(PROJECT_ROOT, "tools/node22/node_modules/.bin/node");
+export const STATE_DIR = join(PROJECT_ROOT, ".lab");
+/** The project's own SAM application. */
+export const PROJECT_TEMPLATE = join(PROJECT_ROOT, "template.yaml");
+/** The seeds' workloads as a second SAM application (SSM, Secrets Manager, DynamoDB). */
+export const EXAMPLES_TEMPLATE = join(PROJECT_ROOT, "examples/template.yaml");
+/** Where `sam build`, run in a template's folder, writes its artifacts and the built template. */
+export const buildDirOf = (template: string) => join(dirname(resolve(template)), ".aws-sam/build");
+export const BUILD_DIR = buildDirOf(PROJECT_TEMPLATE);
+/** The built template `sam build` writes for a source template. */
+export const builtTemplateOf = (template: string) => join(buildDirOf(template), "template.yaml");
+/** The SAM app folder of a template, built (…/.aws-sam/build/template.yaml) or not: where its samconfig.toml is. */
+export const appDirOf = (template: string) => {
+  const dir = dirname(resolve(template));
+  return dir.endsWith(`${sep}.aws-sam${sep}build`) ? dirname(dirname(dir)) : dir;
+};
+export const EVENTS_DIR = join(PROJECT_ROOT, "events");
+/** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
+export const RUNTIME_DIR = join(PROJECT_ROOT, "lab/runtime");
+export const SETUP_HINT = "run `bash scripts/setup.sh` (npm run bench and npm test run it for you)";

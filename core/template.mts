@@ -1,0 +1,246 @@
+// Reads SAM templates: the source template.yaml (short-form intrinsics like !Ref) and the one
+// `sam build` writes. Lists the functions with their settings as Lambda would see them, and the
+// other resources, with the intrinsic functions a local run can evaluate.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { type CollectionTag, parse, type ScalarTag } from "yaml";
+
+const INTRINSICS = ["Ref", "Condition", "Base64", "Cidr", "FindInMap", "GetAZs", "GetAtt", "If", "ImportValue", "Join", "Not", "Equals", "And", "Or", "Select", "Split", "Sub", "Transform"];
+
+// `!GetAtt A.B` is the one short form whose scalar becomes a list.
+const fnName = (name: string) => (name === "Ref" || name === "Condition" ? name : `Fn::${name}`);
+const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
+  { tag: `!${name}`, resolve: (value: string) => ({ [fnName(name)]: name === "GetAtt" ? value.split(".") : value }) } as ScalarTag,
+  { tag: `!${name}`, collection: "seq", resolve: (seq: { toJSON(): unknown }) => ({ [fnName(name)]: seq.toJSON() }) } as unknown as CollectionTag,
+  { tag: `!${name}`, collection: "map", resolve: (map: { toJSON(): unknown }) => ({ [fnName(name)]: map.toJSON() }) } as unknown as CollectionTag,
+]);
+
+export interface TemplateResourceEntry {
+  Type: string;
+  Condition?: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+export type Template = {
+  Parameters?: Record<string, { Default?: unknown }>;
+  Mappings?: Record<string, Record<string, Record<string, unknown>>>;
+  Conditions?: Record<string, unknown>;
+  Globals?: { Function?: Record<string, unknown> };
+  Resources: Record<string, TemplateResourceEntry>;
+  [key: string]: unknown;
+};
+
+export class TemplateError extends Error {
+  override name = "TemplateError";
+}
+
+export function loadTemplate(file: string): Template {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new TemplateError(`cannot read the template ${file}: ${(error as Error).message}`);
+  }
+  let template: unknown;
+  try {
+    template = parse(text, { customTags: CFN_TAGS });
+  } catch (error) {
+    throw new TemplateError(`${file} is not valid YAML: ${(error as Error).message}`);
+  }
+  const resources = (template as Template | null)?.Resources;
+  if (!resources || typeof resources !== "object") throw new TemplateError(`${file} is not a SAM template: it has no Resources section`);
+  return template as Template;
+}
+
+export interface TemplateLayer {
+  logicalId: string;
+  contentDir: string;
+}
+
+export interface TemplateFunction {
+  logicalId: string;
+  /** CodeUri, resolved: the source folder in a source template, the artifact in a built one. */
+  codeDir: string;
+  handler: string;
+  runtime: string;
+  memoryMb: number;
+  timeoutSeconds: number;
+  architecture: string;
+  /** Environments to keep initialized (ProvisionedConcurrencyConfig, conditions evaluated). */
+  provisionedConcurrency: number;
+  /** The GET route of its HttpApi event, e.g. /raw. */
+  httpPath: string | null;
+  /** Its layers (AWS::Serverless::LayerVersion of the same template), in order: Lambda extracts them to /opt. */
+  layers: TemplateLayer[];
+  /** Metadata.BuildMethod, e.g. makefile, esbuild (null: SAM's default for the runtime). */
+  buildMethod: string | null;
+  /** Metadata.BuildProperties as written, intrinsics unevaluated (the builder reads Profile and Define). */
+  buildProperties: Record<string, unknown>;
+  /** Environment.Variables (Globals merged) as written: references to resources are evaluated where they exist (resolveWithResources). */
+  environment: Record<string, unknown>;
+}
+
+/** Any other resource of the template (its condition, if any, holds), properties as written. */
+export interface TemplateResource {
+  logicalId: string;
+  type: string;
+  properties: Record<string, unknown>;
+}
+
+/** What a created resource answers to Ref and Fn::GetAtt (Ref under "Ref"). */
+export type ResourceAttributes = Record<string, string>;
+
+export interface SamTemplate {
+  file: string;
+  functions: TemplateFunction[];
+  resources: TemplateResource[];
+  /**
+   * Evaluates the intrinsics in `value` that a local run can: parameters (override or default),
+   * pseudo parameters, conditions, Fn::If/FindInMap/Join/Sub/Select/Split, and with `created`,
+   * Ref and Fn::GetAtt of resources. A reference it cannot evaluate is an error naming it.
+   */
+  resolve(value: unknown, created?: Record<string, ResourceAttributes>): unknown;
+}
+
+const NO_VALUE = Symbol("AWS::NoValue");
+const PSEUDO_PARAMETERS: Record<string, string> = {
+  "AWS::Region": "us-east-1",
+  "AWS::AccountId": "123456789012",
+  "AWS::Partition": "aws",
+  "AWS::URLSuffix": "amazonaws.com",
+  "AWS::StackName": "warpstart-lab",
+  "AWS::StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/warpstart-lab/00000000-0000-0000-0000-000000000000",
+};
+
+class Unresolvable extends Error {}
+
+function evaluate(value: unknown, template: Template, overrides: Record<string, string>, created: Record<string, ResourceAttributes> | undefined, strict: boolean): unknown {
+  const again = (inner: unknown) => evaluate(inner, template, overrides, created, strict);
+  if (Array.isArray(value)) return value.map(again).filter((item) => item !== NO_VALUE);
+  if (!value || typeof value !== "object") return value;
+  const entries = Object.entries(value);
+  const [fn, args] = entries[0] ?? [];
+  const attribute = (logicalId: string, name: string): string => {
+    const found = created?.[logicalId]?.[name];
+    if (found !== undefined) return found;
+    if (!strict) throw new Unresolvable();
+    throw new TemplateError(`${name === "Ref" ? `!Ref ${logicalId}` : `!GetAtt ${logicalId}.${name}`} cannot be evaluated locally${created?.[logicalId] ? ` (${logicalId} has ${Object.keys(created[logicalId]).join(", ")})` : ""}`);
+  };
+  if (entries.length === 1 && fn !== undefined && (fn === "Ref" || fn === "Condition" || fn.startsWith("Fn::"))) {
+    try {
+      switch (fn) {
+        case "Ref": {
+          const name = String(args);
+          if (name === "AWS::NoValue") return NO_VALUE;
+          if (name in PSEUDO_PARAMETERS) return PSEUDO_PARAMETERS[name];
+          if (template.Parameters && name in template.Parameters) return name in overrides ? overrides[name] : template.Parameters[name]?.Default;
+          return attribute(name, "Ref");
+        }
+        case "Fn::GetAtt": {
+          const [logicalId, ...rest] = (typeof args === "string" ? args.split(".") : (args as string[])).map(String);
+          return attribute(logicalId!, rest.join("."));
+        }
+        case "Condition":
+          return again(template.Conditions?.[String(args)]);
+        case "Fn::If": {
+          const [condition, whenTrue, whenFalse] = args as [string, unknown, unknown];
+          return again(again(template.Conditions?.[condition]) ? whenTrue : whenFalse);
+        }
+        case "Fn::FindInMap": {
+          const [map, key, name] = (args as unknown[]).map((arg) => String(again(arg)));
+          return template.Mappings?.[map!]?.[key!]?.[name!];
+        }
+        case "Fn::Not":
+          return !again((args as unknown[])[0]);
+        case "Fn::Equals": {
+          const [a, b] = (args as unknown[]).map(again);
+          return String(a) === String(b);
+        }
+        case "Fn::And":
+          return (args as unknown[]).every((arg) => again(arg));
+        case "Fn::Or":
+          return (args as unknown[]).some((arg) => again(arg));
+        case "Fn::Join": {
+          const [separator, list] = args as [string, unknown[]];
+          return (again(list) as unknown[]).map(String).join(separator);
+        }
+        case "Fn::Select": {
+          const [index, list] = args as [unknown, unknown];
+          return (again(list) as unknown[])[Number(again(index))];
+        }
+        case "Fn::Split": {
+          const [separator, text] = args as [string, unknown];
+          return String(again(text)).split(separator);
+        }
+        case "Fn::Sub": {
+          const [text, variables = {}] = typeof args === "string" ? [args, {}] : (args as [string, Record<string, unknown>]);
+          return text.replace(/\$\{([^}!][^}]*)\}/g, (_, name: string) => {
+            if (name in variables) return String(again((variables as Record<string, unknown>)[name]));
+            const [logicalId, ...rest] = name.split(".");
+            return String(rest.length ? attribute(logicalId!, rest.join(".")) : again({ Ref: name }));
+          });
+        }
+      }
+    } catch (error) {
+      if (error instanceof Unresolvable) return value;
+      throw error;
+    }
+  }
+  return Object.fromEntries(entries.map(([key, inner]) => [key, again(inner)]).filter(([, inner]) => inner !== NO_VALUE));
+}
+
+/** The template's functions and other resources, with Globals applied and conditions evaluated. */
+export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
+  const template = loadTemplate(file);
+  // Without `created`, references to resources stay as written (strict: false).
+  const lenient = (value: unknown) => evaluate(value, template, overrides, undefined, false);
+  const present = (entry: TemplateResourceEntry) => entry.Condition === undefined || Boolean(lenient(template.Conditions?.[entry.Condition]));
+  const globals = template.Globals?.Function ?? {};
+  const entries = Object.entries(template.Resources).filter(([, entry]) => present(entry));
+  const functions = entries
+    .filter(([, entry]) => entry.Type === "AWS::Serverless::Function")
+    .map(([logicalId, entry]): TemplateFunction => {
+      const props = lenient({ ...globals, ...entry.Properties }) as Record<string, unknown>;
+      const globalVariables = (globals.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      const ownVariables = (entry.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      const provisioned = props.ProvisionedConcurrencyConfig as { ProvisionedConcurrentExecutions?: unknown } | undefined;
+      const events = Object.values((props.Events ?? {}) as Record<string, { Type: string; Properties?: { Path?: string; Method?: string } }>);
+      const route = events.find((event) => event.Type === "HttpApi" && event.Properties?.Method?.toUpperCase() === "GET");
+      const metadata = entry.Metadata ?? {};
+      return {
+        logicalId,
+        codeDir: resolve(dirname(file), String(props.CodeUri ?? ".")),
+        handler: String(props.Handler),
+        runtime: String(props.Runtime),
+        memoryMb: Number(props.MemorySize ?? 128),
+        timeoutSeconds: Number(props.Timeout ?? 3),
+        architecture: String((props.Architectures as string[] | undefined)?.[0] ?? "x86_64"),
+        provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
+        httpPath: route?.Properties?.Path ?? null,
+        layers: ((props.Layers as unknown[] | undefined) ?? []).map((layer) => templateLayer(layer, template, file)),
+        buildMethod: typeof metadata.BuildMethod === "string" ? metadata.BuildMethod : null,
+        buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
+        environment: { ...globalVariables, ...ownVariables },
+      };
+    });
+  const resources = entries
+    .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
+    .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
+  return { file, functions, resources, resolve: (value, created) => evaluate(value, template, overrides, created ?? {}, true) };
+}
+
+/** The functions of a template (with Globals applied), in template order. */
+export function templateFunctions(file: string, overrides: Record<string, string> = {}): TemplateFunction[] {
+  return readTemplate(file, overrides).functions;
+}
+
+/** A function's layer: a Ref to a LayerVersion of the template (an ARN of a published layer cannot run locally). */
+function templateLayer(layer: unknown, template: Template, file: string): TemplateLayer {
+  const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
+  const resource = typeof logicalId === "string" ? template.Resources[logicalId] : undefined;
+  if (resource?.Type !== "AWS::Serverless::LayerVersion") {
+    throw new TemplateError(`Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`);
+  }
+  return { logicalId: logicalId as string, contentDir: resolve(dirname(file), String(resource.Properties?.ContentUri)) };
+}

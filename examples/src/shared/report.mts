@@ -1,0 +1,46 @@
+// What every example reports about itself, for the lab, the bench and the load test to read:
+// its build (constants the pipeline embeds), whether this was the environment's first invoke,
+// how it was initialized, and whether V8 took Warp's code cache. No I/O, nothing at import.
+declare const WARPSTART_FUNCTION: string;
+declare const WARPSTART_PROFILE: string;
+declare const WARPSTART_SDK_VERSION: string;
+
+let coldstart = true;
+
+/** The facts of this invoke; the first call in an environment says coldstart: true. */
+export function invokeFacts() {
+  const facts = {
+    function: WARPSTART_FUNCTION,
+    profile: WARPSTART_PROFILE,
+    sdkVersion: WARPSTART_SDK_VERSION,
+    coldstart,
+    initializationType: process.env.AWS_LAMBDA_INITIALIZATION_TYPE ?? null,
+    // Warp's chunk loader leaves it here (src/warp/symbols.mts in the project).
+    codeCache: (globalThis as Record<symbol, unknown>)[Symbol.for("warpstart.codeCache")] ?? "absent",
+  };
+  coldstart = false;
+  return facts;
+}
+
+/** Milliseconds since `started` (performance.now()), two decimals. */
+export const elapsedMs = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
+/** K from the event's ?calls=K (1-100; anything else: 0), for the per-invoke calls the keep-alive study times. */
+export function requestedCalls(event: { queryStringParameters?: Record<string, string | undefined> } | undefined): number {
+  const calls = Number(event?.queryStringParameters?.calls);
+  return Number.isInteger(calls) && calls >= 1 && calls <= 100 ? calls : 0;
+}
+
+/** Makes `count` calls one after the other and times each. */
+export async function timedCalls(count: number, call: () => Promise<unknown>): Promise<{ count: number; latenciesMs: number[] }> {
+  const latenciesMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await call();
+    latenciesMs.push(elapsedMs(started));
+  }
+  return { count, latenciesMs };
+}
+
+/** An HTTP API (payload 2.0) answer with a JSON body. */
+export const json = (body: unknown) => ({ statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -1,0 +1,77 @@
+// npm's `dependencies` script (package.json): runs after every npm command that changes
+// node_modules, `npm install @aws-sdk/client-<service>` included. Keeps the project's two other
+// SDK trees in step with the @aws-sdk/* packages package.json depends on, then installs them:
+//   patches/      the tree Optimized and Warp bundle: the same packages at the same versions, plus
+//                 the exact versions the patches/*.patch file names pin (patch-package applies them)
+//   lab/runtime/  the stand-in for the managed runtime's /var/runtime: each client at the
+//                 runtime's own SDK version (its package.json config.sdkVersion), for Raw
+// Plain JavaScript: npm runs it with whichever Node it runs on.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const readJson = (file) => JSON.parse(readFileSync(join(root, file), "utf8"));
+const sorted = (object) => Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)));
+
+/** The SDK packages the functions may import: package.json's @aws-sdk/* dependencies. */
+const sdk = Object.fromEntries(Object.entries(readJson("package.json").dependencies ?? {}).filter(([name]) => name.startsWith("@aws-sdk/")));
+
+/** `@smithy+core+3.41.0+001+lazy-zlib.patch` pins @smithy/core at 3.41.0. */
+function patchedPackages() {
+  const pins = {};
+  for (const file of readdirSync(join(root, "patches")).filter((name) => name.endsWith(".patch"))) {
+    const [scope, name, version] = file.split("+");
+    pins[`${scope}/${name}`] = version;
+  }
+  return pins;
+}
+
+/** Rewrites a manifest's dependencies when they differ; says whether it did. */
+function syncManifest(file, dependencies, extra = {}) {
+  const manifest = readJson(file);
+  const next = { ...manifest, dependencies: sorted(dependencies), ...extra };
+  if (JSON.stringify(next) === JSON.stringify(manifest)) return false;
+  writeFileSync(join(root, file), `${JSON.stringify(next, null, 2)}\n`);
+  return true;
+}
+
+const pins = patchedPackages();
+const patchTool = readJson("patches/package.json").dependencies["patch-package"];
+const patchesChanged = syncManifest("patches/package.json", { ...sdk, ...pins, "patch-package": patchTool }, { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) });
+
+const runtime = readJson("lab/runtime/package.json");
+const clients = Object.keys(sdk).filter((name) => name.startsWith("@aws-sdk/client-"));
+const runtimeChanged = syncManifest("lab/runtime/package.json", {
+  "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"],
+  ...Object.fromEntries(clients.map((name) => [name, runtime.config.sdkVersion])),
+});
+
+// The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
+const projectNpm = join(root, "tools/node22/node_modules/npm/bin/npm-cli.js");
+const npm = (args) =>
+  existsSync(projectNpm)
+    ? execFileSync(process.execPath, [projectNpm, ...args], { stdio: "inherit" })
+    : execFileSync("npm", args, { stdio: "inherit" });
+
+/** What a tree is installed from: its manifest, its lockfile and (for patches/) the patches. */
+function inputsDigest(folder) {
+  const files = readdirSync(join(root, folder)).filter((name) => name === "package.json" || name === "package-lock.json" || name.endsWith(".patch"));
+  const hash = createHash("sha256");
+  for (const file of files.sort()) hash.update(file).update(readFileSync(join(root, folder, file)));
+  return hash.digest("hex");
+}
+
+for (const [folder, changed] of [
+  ["patches", patchesChanged],
+  ["lab/runtime", runtimeChanged],
+]) {
+  const stamp = join(root, folder, "node_modules/.warpstart-stamp");
+  if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files
+  // A changed manifest updates its lockfile (commit both); otherwise install exactly the lockfile.
+  if (changed) console.error(`[sdk-trees] ${folder}/package.json now follows package.json's @aws-sdk/* dependencies: installing`);
+  npm([changed ? "install" : "ci", "--prefix", join(root, folder), "--no-audit", "--no-fund", "--loglevel=error"]);
+  writeFileSync(stamp, inputsDigest(folder));
+}

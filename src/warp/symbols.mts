@@ -1,0 +1,11 @@
+// Where Warp's chunk loader leaves what others read: the handler (whether V8 took the code
+// cache), the build (the compiled chunk, whose code cache it saves after a full INIT) and the
+// log (a rejected cache, which the bench looks for).
+export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
+export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
+
+/** Whether V8 took the build's code cache for this architecture, or there is none. */
+export type CodeCacheStatus = "accepted" | "rejected" | "absent";
+
+/** The warning a function logs at INIT when V8 rejects its code cache. */
+export const CACHE_REJECTED = "warpstart: V8 rejected sdk.cache (made for another Node version, CPU architecture or memory size): INIT compiles the SDK instead";

@@ -1,0 +1,164 @@
+// The README's user path, driven on a temporary copy of the project as a new user would: a
+// client installed with npm, a handler written, a function and the resource its INIT reads added
+// to template.yaml, then the real `sam build`, `npm run invoke` and `npm run bench --profiles`.
+// And what a user sees when one of those steps goes wrong.
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { BenchResults } from "../../bench/results.mts";
+import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
+import { installedSdk } from "../support/lab.mts";
+
+const TOOLS_PATH = `${dirname(NODE22)}:${VENV_BIN}:${process.env.PATH}`;
+/** Runs a command in `cwd` with the project's tools first on PATH, as `npm run` does. */
+const runIn = (cwd: string, command: string, args: string[], timeout = 300_000) =>
+  spawnSync(command, args, { cwd, encoding: "utf8", timeout, env: { ...process.env, PATH: TOOLS_PATH, SAM_CLI_TELEMETRY: "0", CI: "true" } });
+/** A failed run's output, for the assertion message. */
+const outputOf = (run: ReturnType<typeof runIn>) => ({ status: run.status, output: `${run.stdout ?? ""}\n${run.stderr ?? ""}`.slice(-4000) });
+
+const HANDLER = `// A user's function: checks its bucket during INIT, lists it on every invoke.
+import { HeadBucketCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+
+declare const BUCKET: string;
+
+const s3 = new S3Client({});
+await s3.send(new HeadBucketCommand({ Bucket: BUCKET }));
+
+export const handler = async () => {
+  const { KeyCount } = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+  return { bucket: BUCKET, keyCount: KeyCount ?? 0 };
+};
+`;
+
+const FUNCTION = `
+  Uploads:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: warpstart-test-uploads
+  Thumbnails:
+    Type: AWS::Serverless::Function
+    Metadata:
+      BuildMethod: makefile
+      BuildProperties:
+        Profile: Warp
+        Define: { BUCKET: !Ref Uploads }
+    Properties:
+      Handler: src/functions/thumbnails/index.handler
+      Policies:
+        - S3ReadPolicy: { BucketName: !Ref Uploads }
+`;
+
+describe("your function, any AWS service: the README's path on a copy of the project", () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = mkdtempSync(join(tmpdir(), "warpstart-your-function-"));
+    // The project's files as a clone has them; what setup installed is copied (npm changes it)
+    // or linked (the pinned Node, the venv: used as they are).
+    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: PROJECT_ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+    for (const file of files.filter((name) => existsSync(join(PROJECT_ROOT, name)) && !name.startsWith("tools/"))) {
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      cpSync(join(PROJECT_ROOT, file), join(copy, file));
+    }
+    for (const installed of ["node_modules", "patches/node_modules", "lab/runtime/node_modules"]) cpSync(join(PROJECT_ROOT, installed), join(copy, installed), { recursive: true, verbatimSymlinks: true });
+    for (const linked of ["tools", ".venv"]) symlinkSync(join(PROJECT_ROOT, linked), join(copy, linked));
+  }, 120_000);
+  afterAll(() => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  });
+
+  it("1. npm install of a client is all it takes: the patched tree and the runtime's copy follow", () => {
+    const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // a release every client has
+    const install = runIn(copy, join(dirname(NODE22), "npm"), ["install", "--save-exact", `@aws-sdk/client-s3@${version}`, "--no-audit", "--no-fund"]);
+    expect(outputOf(install)).toMatchObject({ status: 0 });
+    const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));
+    expect(manifest("package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
+    expect(manifest("patches/package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
+    expect(manifest("lab/runtime/package.json").dependencies["@aws-sdk/client-s3"]).toBe(manifest("lab/runtime/package.json").config.sdkVersion);
+    expect(existsSync(join(copy, "patches/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
+    expect(existsSync(join(copy, "lab/runtime/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
+  }, 300_000);
+
+  it("2-4. a handler and a template entry, then sam build: Warp's chunk holds the new client, its cache made against the bucket", () => {
+    mkdirSync(join(copy, "src/functions/thumbnails"), { recursive: true });
+    writeFileSync(join(copy, "src/functions/thumbnails/index.mts"), HANDLER);
+    writeFileSync(join(copy, "template.yaml"), readFileSync(join(copy, "template.yaml"), "utf8").replace(/\nOutputs:/, `${FUNCTION}\nOutputs:`));
+    expect(outputOf(runIn(copy, join(VENV_BIN, "sam"), ["validate", "--lint"]))).toMatchObject({ status: 0 });
+    const build = runIn(copy, join(VENV_BIN, "sam"), ["build"]);
+    expect(outputOf(build)).toMatchObject({ status: 0 });
+    expect(build.stdout + build.stderr).toMatch(/built Thumbnails \(Warp\): .*index\.mjs .*V8 code cache [\d.]+ KiB \(accepted on a test INIT\)/);
+    const artifact = join(copy, ".aws-sam/build/Thumbnails/src/functions/thumbnails");
+    expect(readFileSync(join(artifact, "sdk.cjs"), "utf8")).toContain('"@aws-sdk/client-s3"');
+    expect(existsSync(join(artifact, "sdk.cache"))).toBe(true);
+  }, 300_000);
+
+  it("5. npm run invoke: one cold invoke in the lab, the log on stderr and the result on stdout", () => {
+    const invoke = runIn(copy, NODE22, ["lab/invoke.mts", "Thumbnails"]);
+    expect(outputOf(invoke)).toMatchObject({ status: 0 });
+    expect(JSON.parse(invoke.stdout)).toEqual({ bucket: "warpstart-test-uploads", keyCount: 0 });
+    expect(invoke.stderr).toMatch(/^INIT_START /m);
+    expect(invoke.stderr).toMatch(/^REPORT RequestId: \S+\tDuration: [\d.]+ ms\t.*\tInit Duration: [\d.]+ ms/m);
+  }, 120_000);
+
+  it("6. npm run bench --profiles: the function in each profile, side by side in one run", () => {
+    const out = join(copy, "results/profiles");
+    const bench = runIn(copy, NODE22, ["bench/cli.mts", "--no-build", "--variants", "Thumbnails", "--profiles", "Bundled,Optimized,Warp", "--rounds", "2", "--out", out]);
+    expect(outputOf(bench)).toMatchObject({ status: 0 });
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as BenchResults;
+    expect(results.variants.map((cell) => [cell.function, cell.profile, cell.samples.length, cell.failures])).toEqual(["Bundled", "Optimized", "Warp"].map((profile) => ["Thumbnails", profile, 2, []]));
+    expect(results.versions["V8 code cache (Thumbnails/Warp)"]).toBe("accepted");
+    for (const file of ["report.md", "chart.svg"]) expect(existsSync(join(out, file))).toBe(true);
+  }, 300_000);
+});
+
+describe("what a user sees when a step goes wrong", () => {
+  const APP = join(PROJECT_ROOT, "test/fixtures/sam-apps/bad-inputs");
+  /** `sam build <function>` of the bad-inputs app: its exit status and the build's own error line. */
+  const samBuild = (logicalId: string) => {
+    const run = runIn(APP, join(VENV_BIN, "sam"), ["build", logicalId, "--build-in-source"]);
+    return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
+  };
+
+  it.each([
+    ["UnknownProfile", 'build of UnknownProfile failed: UnknownProfile: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
+    ["MissingSource", "build of MissingSource failed: MissingSource: its Handler src/functions/nowhere/index.handler names the source src/functions/nowhere/index.{mts,ts,mjs,js,cts,cjs}"],
+    ["ImportsMissing", "build of ImportsMissing failed: ImportsMissing: test/fixtures/sam-apps/bad-inputs/src/functions/imports-missing/index.mts imports @aws-sdk/client-kinesis, which is not installed: npm install @aws-sdk/client-kinesis"],
+    ["DefinesUnnamed", "build of DefinesUnnamed failed: DefinesUnnamed: Define NAME: !Ref Unnamed has no name before deploy time: give it one (Name) so the build can embed it"],
+    ["CommonJsWarp", "build of CommonJsWarp failed: CommonJsWarp: the Warp profile loads the SDK as a chunk from an ES module (import.meta)"],
+  ])("sam build %s fails, saying what is wrong and what to do", (logicalId, message) => {
+    const { status, output } = samBuild(logicalId);
+    expect(status).not.toBe(0);
+    expect(output).toContain(message);
+  });
+
+  it("a Warp build whose INIT reads what the template does not declare names the call, the service and what to declare", () => {
+    const { status, output } = samBuild("WarpReadsUndeclared");
+    expect(status).not.toBe(0);
+    expect(output).toContain("Warp builds WarpReadsUndeclared's V8 code cache by running its INIT, against a local AWS that holds only");
+    expect(output).toContain("The call that failed: ssm GetParameter answered 400 ParameterNotFound");
+    expect(output).toContain("Declare what INIT reads in the template (an AWS::SSM::Parameter, with the name the function uses), or build WarpReadsUndeclared with another profile.");
+    expect(output).not.toMatch(/amazonaws\.com/);
+  }, 120_000);
+
+  it("npm run invoke of a function whose INIT reads what the template does not declare: Lambda's init error with the SDK's, and the call named", () => {
+    const invoke = runIn(PROJECT_ROOT, NODE22, ["lab/invoke.mts", "--template", join(APP, "template.yaml"), "ReadsUndeclared"]);
+    expect(invoke.status).toBe(1);
+    expect(JSON.parse(invoke.stdout)).toMatchObject({ errorType: "Runtime.InitError", errorMessage: expect.stringMatching(/^ParameterNotFound: /) });
+    expect(invoke.stderr).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError$/m);
+    expect(invoke.stderr).toContain("[warpstart lab] INIT's call ssm GetParameter answered 400 ParameterNotFound");
+  }, 180_000);
+
+  it.each([
+    [["NoSuchFunction"], "error: NoSuchFunction is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive"],
+    [["Optimized", "--event", join(PROJECT_ROOT, "README.md")], `error: --event ${join(PROJECT_ROOT, "README.md")} is not JSON: Unexpected token`],
+    [["Optimized", "--event", "/nonexistent.json"], "error: --event /nonexistent.json: ENOENT: no such file or directory"],
+    [["Optimized", "--profile", "Fast"], 'error: --profile: Unknown build profile "Fast"'],
+    [[], "error: which function? Give its logical id"],
+  ])("npm run invoke %j says so and exits 2 before starting anything", (args, message) => {
+    const invoke = runIn(PROJECT_ROOT, NODE22, ["lab/invoke.mts", ...args], 30_000);
+    expect(invoke.status).toBe(2);
+    expect(invoke.stderr).toContain(message);
+    expect(invoke.stderr).toContain("usage: npm run invoke");
+    expect(invoke.stderr).not.toContain("starting the local AWS");
+  });
+});
