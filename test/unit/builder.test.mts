@@ -1,0 +1,127 @@
+// The pipeline's reading of a template function: its handler, its source and format, its
+// build-time constants, and what its code imports from the SDK (Warp's chunk is made of that).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
+import { chunkEntry, packageOf, parseSdkImports } from "../../builder/sdk.mts";
+import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "warpstart-builder-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A template of its own, in the test's folder. */
+function template(resources: string): SamTemplate {
+  writeFileSync(join(dir, "template.yaml"), `Transform: AWS::Serverless-2016-10-31\nResources:\n${resources}`);
+  return readTemplate(join(dir, "template.yaml"));
+}
+const fn = (sam: SamTemplate, id = "Fn"): TemplateFunction => sam.functions.find((candidate) => candidate.logicalId === id)!;
+
+describe("handlerParts", () => {
+  it("splits a handler at the first dot of its file name, as the runtime does", () => {
+    expect(handlerParts("src/functions/hello/index.handler")).toEqual({ module: "src/functions/hello/index", exportPath: "handler" });
+    expect(handlerParts("app.v2/index.nested.handler")).toEqual({ module: "app.v2/index", exportPath: "nested.handler" });
+  });
+
+  it.each(["index", "src/index.", ".handler", "../escape/index.handler"])("rejects %p, saying what a handler looks like", (handler) => {
+    expect(() => handlerParts(handler)).toThrow(`Handler "${handler}" is not of the form path/to/module.export (e.g. src/functions/hello/index.handler)`);
+  });
+});
+
+describe("handlerSource", () => {
+  const write = (file: string) => {
+    mkdirSync(join(dir, file, ".."), { recursive: true });
+    writeFileSync(join(dir, file), "export const handler = () => 1;\n");
+  };
+  const of = (buildProperties: Record<string, unknown> = {}) => ({ logicalId: "Fn", codeDir: dir, handler: "src/functions/fn/index.handler", buildProperties });
+
+  it("finds the TypeScript or JavaScript source the handler names, and writes an ES module", () => {
+    write("src/functions/fn/index.mts");
+    expect(handlerSource(of())).toEqual({ source: join(dir, "src/functions/fn/index.mts"), format: "esm", outputFile: "src/functions/fn/index.mjs" });
+  });
+
+  it("writes CommonJS for a .cts source, or when BuildProperties Format says cjs", () => {
+    write("src/functions/fn/index.cts");
+    expect(handlerSource(of())).toMatchObject({ format: "cjs", outputFile: "src/functions/fn/index.cjs" });
+    expect(handlerSource(of({ Format: "esm" }))).toMatchObject({ format: "esm", outputFile: "src/functions/fn/index.mjs" });
+  });
+
+  it("says where it looked when there is no source, and rejects a Format it does not know", () => {
+    expect(() => handlerSource(of())).toThrow(`Fn: its Handler src/functions/fn/index.handler names the source src/functions/fn/index.{mts,ts,mjs,js,cts,cjs} in ${dir} (CodeUri), and there is none`);
+    write("src/functions/fn/index.js");
+    expect(() => handlerSource(of({ Format: "umd" }))).toThrow('Fn: BuildProperties.Format must be esm or cjs, not "umd"');
+  });
+});
+
+describe("templateDefines (BuildProperties.Define)", () => {
+  const FUNCTION = (define: string) => `  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile, BuildProperties: { Define: ${define} } }\n    Properties: { Handler: index.handler }\n`;
+
+  it("embeds literals as JSON, and a !Ref to a resource with a fixed name as that name (a secret's too)", () => {
+    const sam = template(
+      `${FUNCTION("{ TABLE: !Ref Table, SECRET: !Ref Secret, RETRIES: 3, VERBOSE: false, GREETING: hi }")}` +
+        "  Table:\n    Type: AWS::DynamoDB::Table\n    Properties: { TableName: orders }\n" +
+        "  Secret:\n    Type: AWS::SecretsManager::Secret\n    Properties: { Name: app/key }\n",
+    );
+    expect(templateDefines(sam, fn(sam))).toEqual({ TABLE: '"orders"', SECRET: '"app/key"', RETRIES: "3", VERBOSE: "false", GREETING: '"hi"' });
+  });
+
+  it.each([
+    ["{ NAME: !Ref Unnamed }", "  Unnamed:\n    Type: AWS::S3::Bucket\n", "Fn: Define NAME: !Ref Unnamed has no name before deploy time: give it one (BucketName) so the build can embed it, or pass it through Environment instead"],
+    ["{ QUEUE: !Ref Jobs }", "  Jobs:\n    Type: AWS::SQS::Queue\n    Properties: { QueueName: jobs }\n", "Fn: Define QUEUE: !Ref Jobs has no name before deploy time (AWS::SQS::Queue), or pass it through Environment instead"],
+    ["{ STAGE: !Ref Stage }", "", 'Fn: Define STAGE: {"Ref":"Stage"} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter\'s value is chosen at deploy time: pass it through Environment instead)'],
+    ["{ 1NAME: x }", "", "Fn: Define 1NAME: not an identifier a handler can use"],
+    ["[A, B]", "", "Fn: Metadata.BuildProperties.Define must be a map of constant names to values"],
+  ])("rejects Define %s, saying what to do", (define, resources, message) => {
+    const sam = template(`${FUNCTION(define)}${resources}`);
+    expect(() => templateDefines(sam, fn(sam))).toThrow(message);
+  });
+});
+
+describe("what a handler imports from the SDK", () => {
+  it("reads every form esbuild writes for an external import", () => {
+    const code = [
+      'import { GetParameterCommand, SSMClient as Client } from "@aws-sdk/client-ssm";',
+      'import {\n  DynamoDBClient,\n  PutItemCommand\n} from "@aws-sdk/client-dynamodb";',
+      'import * as lib from "@aws-sdk/lib-dynamodb";',
+      'import "@smithy/some-side-effect";',
+      'import { readFileSync } from "node:fs";',
+      'const later = () => import("@aws-sdk/client-sts");',
+      'var s3 = __require("@aws-sdk/client-s3");',
+      'import { SSMClient } from "@aws-sdk/client-ssm";',
+    ].join("\n");
+    expect(parseSdkImports(code)).toEqual(
+      new Map<string, Set<string> | "*">([
+        ["@aws-sdk/client-ssm", new Set(["GetParameterCommand", "SSMClient"])],
+        ["@aws-sdk/client-dynamodb", new Set(["DynamoDBClient", "PutItemCommand"])],
+        ["@aws-sdk/lib-dynamodb", "*"],
+        ["@smithy/some-side-effect", new Set()],
+        ["@aws-sdk/client-sts", "*"],
+        ["@aws-sdk/client-s3", "*"],
+      ]),
+    );
+  });
+
+  it("names a specifier's package", () => {
+    expect(packageOf("@aws-sdk/client-ssm/dist-es/commands/index.js")).toBe("@aws-sdk/client-ssm");
+  });
+
+  it("makes the chunk's entry export each specifier's names, or its whole module", () => {
+    const entry = chunkEntry(
+      new Map<string, Set<string> | "*">([
+        ["@aws-sdk/client-ssm", new Set(["SSMClient", "GetParameterCommand"])],
+        ["@aws-sdk/lib-dynamodb", "*"],
+      ]),
+    );
+    expect(entry).toBe(
+      [
+        'import { SSMClient as m0_SSMClient, GetParameterCommand as m0_GetParameterCommand } from "@aws-sdk/client-ssm";',
+        'import * as m1 from "@aws-sdk/lib-dynamodb";',
+        'export const sdkPackages = { "@aws-sdk/client-ssm": { SSMClient: m0_SSMClient, GetParameterCommand: m0_GetParameterCommand }, "@aws-sdk/lib-dynamodb": m1 };',
+        "",
+      ].join("\n"),
+    );
+  });
+});

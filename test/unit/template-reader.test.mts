@@ -1,0 +1,135 @@
+// Reading any SAM app: its functions with Globals, the intrinsics a local run evaluates, its
+// samconfig.toml's parameters, and what is said about a file that is not a SAM template.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { keepsAlive } from "../../bench/keepalive.mts";
+import { templateVariables } from "../../core/function-environment.mts";
+import { readTemplate } from "../../core/template.mts";
+import { samconfigParameterOverrides } from "../../lab/lab.mts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "warpstart-template-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+
+const APP = `Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Stage: { Type: String, Default: dev }
+Conditions:
+  IsProd: !Equals [!Ref Stage, prod]
+Globals:
+  Function:
+    Runtime: nodejs22.x
+    MemorySize: 256
+    Environment:
+      Variables: { STAGE: !Ref Stage }
+Resources:
+  Table:
+    Type: AWS::DynamoDB::Table
+    Properties: { TableName: !Sub "orders-\${Stage}" }
+  ProdOnly:
+    Type: AWS::SSM::Parameter
+    Condition: IsProd
+    Properties: { Type: String, Value: x }
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile, BuildProperties: { Profile: Warp } }
+    Properties:
+      CodeUri: app
+      Handler: src/index.handler
+      Environment:
+        Variables:
+          TABLE: !Ref Table
+          TABLE_ARN: !GetAtt Table.Arn
+          URL: !Sub "https://\${AWS::Region}.example/\${Table}"
+          LIST: !Join [",", [a, b]]
+`;
+
+describe("readTemplate", () => {
+  it("gives each function its settings with Globals applied, its build metadata and its variables as written", () => {
+    const sam = readTemplate(write("template.yaml", APP));
+    expect(sam.functions).toEqual([
+      expect.objectContaining({
+        logicalId: "Fn",
+        codeDir: join(dir, "app"),
+        handler: "src/index.handler",
+        runtime: "nodejs22.x",
+        memoryMb: 256,
+        buildMethod: "makefile",
+        buildProperties: { Profile: "Warp" },
+        environment: expect.objectContaining({ STAGE: { Ref: "Stage" }, TABLE: { Ref: "Table" } }),
+      }),
+    ]);
+  });
+
+  it("lists the resources whose condition holds, with a parameter override deciding it", () => {
+    expect(readTemplate(write("template.yaml", APP)).resources.map((resource) => resource.logicalId)).toEqual(["Table"]);
+    expect(readTemplate(write("template.yaml", APP), { Stage: "prod" }).resources.map((resource) => resource.logicalId)).toEqual(["Table", "ProdOnly"]);
+  });
+
+  it("evaluates parameters, pseudo parameters, Sub, Join and, once resources exist, their Ref and GetAtt", () => {
+    const sam = readTemplate(write("template.yaml", APP));
+    const created = { Table: { Ref: "orders-dev", Arn: "arn:aws:dynamodb:us-east-1:123456789012:table/orders-dev" } };
+    expect(templateVariables(sam, sam.functions[0]!, created)).toEqual({
+      STAGE: "dev",
+      TABLE: "orders-dev",
+      TABLE_ARN: "arn:aws:dynamodb:us-east-1:123456789012:table/orders-dev",
+      URL: "https://us-east-1.example/orders-dev",
+      LIST: "a,b",
+    });
+    expect(sam.resolve(sam.resources[0]!.properties)).toEqual({ TableName: "orders-dev" });
+  });
+
+  it("names a reference it cannot evaluate", () => {
+    const sam = readTemplate(write("template.yaml", APP));
+    expect(() => templateVariables(sam, sam.functions[0]!, {})).toThrow("!Ref Table cannot be evaluated locally");
+  });
+
+  it.each([
+    ["not YAML", "Resources: [unclosed", "is not valid YAML"],
+    ["not a SAM template", "name: my-app\nversion: 1\n", "is not a SAM template: it has no Resources section"],
+  ])("says so for a file that is %s", (_, text, message) => {
+    const file = write("template.yaml", text);
+    expect(() => readTemplate(file)).toThrow(`${file} ${message}`);
+  });
+
+  it("says so for a file that does not exist", () => {
+    expect(() => readTemplate(join(dir, "missing.yaml"))).toThrow(`cannot read the template ${join(dir, "missing.yaml")}: ENOENT`);
+  });
+});
+
+describe("samconfigParameterOverrides", () => {
+  it.each([
+    ["SAM's string form", 'parameter_overrides = "Stage=prod Memory=1024"'],
+    ["SAM's array form", 'parameter_overrides = ["Stage=prod", "Memory=1024"]'],
+  ])("reads %s", (_, line) => {
+    expect(samconfigParameterOverrides(write("samconfig.toml", `version = 0.1\n[default.deploy.parameters]\n${line}\n`))).toEqual({ Stage: "prod", Memory: "1024" });
+  });
+
+  it("reads the global section when deploy has none, and nothing from a missing file", () => {
+    expect(samconfigParameterOverrides(write("samconfig.toml", 'version = 0.1\n[default.global.parameters]\nparameter_overrides = "A=1"\n'))).toEqual({ A: "1" });
+    expect(samconfigParameterOverrides(join(dir, "none.toml"))).toEqual({});
+  });
+
+  it("says what is wrong with a file it cannot use", () => {
+    const broken = write("samconfig.toml", "version = [\n");
+    expect(() => samconfigParameterOverrides(broken)).toThrow(`${broken} is not valid TOML`);
+    const pair = write("samconfig2.toml", 'version = 0.1\n[default.deploy.parameters]\nparameter_overrides = "Stage"\n');
+    expect(() => samconfigParameterOverrides(pair)).toThrow(`${pair}: parameter_overrides entry "Stage" is not Name=Value`);
+  });
+});
+
+describe("keepsAlive", () => {
+  it("is on unless the template builds the function with Define KEEP_ALIVE: false", () => {
+    expect(keepsAlive({ buildProperties: {} })).toBe(true);
+    expect(keepsAlive({ buildProperties: { Define: { KEEP_ALIVE: false } } })).toBe(false);
+    expect(keepsAlive({ buildProperties: { Define: { TABLE: "t" } } })).toBe(true);
+  });
+});
