@@ -1,5 +1,5 @@
 // Two projects: unit (no processes, the SDK mocked) and integration (real `sam build`, real
-// local STS over TLS, functions run in fresh Node 22 processes). Tests are TypeScript (.mts),
+// local AWS over TLS, functions run in fresh Node 22 processes). Tests are TypeScript (.mts),
 // run as native ES modules (node --experimental-vm-modules) after esbuild strips the types.
 const common = {
   moduleFileExtensions: ["mts", "ts", "mjs", "js", "json"],

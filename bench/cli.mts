@@ -10,7 +10,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
-import { errorMessage, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { errorMessage, onEndingSignal, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { assertInstalled, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -164,7 +164,7 @@ async function main(): Promise<number> {
   if (opts.help) return console.log(USAGE), 0;
   let lab: Lab | undefined;
   const stopLab = async () => lab?.stop();
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => void stopLab().then(() => process.exit(130)));
+  onEndingSignal(stopLab);
 
   try {
     let client: LambdaClient;

@@ -41,7 +41,7 @@ export interface KeepAliveRow {
   invokes: number;
   /** Each call's latency as the handler timed it, in invoke order. */
   latenciesMs: number[];
-  /** TCP connections the local STS accepted during the measured invokes. */
+  /** TCP connections the local AWS accepted during the measured invokes. */
   connections: number;
   /** Measured invokes that started a new environment (0: one warm environment throughout). */
   coldStarts: number;

@@ -4,20 +4,19 @@
 // from a task root as the lab prepares it (so a custom runtime finds no SDK to borrow), with the
 // runtime's own variables (a custom runtime's from its opt dir). Its JSON export (all commands)
 // is kept beside results.json.
-import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { builtHandlerFile } from "../builder/build.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../core/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../core/function-environment.mts";
+import { execOwned, removeTree } from "../core/processes.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir } from "../lab/opt-dir.mts";
 import type { ProcessStart } from "./results.mts";
 
-const run = promisify(execFile);
+const run = execOwned;
 const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
 const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
 
@@ -88,7 +87,7 @@ export async function measureProcessStart(cells: StartCell[], services: LocalSer
     });
     return await timeCommands(tool, targets, options);
   } finally {
-    [...taskRoots, ...optDirs].forEach((dir) => dir && removeReadOnlyCopy(dir));
+    [...taskRoots, ...optDirs].forEach((dir) => dir && removeTree(dir));
   }
 }
 

@@ -28,7 +28,7 @@ export interface VariantResult {
   /** The template function (logical id) and the build profile it ran in. */
   function: string;
   profile: string;
-  /** What ran it (build/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
+  /** What ran it (core/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
   functionName: string;

@@ -3,19 +3,17 @@
 // holds the template's resources (the calls INIT makes included), then save V8's code cache of
 // the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { accessKeyFor, functionEnvironment, templateVariables } from "../core/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { CREATABLE_TYPES, createResources } from "../core/local-aws/resources.mts";
+import { execOwned } from "../core/processes.mts";
 import { RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
-const run = promisify(execFile);
 
 /** What to declare in the template for a service INIT called. */
 const DECLARE: Record<string, string> = {
@@ -64,7 +62,7 @@ async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<st
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment({ name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime }, artifactDir, { awsEndpoint: aws.endpoint, caFile: aws.caFile }, { accessKeyId, variables });
   try {
-    const { stdout } = await run(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], { env, timeout: 30_000, cwd: artifactDir });
+    const { stdout } = await execOwned(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], { env, timeout: 30_000, cwd: artifactDir });
     return stdout.trim();
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };

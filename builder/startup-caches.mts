@@ -2,21 +2,19 @@
 // time with this machine's binary of the same version: Deno's in its layer, Bun's in each
 // function's artifact. On Lambda the directories are read-only: a cache that misses is rebuilt in
 // memory at every cold start and never saved, so what the build leaves is what every start gets.
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { execOwned } from "../core/processes.mts";
 import { assertInstalled, CUSTOM_RUNTIMES, type CustomRuntime, type StartupCache } from "../core/runtimes.mts";
 
-const run = promisify(execFile);
 
 /** Runs the host binary with its cache variable set; the process may fail (no AWS at build time): the cache is written first. */
 async function runWarm(runtime: CustomRuntime, cache: StartupCache, cacheDir: string, file: string): Promise<void> {
   assertInstalled(runtime);
   // An unreachable endpoint ends a handler's INIT at once, and never lets it reach real AWS.
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runtime.env, [cache.variable]: cacheDir, AWS_ENDPOINT_URL: "https://127.0.0.1:9", AWS_REGION: "us-east-1" };
-  await run(runtime.hostBinary, [...runtime.args, file], { env, timeout: 60_000 }).catch(() => undefined);
+  await execOwned(runtime.hostBinary, [...runtime.args, file], { env, timeout: 60_000 }).catch(() => undefined);
 }
 
 /**

@@ -4,13 +4,17 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOCAL_REGION } from "./local-aws/local-aws.mts";
 import { RUNTIME_DIR, STATE_DIR } from "./paths.mts";
+import { ownedDir } from "./processes.mts";
 import type { Runtime } from "./runtimes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateFunction } from "./template.mts";
+
+/** Where the lab's processes keep what they own (task roots, layer copies), one folder per owner. */
+export const LAB_RUN_DIR = join(STATE_DIR, "run");
 
 export interface FunctionSpec {
   name: string;
@@ -40,20 +44,24 @@ export function accessKeyFor(id: string): string {
 }
 
 /**
- * Copies the artifact to a fresh, read-only task root. For the managed runtimes it is under
- * .lab/var/task, whose parent holds node_modules -> lab/runtime/node_modules, so a bare
- * `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH makes
- * it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing at
- * startup, a loader hook would). A custom runtime ships no SDK: its task roots are under the
+ * Copies the artifact to a fresh, read-only task root, in a folder of this process's own
+ * (core/processes.mts: one a later run removes if this one cannot). For the managed runtimes it
+ * is under .lab/run/, whose ancestor .lab holds node_modules -> lab/runtime/node_modules, so a
+ * bare `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH
+ * makes it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing
+ * at startup, a loader hook would). A custom runtime ships no SDK: its task roots are under the
  * system's temporary directory, where no node_modules of the project's is in reach.
  */
 export function prepareTaskRoot(spec: FunctionSpec): string {
   const managed = spec.runtime.kind === "managed";
-  const varDir = managed ? join(STATE_DIR, "var") : join(tmpdir(), "warpstart-lab");
-  mkdirSync(join(varDir, "task"), { recursive: true });
-  const runtimeModules = join(varDir, "node_modules");
-  if (managed && !existsSync(runtimeModules)) symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
-  return readOnlyCopy(spec.codeDir, join(varDir, "task", spec.name)); // Lambda's /var/task is read-only
+  const runtimeModules = join(STATE_DIR, "node_modules");
+  if (managed && !existsSync(runtimeModules)) {
+    mkdirSync(STATE_DIR, { recursive: true });
+    symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
+  }
+  const owned = ownedDir(managed ? LAB_RUN_DIR : join(tmpdir(), "warpstart-lab"));
+  mkdirSync(join(owned, "task"), { recursive: true });
+  return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name)); // Lambda's /var/task is read-only
 }
 
 /** A read-only copy of `source` at `<base>-<random id>` (links stay links). */
@@ -62,13 +70,6 @@ export function readOnlyCopy(source: string, base: string): string {
   cpSync(source, copy, { recursive: true, verbatimSymlinks: true });
   chmodSync(copy, 0o555);
   return copy;
-}
-
-/** Removes a task root or an opt dir (read-only copies). */
-export function removeReadOnlyCopy(dir: string): void {
-  if (!existsSync(dir)) return;
-  chmodSync(dir, 0o755);
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /**

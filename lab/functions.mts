@@ -1,7 +1,7 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
-import { removeReadOnlyCopy } from "../core/function-environment.mts";
+import { removeTree } from "../core/processes.mts";
 import { assertInstalled, CUSTOM_RUNTIMES, type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
@@ -75,7 +75,7 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
     }),
   ];
   const optDirs = new Map<string, string>();
-  const cleanup = () => optDirs.forEach((dir) => removeReadOnlyCopy(dir));
+  const cleanup = () => optDirs.forEach((dir) => removeTree(dir));
   try {
     for (const fn of functions) {
       if (fn.runsOn.kind !== "custom") continue;

@@ -4,7 +4,7 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage, onEndingSignal } from "../core/cli.mts";
 import { join } from "node:path";
 import { templateVariables } from "../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
@@ -114,17 +114,17 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
 }
 
 /**
- * Runs `work` against a lab started with `options` and stops the lab however the run ends, Ctrl-C
- * and SIGTERM included (then exit 130): no function process or local AWS outlives a run.
+ * Runs `work` against a lab started with `options` and stops the lab however the run ends: Ctrl-C,
+ * SIGTERM and SIGHUP included (then exit 130). Whatever ends this process without running code,
+ * its children end with it (core/processes.mts).
  */
 export async function withLab<T>(options: LabOptions, work: (lab: Lab) => Promise<T>): Promise<T> {
   const lab = await startLab(options);
-  const interrupted = () => void lab.stop().then(() => process.exit(130));
-  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  const removeHandlers = onEndingSignal(() => lab.stop());
   try {
     return await work(lab);
   } finally {
-    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+    removeHandlers();
     await lab.stop();
   }
 }

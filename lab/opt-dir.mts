@@ -4,18 +4,18 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../builder/runtime-layer.mts";
-import { readOnlyCopy } from "../core/function-environment.mts";
-import { STATE_DIR } from "../core/paths.mts";
+import { LAB_RUN_DIR, readOnlyCopy } from "../core/function-environment.mts";
+import { ownedDir } from "../core/processes.mts";
 import type { CustomRuntime } from "../core/runtimes.mts";
 import type { TemplateLayer } from "../core/template.mts";
 
 /**
- * A custom runtime's stand-in for /opt under .lab/opt/<runtime>-<id>, read-only as on Lambda: the
+ * A custom runtime's stand-in for /opt under .lab/run/<owner>/opt/<runtime>-<id>, read-only as on Lambda: the
  * layer `sam build` made, with bin/<binary> pointing at the host's binary of the same version
  * (the layer's own is Linux arm64); for a runtime given by path, a layer built here.
  */
 export async function prepareOptDir(runtime: CustomRuntime, layers: TemplateLayer[]): Promise<string> {
-  const optDir = join(STATE_DIR, "opt", `${runtime.name}-${randomBytes(4).toString("hex")}`);
+  const optDir = join(ownedDir(LAB_RUN_DIR), "opt", `${runtime.name}-${randomBytes(4).toString("hex")}`);
   const layer = layers.find((candidate) => candidate.logicalId === runtime.layer);
   if (layer) {
     const binary = join(layer.contentDir, "bin", runtime.binaryName);

@@ -1,8 +1,8 @@
 // Runs SAM CLI from the project's venv, in a SAM app's folder (where its samconfig.toml is read).
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { PROJECT_TEMPLATE, SETUP_HINT, VENV_BIN } from "../core/paths.mts";
+import { spawnOwned } from "../core/processes.mts";
 
 export class SamError extends Error {
   override name = "SamError";
@@ -13,13 +13,13 @@ export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPL
   const bin = join(VENV_BIN, "sam");
   if (!existsSync(bin)) return Promise.reject(new SamError(`SAM CLI not found at ${bin}; ${SETUP_HINT}.`));
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, {
+    const child = spawnOwned(bin, args, {
       cwd,
       env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const output: string[] = [];
-    for (const stream of [child.stdout, child.stderr]) {
+    for (const stream of [child.stdout!, child.stderr!]) {
       stream.on("data", (chunk: Buffer) => {
         output.push(chunk.toString());
         if (!quiet) process.stderr.write(chunk);

@@ -5,12 +5,12 @@
 // the deployed stack's ApiUrl, as deployed. Prints a summary per function and writes
 // DIR/summary.json (and Artillery's own report per run).
 import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { spawnOwned } from "../core/processes.mts";
 import { templateFunctions } from "../core/template.mts";
 import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
@@ -151,12 +151,12 @@ async function artillery(target: string, config: Record<string, any>, outDir: st
   writeFileSync(configFile, stringify(config));
   let output = "";
   const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn(ARTILLERY, ["run", "--target", target, "--output", reportFile, configFile], {
+    const child = spawnOwned(ARTILLERY, ["run", "--target", target, "--output", reportFile, configFile], {
       stdio: ["ignore", "pipe", "inherit"],
       // piped to be read, so colours only if they would have been shown
       env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: "true", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
     });
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       output += chunk;
       process.stdout.write(chunk);
     });

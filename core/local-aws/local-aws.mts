@@ -2,7 +2,7 @@
 // keep-alive on 127.0.0.1, behind a TCP proxy that counts the connections clients open (each TLS
 // session rides one). Functions reach it through AWS_ENDPOINT_URL (the proxy) and trust exactly
 // its CA. Every call it answers is recorded with the access key that signed it.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:https";
 import { connect, createServer, type Server, type Socket } from "node:net";
@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { listenOnLoopback } from "../loopback.mts";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
+import { spawnOwned } from "../processes.mts";
 
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
@@ -176,11 +177,13 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
   ensureCertificates(venvBin, certDir);
   if (options.port) await assertPortFree(options.port);
 
-  // gunicorn on a free port of its own; the endpoint is the proxy's (options.port if given).
-  const child = spawn(
+  // gunicorn on a free port of its own; the endpoint is the proxy's (options.port if given). It
+  // ends with this process, however that ends (core/processes.mts, gunicorn.conf.py).
+  const child = spawnOwned(
     gunicorn,
     [
       "app:app",
+      "--config", join(APP_DIR, "gunicorn.conf.py"),
       "--bind", "127.0.0.1:0",
       "--worker-class", "gthread",
       "--threads", "8",
@@ -190,7 +193,7 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
       "--no-control-socket",
       "--log-level", "info",
     ],
-    { cwd: APP_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore", PYTHONUNBUFFERED: "1" } },
+    { cwd: APP_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore", PYTHONUNBUFFERED: "1", WARPSTART_OWNER_PID: String(process.pid) } },
   );
   const recorded: AwsCall[] = [];
   createInterface({ input: child.stdout! }).on("line", (line) => {

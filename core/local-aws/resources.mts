@@ -1,9 +1,9 @@
 // A template's resources in the local AWS: the types the lab can create there (seed.py creates
 // them through moto's API, as CloudFormation would), the names they get, and what Ref and
 // Fn::GetAtt answer for them. The lab serves functions, layers and the HTTP API itself.
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { VENV_BIN } from "../paths.mts";
+import { spawnOwned } from "../processes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateResource } from "../template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws.mts";
 
@@ -44,17 +44,17 @@ export interface CreatedResources {
 /** Runs seed.py with a request on stdin; resolves with its JSON answer. */
 function seed(request: unknown, venvBin: string): Promise<Record<string, ResourceAttributes>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore" } });
+    const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore" } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code === 0) return resolve(JSON.parse(Buffer.concat(out).toString("utf8")) as Record<string, ResourceAttributes>);
       reject(new Error(`the local AWS could not create the template's resources: ${Buffer.concat(err).toString("utf8").trim().split("\n").pop()}`));
     });
-    child.stdin.end(JSON.stringify(request));
+    child.stdin!.end(JSON.stringify(request));
   });
 }
 

@@ -2,11 +2,12 @@
 // Runtime API. On a managed runtime (nodejs22.x, nodejs24.x): the runtime's Node with the flags
 // its bootstrap derives from memory size and the real aws-lambda-ric. On a custom runtime: the
 // layer's bootstrap (from the opt dir). Both with Lambda's variables and a read-only task root.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
+import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
+import { removeTree, spawnOwned } from "../../core/processes.mts";
 import { RUNTIME_DIR } from "../../core/paths.mts";
 import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
@@ -85,7 +86,8 @@ export class ExecutionEnvironment {
     };
     const started = performance.now();
     const [command, args] = launch(spec, this.optDir);
-    const child = spawn(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    // Ends with the lab however the lab ends, frozen or not (core/processes.mts).
+    const child = spawnOwned(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     this.process = child;
     child.stdout!.on("data", (chunk: Buffer) => this.collect(chunk));
     child.stderr!.on("data", (chunk: Buffer) => this.collect(chunk));
@@ -158,8 +160,8 @@ export class ExecutionEnvironment {
       await this.exited;
     }
     this.runtimeApi.close();
-    if (this.taskRoot) removeReadOnlyCopy(this.taskRoot);
-    if (this.optDir) removeReadOnlyCopy(this.optDir);
+    if (this.taskRoot) removeTree(this.taskRoot);
+    if (this.optDir) removeTree(this.optDir);
     this.taskRoot = null;
     this.optDir = null;
   }

@@ -120,6 +120,9 @@ export class LambdaService {
   private active = 0;
   private readonly provisioned = new WeakSet<ExecutionEnvironment>();
   private readonly reclaimTimers = new WeakMap<ExecutionEnvironment, NodeJS.Timeout>();
+  /** Every environment started and not yet discarded, whatever it is doing. */
+  private readonly live = new Set<ExecutionEnvironment>();
+  private closed = false;
 
   constructor(functions: ServedFunction[], services: LabServices, options: LambdaServiceOptions = {}) {
     this.services = services;
@@ -150,7 +153,7 @@ export class LambdaService {
         const init = await env.init(INIT_TIMEOUT_MS);
         env.takeLog();
         if (init.kind !== "ready") {
-          await env.kill();
+          await this.discard(env);
           throw new Error(`provisioned concurrency for ${fn.spec.logicalId} failed to initialize (${init.kind}); run it on demand to see its error`);
         }
         this.provisioned.add(env);
@@ -196,7 +199,7 @@ export class LambdaService {
     const response = { ...fn.config };
     // Busy environments are discarded when their invocation ends; idle ones now. The answer
     // says InProgress, as Lambda's does; by the waiter's first poll the update is Successful.
-    await Promise.all(fn.idle.splice(0).map((env) => env.kill()));
+    await Promise.all(fn.idle.splice(0).map((env) => this.discard(env)));
     fn.config = { ...fn.config, LastUpdateStatus: "Successful" };
     return response;
   }
@@ -207,6 +210,12 @@ export class LambdaService {
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
     const log: string[] = [];
+    // An idle environment whose process died (killed, out of memory) is still taken: its invoke
+    // fails with Runtime.ExitError and the environment is reset, so the next invoke starts a new
+    // one. That is what the runtime interface emulator's rapid core does (handlers.go watchEvents
+    // stores the RuntimeExit, the next invoke fails with it, then it resets), and what Lambda's
+    // developer guide says of a runtime that crashes during Invoke ("Lambda resets the execution
+    // environment"). On Lambda itself a frozen environment cannot die on its own.
     let env = fn.idle.pop();
     let initDurationMs: number | undefined;
     this.active++;
@@ -219,7 +228,7 @@ export class LambdaService {
         const init = await env.init(INIT_TIMEOUT_MS);
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
-          await env.kill();
+          await this.discard(env);
           return this.failedInit(init, log, this.services.calls(env.accessKeyId));
         }
         initDurationMs = init.initDurationMs;
@@ -231,6 +240,7 @@ export class LambdaService {
   }
 
   private newEnvironment(fn: LambdaFunction, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
+    if (this.closed) throw new Error("the lab is stopping: it starts no new environment");
     const env = new ExecutionEnvironment({
       spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize, runtime: fn.spec.runsOn, optDir: fn.spec.optDir },
       services: this.services,
@@ -240,6 +250,7 @@ export class LambdaService {
       freezeWhenIdle: this.options.freeze,
     });
     fn.track(env);
+    this.live.add(env);
     return env;
   }
 
@@ -249,7 +260,7 @@ export class LambdaService {
     if (this.provisioned.has(env)) return;
     const timer = setTimeout(() => {
       const index = fn.idle.indexOf(env);
-      if (index >= 0) void fn.idle.splice(index, 1)[0]!.kill();
+      if (index >= 0) void this.discard(fn.idle.splice(index, 1)[0]!);
     }, this.options.idleTimeoutMs);
     timer.unref();
     this.reclaimTimers.set(env, timer);
@@ -290,14 +301,21 @@ export class LambdaService {
       this.release(fn, env);
     } else {
       this.provisioned.delete(env);
-      await env.kill(); // a crash, a timeout or a configuration change ends the environment
+      await this.discard(env); // a crash, a timeout or a configuration change ends the environment
     }
     return result;
   }
 
+  /** Ends every environment: idle, busy, and those still initializing. */
   async close(): Promise<void> {
-    const all = [...this.functions.values()].flatMap((fn) => [...fn.idle.splice(0), ...fn.busy]);
-    await Promise.all(all.map((env) => env.kill()));
+    this.closed = true;
+    for (const fn of this.functions.values()) fn.idle.splice(0);
+    await Promise.all([...this.live].map((env) => this.discard(env)));
+  }
+
+  private async discard(env: ExecutionEnvironment): Promise<void> {
+    this.live.delete(env);
+    await env.kill();
   }
 
   private get(name: string): LambdaFunction {

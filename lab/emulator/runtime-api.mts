@@ -35,7 +35,8 @@ export class RuntimeApi {
   initError: Extract<RuntimeReport, { kind: "error" }> | null = null;
 
   constructor() {
-    this.server = createServer((req, res) => void this.route(req, res));
+    // A request the runtime aborts mid-body ends here, not as an unhandled rejection that would end the lab.
+    this.server = createServer((req, res) => this.route(req, res).catch(() => res.destroy()));
     // `next` is held open for as long as the environment idles.
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 0;

@@ -1,5 +1,5 @@
 // The Floor function (no SDK) bundled on its own and run in fresh Node 22 processes against the
-// real local STS. A child process, because NODE_EXTRA_CA_CERTS is only read at process start.
+// real local AWS. A child process, because NODE_EXTRA_CA_CERTS is only read at process start.
 import { build } from "esbuild";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -79,7 +79,7 @@ function initError(result: RunResult): string {
   return result.error;
 }
 
-/** An HTTPS server on 127.0.0.1 with the local STS's certificate, so the function trusts it. */
+/** An HTTPS server on 127.0.0.1 with the local AWS's certificate, so the function trusts it. */
 async function stubSts(answer: RequestListener): Promise<{ endpoint: string; server: HttpsServer }> {
   const certDir = dirname(aws.caFile);
   const server = createHttpsServer({ cert: readFileSync(join(certDir, "server.pem")), key: readFileSync(join(certDir, "server.key")) }, answer);
@@ -97,7 +97,7 @@ it("bundles no dependency: only the project's own sources", () => {
   expect(bundleInputs.filter((input) => input.includes("node_modules"))).toEqual([]);
 });
 
-it("answers with the masked identity from the local STS, called once during INIT", async () => {
+it("answers with the masked identity from the local AWS, called once during INIT", async () => {
   const result = await run(floorModule);
   if (!result.ok) throw new Error(`INIT failed: ${result.error}`);
   const [first, second] = result.responses.map((response) => {

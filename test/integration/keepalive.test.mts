@@ -7,7 +7,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
-import { functionEnvironment, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
+import { functionEnvironment, prepareTaskRoot } from "../../core/function-environment.mts";
+import { removeTree } from "../../core/processes.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { startLocalAws } from "../../core/local-aws/local-aws.mts";
@@ -68,7 +69,7 @@ describe.each(["Cjs", "NoKeepAlive"])("%s", (functionName) => {
 });
 
 describe("connections to STS", () => {
-  it("the local STS counts every TCP connection it accepts", async () => {
+  it("the local AWS counts every TCP connection it accepts", async () => {
     const caFile = readFileSync(lab.aws.caFile);
     const accepted = await connectionsDuring(
       () =>
@@ -127,7 +128,7 @@ describe("Cjs when STS is down at INIT", () => {
         error: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${closedPort}): connect ECONNREFUSED`),
       });
     } finally {
-      removeReadOnlyCopy(taskRoot);
+      removeTree(taskRoot);
     }
   });
 

@@ -6,7 +6,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeReadOnlyCopy } from "../../core/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
+import { removeTree } from "../../core/processes.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 
@@ -46,6 +47,6 @@ export async function runOnce(spec: FunctionSpec, event: unknown, services: Loca
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
-    removeReadOnlyCopy(taskRoot);
+    removeTree(taskRoot);
   }
 }

@@ -1,0 +1,133 @@
+// Nothing outlives the lab: however its owner ends (SIGKILL, a closed terminal's SIGHUP, an
+// uncaught exception), the local AWS and every execution environment, frozen or busy, end within
+// seconds and free their ports. And environments killed under traffic cost their requests only
+// an error in Lambda's shape, while the lab keeps serving.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { assertPortFree } from "../../core/local-aws/local-aws.mts";
+import { LAB_RUN_DIR } from "../../core/function-environment.mts";
+import { NODE22 } from "../../core/paths.mts";
+import { type Lab, startLab } from "../../lab/lab.mts";
+
+const OWNER = join(import.meta.dirname, "../support/lab-owner.mts");
+
+/** Every live process below `pid` (Linux /proc): pid, state and command line. A zombie has ended. */
+function descendants(pid: number): Array<{ pid: number; state: string; command: string }> {
+  const table = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const [, rest] = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ");
+      const [state, ppid] = rest!.split(" ");
+      return [{ pid: Number(entry), ppid: Number(ppid), state: state!, command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim() }];
+    } catch {
+      return []; // gone while we looked
+    }
+  });
+  const found: Array<{ pid: number; state: string; command: string }> = [];
+  const walk = (parent: number) => {
+    for (const child of table.filter((entry) => entry.ppid === parent)) {
+      if (child.state !== "Z") found.push({ pid: child.pid, state: child.state, command: child.command });
+      walk(child.pid);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+
+/** Resolves once `check` holds, polling /proc every 50 ms; rejects with `what` after `ms`. */
+async function until(check: () => boolean, ms: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(what());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts a lab owner; resolves with its process and endpoints once it serves. */
+async function startOwner(): Promise<{ owner: ChildProcess; endpoint: string; apiUrl: string; awsEndpoint: string }> {
+  const owner = spawn(NODE22, [OWNER], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    owner.once("exit", (code) => reject(new Error(`the lab owner exited (${code}) before it served`)));
+    createInterface({ input: owner.stdout! }).once("line", (text) => resolve({ owner, ...JSON.parse(text) }));
+  });
+}
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+describe.each([
+  ["SIGKILL", (owner: ChildProcess) => owner.kill("SIGKILL")],
+  ["SIGHUP (a closed terminal)", (owner: ChildProcess) => owner.kill("SIGHUP")],
+  ["an uncaught exception", (owner: ChildProcess) => owner.kill("SIGUSR2")],
+])("a lab that ends by %s", (_, end) => {
+  it("leaves no process behind within 5 s, frozen and busy environments included, and frees its ports", async () => {
+    const { owner, endpoint, apiUrl, awsEndpoint } = await startOwner();
+    // One environment frozen while idle, one busy with an invocation when the owner ends.
+    expect((await fetch(`${apiUrl}/echo`)).status).toBe(200);
+    const busy = fetch(`${apiUrl}/sleep?ms=30000`).catch(() => undefined);
+    await until(() => descendants(owner.pid!).filter((p) => p.command.includes("aws-lambda-ric")).length === 2, 10_000, () => "the busy environment did not start");
+    const before = descendants(owner.pid!);
+    expect(before.some((p) => p.state === "T" && p.command.includes("aws-lambda-ric"))).toBe(true); // the frozen one
+    expect(before.filter((p) => p.command.includes("gunicorn"))).toHaveLength(2); // the local AWS: master and worker
+
+    end(owner);
+    await until(() => before.every((p) => !alive(p.pid)), 5_000, () => `still running 5 s after the end: ${JSON.stringify(before.filter((p) => alive(p.pid)))}`);
+    for (const url of [endpoint, apiUrl, awsEndpoint]) await expect(assertPortFree(portOf(url))).resolves.toBeUndefined();
+    await busy;
+  }, 60_000);
+});
+
+it("removes the read-only task roots of a lab that could not remove them, at the next start", async () => {
+  const { owner, apiUrl } = await startOwner();
+  expect((await fetch(`${apiUrl}/echo`)).status).toBe(200); // a task root, read-only
+  owner.kill("SIGKILL");
+  await until(() => !alive(owner.pid!), 5_000, () => "the owner did not end");
+  const left = readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`));
+  expect(left).toHaveLength(1);
+  const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });
+  try {
+    await lab.lambda.invoke("Echo", Buffer.from("{}")); // the first task root of this lab: its owner folder, after the sweep
+    expect(readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`))).toEqual([]);
+  } finally {
+    await lab.stop();
+  }
+}, 60_000);
+
+describe("environments killed under traffic", () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+
+  it("answers every request, in API Gateway's shape when its environment died, and keeps serving", async () => {
+    const environments = () => descendants(process.pid).filter((p) => p.command.includes("aws-lambda-ric"));
+    const answers: Array<{ status: number; body: unknown }> = [];
+    const request = async () => {
+      const response = await fetch(`${lab.apiUrl}/sleep?ms=20`, { signal: AbortSignal.timeout(15_000) });
+      answers.push({ status: response.status, body: await response.json() });
+    };
+    let killed = 0;
+    for (let wave = 0; wave < 8; wave++) {
+      const requests = Array.from({ length: 6 }, request);
+      await until(() => environments().length > 0, 10_000, () => "no environment started");
+      for (const env of environments().slice(0, 2)) {
+        process.kill(env.pid, "SIGKILL");
+        killed++;
+      }
+      await Promise.all(requests);
+    }
+    expect(killed).toBeGreaterThan(0);
+    expect(answers).toHaveLength(48);
+    for (const answer of answers) {
+      if (answer.status === 200) expect(answer.body).toMatchObject({ pid: expect.any(Number) });
+      else expect(answer).toEqual({ status: 500, body: { message: "Internal server error" } });
+    }
+    const after = await fetch(`${lab.apiUrl}/sleep?ms=1`);
+    expect(after.status).toBe(200);
+  }, 120_000);
+});
