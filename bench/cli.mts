@@ -7,10 +7,9 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
-import { errorMessage, onEndingSignal, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { assertInstalled, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -45,27 +44,22 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variant
   --verbose        print every line the local functions log`;
 
 function options() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        rounds: { type: "string", default: "30" },
-        template: { type: "string", default: PROJECT_TEMPLATE },
-        variants: { type: "string" },
-        profiles: { type: "string" },
-        runtimes: { type: "string" },
-        out: { type: "string" },
-        stack: { type: "string" },
-        region: { type: "string" },
-        "no-build": { type: "boolean", default: false },
-        ablate: { type: "boolean", default: false },
-        verbose: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  const { values } = parseCommandLine({
+    options: {
+      rounds: { type: "string", default: "30" },
+      template: { type: "string", default: PROJECT_TEMPLATE },
+      variants: { type: "string" },
+      profiles: { type: "string" },
+      runtimes: { type: "string" },
+      out: { type: "string" },
+      stack: { type: "string" },
+      region: { type: "string" },
+      "no-build": { type: "boolean", default: false },
+      ablate: { type: "boolean", default: false },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
   const rounds = wholeNumber("rounds", values.rounds, 1)!;
   const templateFile = resolve(values.template);
   const template = readTemplate(templateFile);

@@ -8,8 +8,7 @@
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { errorMessage, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
@@ -66,23 +65,18 @@ export interface Check {
 }
 
 function options() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        template: { type: "string", default: PROJECT_TEMPLATE },
-        variants: { type: "string", default: "Optimized,NoKeepAlive" },
-        calls: { type: "string", default: "1,10" },
-        query: { type: "string", multiple: true, default: [] },
-        invokes: { type: "string", default: "20" },
-        out: { type: "string" },
-        "no-build": { type: "boolean" },
-        help: { type: "boolean" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(errorMessage(error)); // an unknown or incomplete flag
-  }
+  const { values } = parseCommandLine({
+    options: {
+      template: { type: "string", default: PROJECT_TEMPLATE },
+      variants: { type: "string", default: "Optimized,NoKeepAlive" },
+      calls: { type: "string", default: "1,10" },
+      query: { type: "string", multiple: true, default: [] },
+      invokes: { type: "string", default: "20" },
+      out: { type: "string" },
+      "no-build": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
   const template = readTemplate(resolve(values.template));
   const functions = values.variants.split(",").map((name) => {
     const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());

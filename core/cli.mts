@@ -1,10 +1,20 @@
 // What every command of the project does the same way: bad flags exit 2 with the usage, other
 // failures exit 1 with one line, a run's output folder is named by its start time, and a
 // foreground command cleans up on Ctrl-C, SIGTERM or a closed terminal (SIGHUP).
+import { type ParseArgsConfig, parseArgs } from "node:util";
 
 /** A mistake in the command line: the message, then the usage, exit 2. */
 export class UsageError extends Error {
   override name = "UsageError";
+}
+
+/** node:util parseArgs, with a mistake in the command line (an unknown flag, a missing value) a UsageError. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
 }
 
 /** The message of anything thrown. */

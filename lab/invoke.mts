@@ -5,10 +5,9 @@
 // Lambda's error shape on stdout when the function fails.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
 import { profileNamed } from "../builder/profiles.mts";
-import { errorMessage, runCommand, UsageError } from "../core/cli.mts";
+import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
 import { appDirOf, buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "./events.mts";
@@ -62,13 +61,7 @@ async function servedFunction(templateFile: string, logicalId: string, profile: 
 }
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ options: { event: { type: "string" }, profile: { type: "string" }, template: { type: "string", default: PROJECT_TEMPLATE }, help: { type: "boolean" } }, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({ options: { event: { type: "string" }, profile: { type: "string" }, template: { type: "string", default: PROJECT_TEMPLATE }, help: { type: "boolean" } }, allowPositionals: true });
   if (values.help) return console.log(USAGE), 0;
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `one function at a time, not ${positionals.join(", ")}` : "which function? Give its logical id");
   const [logicalId] = positionals as [string];

@@ -1,8 +1,7 @@
 // `npm run aws -- [--template FILE] [--port N]`: the local AWS alone, in the foreground until
 // Ctrl-C, with the template's resources created: for running a handler or a script against it.
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { onEndingSignal, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
+import { onEndingSignal, parseCommandLine, runCommand, wholeNumber } from "../core/cli.mts";
 import { startLocalAws } from "../core/local-aws/local-aws.mts";
 import { createResources } from "../core/local-aws/resources.mts";
 import { PROJECT_TEMPLATE } from "../core/paths.mts";
@@ -11,12 +10,7 @@ import { readTemplate } from "../core/template.mts";
 const USAGE = "usage: npm run aws -- [--template FILE] [--port N]";
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ options: { template: { type: "string", default: PROJECT_TEMPLATE }, port: { type: "string" } } }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({ options: { template: { type: "string", default: PROJECT_TEMPLATE }, port: { type: "string" } } });
   const template = readTemplate(resolve(values.template));
   const aws = await startLocalAws({ port: wholeNumber("port", values.port, 1, 65535) });
   onEndingSignal(() => aws.stop(), 0);

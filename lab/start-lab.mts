@@ -2,8 +2,7 @@
 // `sam local start-api`, without Docker) until Ctrl-C: the local AWS with the template's
 // resources, the Lambda API and the template's HTTP API for every built function.
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { onEndingSignal, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
+import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
 import { samconfigParameterOverrides, startLab } from "./lab.mts";
@@ -12,25 +11,20 @@ import { samBuild } from "./sam.mts";
 const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--no-build] [--quiet]`;
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        template: { type: "string", default: PROJECT_TEMPLATE },
-        runtime: { type: "string" },
-        port: { type: "string" },
-        "api-port": { type: "string" },
-        "provisioned-concurrency": { type: "string" },
-        "concurrency-limit": { type: "string" },
-        "idle-timeout": { type: "string" },
-        "no-freeze": { type: "boolean", default: false },
-        "no-build": { type: "boolean", default: false },
-        quiet: { type: "boolean", default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({
+    options: {
+      template: { type: "string", default: PROJECT_TEMPLATE },
+      runtime: { type: "string" },
+      port: { type: "string" },
+      "api-port": { type: "string" },
+      "provisioned-concurrency": { type: "string" },
+      "concurrency-limit": { type: "string" },
+      "idle-timeout": { type: "string" },
+      "no-freeze": { type: "boolean", default: false },
+      "no-build": { type: "boolean", default: false },
+      quiet: { type: "boolean", default: false },
+    },
+  });
   const template = resolve(values.template);
   const provisioned = wholeNumber("provisioned-concurrency", values["provisioned-concurrency"], 0);
   const runtime = values.runtime;

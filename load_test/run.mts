@@ -7,8 +7,9 @@
 import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs, stripVTControlCharacters } from "node:util";
+import { stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
+import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { templateFunctions } from "../core/template.mts";
@@ -21,7 +22,6 @@ const MAX_DURATION_S = 600;
 const USAGE =
   "usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
 
-class UsageError extends Error {}
 
 interface VariantSummary {
   requests: number;
@@ -47,7 +47,7 @@ export interface RunSummary {
 }
 
 function options() {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
     options: {
       template: { type: "string", default: PROJECT_TEMPLATE },
       duration: { type: "string", default: "40" },
@@ -66,8 +66,7 @@ function options() {
   const maxP99 = values["max-p99"];
   if (maxP99 !== undefined && maxP99 !== "off" && !(Number.isInteger(Number(maxP99)) && Number(maxP99) > 0))
     throw new UsageError(`--max-p99 must be a whole number of milliseconds or "off", not "${maxP99}"`);
-  const stamp = new Date().toISOString().replace(/[:T]/g, "-").slice(0, 19);
-  return { ...values, duration, provisioned, maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99), out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${stamp}`)) };
+  return { ...values, duration, provisioned, maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99), out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)) };
 }
 
 /** A template's GET routes, one Artillery scenario each, named after the function. */
@@ -232,12 +231,4 @@ async function main(): Promise<number> {
   return 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof UsageError ? `error: ${error.message}\n${USAGE}` : `error: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(error instanceof UsageError ? 2 : 1);
-    },
-  );
-}
+if (import.meta.main) runCommand(USAGE, main);

@@ -72,7 +72,9 @@ describe.each([
     expect(before.some((p) => p.state === "T" && p.command.includes("aws-lambda-ric"))).toBe(true); // the frozen one
     expect(before.filter((p) => p.command.includes("gunicorn"))).toHaveLength(2); // the local AWS: master and worker
 
+    const ended = new Promise((resolve) => owner.once("exit", resolve)); // its own sockets close with it
     end(owner);
+    await ended;
     await until(() => before.every((p) => !alive(p.pid)), 5_000, () => `still running 5 s after the end: ${JSON.stringify(before.filter((p) => alive(p.pid)))}`);
     for (const url of [endpoint, apiUrl, awsEndpoint]) await expect(assertPortFree(portOf(url))).resolves.toBeUndefined();
     await busy;
