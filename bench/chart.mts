@@ -34,7 +34,7 @@ export function niceTicks(max: number, target = 6): number[] {
   const top = max > 0 && Number.isFinite(max) ? max : 1;
   const raw = top / target;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude);
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude;
   const count = Math.ceil(top / step - 1e-9);
   return Array.from({ length: count + 1 }, (_, i) => Number((i * step).toPrecision(12)));
 }

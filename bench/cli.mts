@@ -2,16 +2,17 @@
 // profile or in every profile asked for, interleaved, through the Lambda Invoke API of the local
 // lab (default) or of a deployed stack (--stack). Prints the tables and writes DIR/results.json,
 // DIR/report.md and DIR/chart.svg.
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
-import { assertInstalled, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES } from "../core/runtimes.mts";
+import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { parseRuntimes } from "../lab/functions.mts";
@@ -65,9 +66,11 @@ function options() {
   const template = readTemplate(templateFile);
   const local = !values.stack;
   if (values.ablate && values.profiles) throw new UsageError("--ablate chooses its own profiles; leave out --profiles");
-  if ((values.ablate || values.profiles) && values.runtimes) throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
+  if ((values.ablate || values.profiles) && values.runtimes)
+    throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
   if (!local && (values.ablate || values.profiles)) throw new UsageError("--profiles and --ablate build locally; a --stack runs each function as deployed");
-  if (values.stack && values.runtimes) throw new UsageError("with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B");
+  if (values.stack && values.runtimes)
+    throw new UsageError("with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B");
   let runtimes: Runtime[] | undefined;
   try {
     runtimes = values.runtimes === undefined ? undefined : parseRuntimes(values.runtimes);
@@ -76,11 +79,23 @@ function options() {
     throw new UsageError(`--runtimes: ${errorMessage(error)}`);
   }
   if (runtimes?.length === 0) throw new UsageError("--runtimes needs at least one runtime");
-  const list = (text: string) => text.split(",").map((item) => item.trim()).filter(Boolean);
-  const names = values.variants ? list(values.variants) : values.ablate ? template.functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => fn.logicalId) : template.functions.map((fn) => fn.logicalId);
+  const list = (text: string) =>
+    text
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const names = values.variants
+    ? list(values.variants)
+    : values.ablate
+      ? template.functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => fn.logicalId)
+      : template.functions.map((fn) => fn.logicalId);
   const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
-  if (unknown.length) throw new UsageError(`unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`);
-  if (names.length === 0) throw new UsageError(values.ablate ? "no function of the template is built with Warp: name the ones to ablate with --variants" : "no function to measure");
+  if (unknown.length)
+    throw new UsageError(
+      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
+    );
+  if (names.length === 0)
+    throw new UsageError(values.ablate ? "no function of the template is built with Warp: name the ones to ablate with --variants" : "no function to measure");
   const profiles = values.ablate ? ["Optimized", "Warp", ...Object.keys(warpAblations())] : values.profiles ? list(values.profiles) : undefined;
   for (const profile of profiles ?? []) {
     try {
@@ -109,7 +124,11 @@ interface Cell {
 }
 
 /** Every function in every profile asked for (or its own); the ones not in their own profile are built here, next to the SAM build. */
-async function cellsOf(template: SamTemplate, functions: TemplateFunction[], profiles: string[] | undefined): Promise<{ cells: Cell[]; extra: TemplateFunction[] }> {
+async function cellsOf(
+  template: SamTemplate,
+  functions: TemplateFunction[],
+  profiles: string[] | undefined,
+): Promise<{ cells: Cell[]; extra: TemplateFunction[] }> {
   const cells: Cell[] = [];
   const extra: TemplateFunction[] = [];
   const built = readTemplate(builtTemplateOf(template.file));
@@ -138,7 +157,11 @@ async function describeStack(stack: string, region: string | undefined): Promise
   const cloudformation = new CloudFormationClient({ region });
   const described = await cloudformation.send(new DescribeStacksCommand({ StackName: stack }));
   const outputs = described.Stacks?.[0]?.Outputs ?? [];
-  const functions = new Map(outputs.flatMap((output) => (output.OutputKey?.endsWith("FunctionName") && output.OutputValue ? [[output.OutputKey.slice(0, -"FunctionName".length), output.OutputValue]] : [])));
+  const functions = new Map(
+    outputs.flatMap((output) =>
+      output.OutputKey?.endsWith("FunctionName") && output.OutputValue ? [[output.OutputKey.slice(0, -"FunctionName".length), output.OutputValue]] : [],
+    ),
+  );
   return { runtime: outputs.find((output) => output.OutputKey === "Runtime")?.OutputValue ?? DEFAULT_RUNTIME, functions };
 }
 
@@ -150,12 +173,19 @@ function processStart(lab: Lab, cells: Array<BenchVariant & { label: string }>, 
     return { ...EMPTY_HANDLER, label: cellLabel({ runtimes }, { name: EMPTY_HANDLER.variant, runtime }), runtime: fn.runsOn, optDir: fn.optDir };
   });
   console.error(`== process start: hyperfine, ${measured.length + empty.length} commands`);
-  return measureProcessStart([...empty, ...measured], { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile }, { runs: Math.min(Math.max(rounds, 3), 30), warmup: 2, exportFile: join(out, "hyperfine.json") });
+  return measureProcessStart(
+    [...empty, ...measured],
+    { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
+    { runs: Math.min(Math.max(rounds, 3), 30), warmup: 2, exportFile: join(out, "hyperfine.json") },
+  );
 }
 
 async function main(): Promise<number> {
   const opts = options();
-  if (opts.help) return console.log(USAGE), 0;
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
   let lab: Lab | undefined;
   const stopLab = async () => lab?.stop();
   onEndingSignal(stopLab);
@@ -170,7 +200,12 @@ async function main(): Promise<number> {
       const stacks = opts.stack.split(",").map((name) => name.trim());
       client = new LambdaClient({ region: opts.region });
       const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region)));
-      cells = opts.functions.map((fn) => ({ function: fn.logicalId, profile: functionBuild(opts.template, fn.logicalId).profileName, name: fn.logicalId, served: fn }));
+      cells = opts.functions.map((fn) => ({
+        function: fn.logicalId,
+        profile: functionBuild(opts.template, fn.logicalId).profileName,
+        name: fn.logicalId,
+        served: fn,
+      }));
       targets = described.map(({ runtime, functions }, i) => ({ runtime, functionName: (cell) => functions.get(cell.function), where: `stack ${stacks[i]}` }));
       const runtimes = targets.map((entry) => entry.runtime);
       const repeated = runtimes.find((runtime, i) => runtimes.indexOf(runtime) !== i);
@@ -186,7 +221,12 @@ async function main(): Promise<number> {
       const built = await cellsOf(opts.template, opts.functions, opts.profiles);
       cells = built.cells;
       console.error("== starting the lab (local AWS + Lambda API)");
-      lab = await startLab({ template: builtTemplateOf(opts.template.file), extraFunctions: built.extra, runtimes: opts.runtimes, onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined });
+      lab = await startLab({
+        template: builtTemplateOf(opts.template.file),
+        extraFunctions: built.extra,
+        runtimes: opts.runtimes,
+        onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined,
+      });
       if (lab.resources.notCreated) console.error(lab.resources.notCreated);
       client = labClient(lab);
       const served = lab;
@@ -201,7 +241,8 @@ async function main(): Promise<number> {
     const variants: BenchVariant[] = targets.flatMap((entry) =>
       cells.map((cell) => {
         const functionName = entry.functionName(cell);
-        if (!functionName) throw new UsageError(`${cell.function} is not in the ${entry.where}${opts.stack ? ` (no ${cell.function}FunctionName output)` : ""}`);
+        if (!functionName)
+          throw new UsageError(`${cell.function} is not in the ${entry.where}${opts.stack ? ` (no ${cell.function}FunctionName output)` : ""}`);
         return { name: cell.name, function: cell.function, profile: cell.profile, runtime: entry.runtime, functionName, event: functionEvent(cell.served) };
       }),
     );
@@ -209,7 +250,9 @@ async function main(): Promise<number> {
     const label = (variant: BenchVariant) => cellLabel({ runtimes }, variant);
 
     const steps = opts.rounds * variants.length;
-    console.error(`== ${opts.rounds} rounds x ${cells.length} cells x ${runtimes.length} runtime${runtimes.length > 1 ? "s" : ""} (${runtimes.join(", ")}), order shuffled per round`);
+    console.error(
+      `== ${opts.rounds} rounds x ${cells.length} cells x ${runtimes.length} runtime${runtimes.length > 1 ? "s" : ""} (${runtimes.join(", ")}), order shuffled per round`,
+    );
     const progress = createProgress(steps, { stream: process.stderr, label: "cold starts" });
     const startedAt = new Date().toISOString();
     const run = await runBench({
@@ -233,11 +276,27 @@ async function main(): Promise<number> {
       const codeCache = facts.codeCache ?? (profileNamed(variant.profile).codeCache ? (facts.codeCacheRejected ? "rejected" : "accepted") : undefined);
       if (codeCache && codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = codeCache;
     }
-    const results: BenchResults = { schema: 3, startedAt, finishedAt: "", target, rounds: opts.rounds, variants: run.variants, runtimes, versions, machine: machine() };
+    const results: BenchResults = {
+      schema: 3,
+      startedAt,
+      finishedAt: "",
+      target,
+      rounds: opts.rounds,
+      variants: run.variants,
+      runtimes,
+      versions,
+      machine: machine(),
+    };
     let processStartFailed = false;
     if (lab && opts.runtimes) {
       try {
-        results.processStart = await processStart(lab, variants.map((variant) => ({ ...variant, label: label(variant) })), runtimes, opts.rounds, opts.out);
+        results.processStart = await processStart(
+          lab,
+          variants.map((variant) => ({ ...variant, label: label(variant) })),
+          runtimes,
+          opts.rounds,
+          opts.out,
+        );
         versions.hyperfine = results.processStart.tool;
       } catch (error) {
         processStartFailed = true; // the cold starts are written all the same

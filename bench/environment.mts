@@ -1,9 +1,10 @@
 // What a result depends on besides the code: tool versions and the machine, recorded in
 // every results.json so numbers are never compared across different setups by accident.
-import { version as esbuildVersion } from "esbuild";
+
 import { readFileSync } from "node:fs";
 import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
+import { version as esbuildVersion } from "esbuild";
 import { PROJECT_ROOT, RUNTIME_DIR } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { BenchResults } from "./results.mts";
@@ -12,7 +13,9 @@ const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifes
 
 /** Versions of the local tools, with each runtime measured (tools/runtimes; a runtime given by path: its path). */
 export function localVersions(runtimes: Runtime[] = []): Record<string, string> {
-  const sdk = Object.keys((JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies).filter((name) => name.startsWith("@aws-sdk/"));
+  const sdk = Object.keys(
+    (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies,
+  ).filter((name) => name.startsWith("@aws-sdk/"));
   return {
     ...Object.fromEntries(runtimes.map((runtime) => [`runtime ${runtime.name}`, runtime.version ?? runtime.hostBinary])),
     "node (bench, build)": process.version,

@@ -5,9 +5,10 @@
 // environment, each making K sequential calls with the INIT's client (?calls=K). The local AWS
 // counts the TCP connections it accepts (one TLS session each). Prints the table and writes
 // DIR/keepalive.json and DIR/keepalive.md.
-import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
@@ -29,7 +30,8 @@ const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [-
   --no-build       use the existing .aws-sam/build instead of running sam build`;
 
 /** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE, on unless false. */
-export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) => (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
+export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
+  (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
 /** One variant at one K: every call's latency and the connections the N invokes opened. */
 export interface KeepAliveRow {
@@ -80,7 +82,8 @@ function options() {
   const template = readTemplate(resolve(values.template));
   const functions = values.variants.split(",").map((name) => {
     const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
-    if (!fn) throw new UsageError(`--variants: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
+    if (!fn)
+      throw new UsageError(`--variants: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
     return fn;
   });
   const calls = values.calls.split(",").map((k) => wholeNumber("calls", k.trim(), 1, 100)!);
@@ -116,7 +119,14 @@ async function invoke(client: LambdaClient, functionName: string, event: unknown
 }
 
 /** Warm-up, then `invokes` measured invokes of one function at K calls each. */
-async function measure(lab: Lab, client: LambdaClient, fn: TemplateFunction, callsPerInvoke: number, invokes: number, query: Record<string, string>): Promise<KeepAliveRow> {
+async function measure(
+  lab: Lab,
+  client: LambdaClient,
+  fn: TemplateFunction,
+  callsPerInvoke: number,
+  invokes: number,
+  query: Record<string, string>,
+): Promise<KeepAliveRow> {
   const variant = fn.logicalId;
   const event = functionEvent(fn, { ...query, calls: String(callsPerInvoke) });
   const row: KeepAliveRow = { variant, keepAlive: keepsAlive(fn), callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
@@ -164,7 +174,16 @@ export function keepAliveTable(rows: KeepAliveRow[]): string {
   const cells = rows.map((row) => {
     const summary = summarize(row.latenciesMs);
     const perInvoke = row.invokes === 0 ? null : row.connections / row.invokes;
-    return [row.variant, row.keepAlive ? "on" : "off", String(row.callsPerInvoke), String(row.latenciesMs.length), fixed(summary.p50, 2), fixed(summary.p90, 2), String(row.connections), fixed(perInvoke, 2)];
+    return [
+      row.variant,
+      row.keepAlive ? "on" : "off",
+      String(row.callsPerInvoke),
+      String(row.latenciesMs.length),
+      fixed(summary.p50, 2),
+      fixed(summary.p90, 2),
+      String(row.connections),
+      fixed(perInvoke, 2),
+    ];
   });
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
@@ -186,7 +205,10 @@ export function keepAliveMarkdown(results: KeepAliveResults): string {
     checkLines(results.checks),
     ...(failures.length ? ["## Failures", failures.join("\n")] : []),
     "## Versions and machine",
-    [...Object.entries(results.versions).map(([name, version]) => `- ${name}: ${version}`), `- CPU: ${results.machine.cpuModel} × ${results.machine.cpuCount}`].join("\n"),
+    [
+      ...Object.entries(results.versions).map(([name, version]) => `- ${name}: ${version}`),
+      `- CPU: ${results.machine.cpuModel} × ${results.machine.cpuCount}`,
+    ].join("\n"),
   ].join("\n\n")}\n`;
 }
 
@@ -212,7 +234,16 @@ async function main(): Promise<number> {
       }
     }
     const checks = rows.map(reuseCheck);
-    const results: KeepAliveResults = { schema: 1, startedAt, finishedAt: new Date().toISOString(), invokes: opts.invokes, rows, checks, versions: localVersions(), machine: machine() };
+    const results: KeepAliveResults = {
+      schema: 1,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      invokes: opts.invokes,
+      rows,
+      checks,
+      versions: localVersions(),
+      machine: machine(),
+    };
     mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "keepalive.json"), `${JSON.stringify(results, null, 2)}\n`);
     const report = join(opts.out, "keepalive.md");

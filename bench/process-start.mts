@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { builtHandlerFile } from "../builder/build.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
 import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../core/function-environment.mts";
-import { execOwned, removeTree } from "../core/processes.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
+import { execOwned, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir } from "../lab/opt-dir.mts";
@@ -71,9 +71,19 @@ export async function hyperfineVersion(): Promise<string> {
  * Checks each command once (a cell that cannot run is reported with its error, not timed), then
  * times the rest with hyperfine, every handler calling `services`' STS at INIT.
  */
-export async function measureProcessStart(cells: StartCell[], services: LocalServices, options: { runs: number; warmup: number; exportFile: string }): Promise<ProcessStart> {
+export async function measureProcessStart(
+  cells: StartCell[],
+  services: LocalServices,
+  options: { runs: number; warmup: number; exportFile: string },
+): Promise<ProcessStart> {
   const tool = await hyperfineVersion();
-  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime }) => ({ name: label.replace(/[^\w-]+/g, "-"), codeDir, handler, memoryMb: 512, runtime }));
+  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime }) => ({
+    name: label.replace(/[^\w-]+/g, "-"),
+    codeDir,
+    handler,
+    memoryMb: 512,
+    runtime,
+  }));
   const taskRoots = specs.map(prepareTaskRoot);
   // Each custom runtime's cell gets its own copy of the layer: hyperfine's runs share it (as runs
   // on a developer's machine share a cache), other cells and the lab's environments do not.
@@ -82,17 +92,24 @@ export async function measureProcessStart(cells: StartCell[], services: LocalSer
     const targets = cells.map((cell, i) => {
       const { runtime } = cell;
       // Lambda's variables and the runtime's own, as its bootstrap sets them.
-      const env = { ...functionEnvironment(specs[i]!, taskRoots[i]!, services), ...bootstrapVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }) };
+      const env = {
+        ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
+        ...bootstrapVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }),
+      };
       return { label: cell.label, variant: cell.variant, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
     });
     return await timeCommands(tool, targets, options);
   } finally {
-    [...taskRoots, ...optDirs].forEach((dir) => dir && removeTree(dir));
+    for (const dir of [...taskRoots, ...optDirs]) if (dir) removeTree(dir);
   }
 }
 
 /** One hyperfine run per command (each has its own variables), exported together as one JSON file. */
-async function timeCommands(tool: string, targets: Array<StartTarget & { env: Record<string, string> }>, options: { runs: number; warmup: number; exportFile: string }): Promise<ProcessStart> {
+async function timeCommands(
+  tool: string,
+  targets: Array<StartTarget & { env: Record<string, string> }>,
+  options: { runs: number; warmup: number; exportFile: string },
+): Promise<ProcessStart> {
   const failures: ProcessStart["failures"] = [];
   const results: ProcessStart["results"] = [];
   const exported: unknown[] = [];
@@ -103,16 +120,47 @@ async function timeCommands(tool: string, targets: Array<StartTarget & { env: Re
       await run(command!, args, { env: target.env, timeout: 30_000 });
     } catch (error) {
       const { stderr, message } = error as { stderr?: string; message: string };
-      failures.push({ label: target.label, variant: target.variant, runtime: target.runtime.name, message: (stderr || message).trim().split("\n").slice(0, 3).join(" ") });
+      failures.push({
+        label: target.label,
+        variant: target.variant,
+        runtime: target.runtime.name,
+        message: (stderr || message).trim().split("\n").slice(0, 3).join(" "),
+      });
       continue;
     }
     const file = `${options.exportFile}.part`;
-    await run("hyperfine", ["--shell=none", "--style=none", "--runs", String(options.runs), "--warmup", String(options.warmup), "--export-json", file, "--command-name", target.label, commandLine.map(quote).join(" ")], { env: target.env, maxBuffer: 16 * 2 ** 20 });
+    await run(
+      "hyperfine",
+      [
+        "--shell=none",
+        "--style=none",
+        "--runs",
+        String(options.runs),
+        "--warmup",
+        String(options.warmup),
+        "--export-json",
+        file,
+        "--command-name",
+        target.label,
+        commandLine.map(quote).join(" "),
+      ],
+      { env: target.env, maxBuffer: 16 * 2 ** 20 },
+    );
     const [result] = (JSON.parse(readFileSync(file, "utf8")) as { results: HyperfineResult[] }).results;
     rmSync(file);
     exported.push(result);
     const ms = (seconds: number) => Math.round(seconds * 1e5) / 100;
-    results.push({ label: target.label, variant: target.variant, runtime: target.runtime.name, meanMs: ms(result!.mean), stddevMs: ms(result!.stddev ?? 0), medianMs: ms(result!.median), minMs: ms(result!.min), maxMs: ms(result!.max), runs: result!.times.length });
+    results.push({
+      label: target.label,
+      variant: target.variant,
+      runtime: target.runtime.name,
+      meanMs: ms(result!.mean),
+      stddevMs: ms(result!.stddev ?? 0),
+      medianMs: ms(result!.median),
+      minMs: ms(result!.min),
+      maxMs: ms(result!.max),
+      runs: result!.times.length,
+    });
   }
   writeFileSync(options.exportFile, `${JSON.stringify({ results: exported }, null, 2)}\n`);
   return { tool, runs: options.runs, warmup: options.warmup, results, failures };

@@ -71,7 +71,10 @@ export function createProgress(total: number, options: ProgressOptions = {}): Pr
       if (finished) return;
       count++;
       if (detail !== undefined) lastDetail = detail.replace(/\s+/g, " ").trim();
-      if (tty) return render();
+      if (tty) {
+        render();
+        return;
+      }
       const step = total > 0 ? Math.floor((Math.min(count, total) / total) * STEPS) : STEPS;
       if (step > lastStep) {
         lastStep = step;

@@ -2,7 +2,7 @@
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
 import { type BenchResults, cellLabel, type Failure, type VariantResult } from "./results.mts";
-import { pairedComparison, summarize, PERCENTILES } from "./stats.mts";
+import { PERCENTILES, pairedComparison, summarize } from "./stats.mts";
 
 export type Metric = "initMs" | "e2eMs";
 export type TableFormat = "markdown" | "text";
@@ -38,7 +38,10 @@ function renderTable(header: string[], rows: string[][], format: TableFormat, al
   const alignOf = (i: number): Align => align?.[i] ?? (i === 0 ? "left" : "right");
   if (format === "markdown") {
     // A "|" inside a cell would split it, newlines would end the table, and "<" may start HTML.
-    const cell = (text: string) => markdownText(text).replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+    const cell = (text: string) =>
+      markdownText(text)
+        .replace(/\|/g, "\\|")
+        .replace(/\s*\n\s*/g, " ");
     const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
     const rule = `|${header.map((_, i) => (alignOf(i) === "right" ? "---:" : ":---")).join("|")}|`;
     return [line(header), rule, ...rows.map(line)].join("\n");
@@ -104,7 +107,10 @@ function pairedTable(results: BenchResults, baselineOf: (variant: VariantResult)
 export function ratioTable(results: BenchResults, baseline: string, metric: Metric, format: TableFormat): string {
   const on = (variant: VariantResult) => {
     const sameRuntime = results.variants.filter((candidate) => candidate.runtime === variant.runtime && candidate !== variant);
-    return sameRuntime.find((candidate) => candidate.function === variant.function && candidate.profile === baseline) ?? sameRuntime.find((candidate) => candidate.name === baseline);
+    return (
+      sameRuntime.find((candidate) => candidate.function === variant.function && candidate.profile === baseline) ??
+      sameRuntime.find((candidate) => candidate.name === baseline)
+    );
   };
   return pairedTable(results, on, metric, format);
 }
@@ -123,7 +129,15 @@ export function processStartTable(results: BenchResults, format: TableFormat): s
   const first = results.runtimes[0];
   const rows = start.results.map((row) => {
     const base = start.results.find((candidate) => candidate.variant === row.variant && candidate.runtime === first);
-    return [row.label, `${ms(row.meanMs)} ± ${ms(row.stddevMs)}`, ms(row.medianMs), ms(row.minMs), ms(row.maxMs), String(row.runs), base ? ratio(row.meanMs / base.meanMs) : MISSING];
+    return [
+      row.label,
+      `${ms(row.meanMs)} ± ${ms(row.stddevMs)}`,
+      ms(row.medianMs),
+      ms(row.minMs),
+      ms(row.maxMs),
+      String(row.runs),
+      base ? ratio(row.meanMs / base.meanMs) : MISSING,
+    ];
   });
   for (const failure of start.failures) rows.push([failure.label, "failed", MISSING, MISSING, MISSING, "0", MISSING]);
   const table = renderTable(["command", "mean ± σ ms", "median", "min", "max", "runs", `mean / ${first}`], rows, format);
@@ -176,7 +190,9 @@ export function failureTable(results: BenchResults, format: TableFormat): string
 }
 
 function describeTarget(target: BenchResults["target"]): string {
-  return target.kind === "local" ? `local (${target.endpoint})` : `AWS stack${target.stacks.length > 1 ? "s" : ""} ${target.stacks.join(", ")} in ${target.region}`;
+  return target.kind === "local"
+    ? `local (${target.endpoint})`
+    : `AWS stack${target.stacks.length > 1 ? "s" : ""} ${target.stacks.join(", ")} in ${target.region}`;
 }
 
 const BASELINES = ["Raw", "Bundled", "Optimized", "Warp"];
@@ -189,7 +205,9 @@ export function markdownReport(results: BenchResults): string {
   out.push("# warpstart cold start benchmark", "");
   out.push(`- Date: ${results.startedAt} – ${results.finishedAt}`);
   out.push(`- Target: ${describeTarget(results.target)}`);
-  out.push(`- Rounds: ${results.rounds} (each round cold-starts every variant${results.runtimes.length > 1 ? " on every runtime" : ""} once, in shuffled order)`);
+  out.push(
+    `- Rounds: ${results.rounds} (each round cold-starts every variant${results.runtimes.length > 1 ? " on every runtime" : ""} once, in shuffled order)`,
+  );
   out.push(`- Variants: ${[...new Set(results.variants.map((variant) => markdownText(variant.name)))].join(", ")}`);
   out.push(`- Runtimes: ${results.runtimes.map(markdownText).join(", ")}`, "");
 
@@ -237,10 +255,7 @@ export function markdownReport(results: BenchResults): string {
   section("Failures", failureTable(results, "markdown"));
 
   const versions = Object.entries(results.versions);
-  section(
-    "Versions",
-    versions.length === 0 ? "None recorded." : renderTable(["component", "version"], versions, "markdown", ["left", "left"]),
-  );
+  section("Versions", versions.length === 0 ? "None recorded." : renderTable(["component", "version"], versions, "markdown", ["left", "left"]));
   const machine = results.machine;
   section(
     "Machine",
@@ -262,7 +277,9 @@ export function consoleSummary(results: BenchResults): string {
   const [firstRuntime] = results.runtimes;
   if (matrix && firstRuntime !== undefined) {
     blocks.push(`Runtime matrix: Init Duration p50 (ms)\n${matrixTable(results, "initMs", "text")}`);
-    blocks.push(`Init Duration vs the same variant on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`);
+    blocks.push(
+      `Init Duration vs the same variant on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`,
+    );
   }
   const processStart = processStartTable(results, "text");
   if (processStart !== "") blocks.push(`Process start: start, import the handler, exit (${results.processStart!.tool})\n${processStart}`);

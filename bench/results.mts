@@ -46,7 +46,17 @@ export interface ProcessStart {
   tool: string;
   runs: number;
   warmup: number;
-  results: Array<{ label: string; variant: string; runtime: string; meanMs: number; stddevMs: number; medianMs: number; minMs: number; maxMs: number; runs: number }>;
+  results: Array<{
+    label: string;
+    variant: string;
+    runtime: string;
+    meanMs: number;
+    stddevMs: number;
+    medianMs: number;
+    minMs: number;
+    maxMs: number;
+    runs: number;
+  }>;
   /** Cells whose command failed its check run: not timed. */
   failures: Array<{ label: string; variant: string; runtime: string; message: string }>;
 }

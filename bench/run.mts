@@ -45,7 +45,20 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
   const results = new Map<string, VariantResult>(
-    options.variants.map((variant) => [variant.functionName, { name: variant.name, function: variant.function, profile: variant.profile, runtime: variant.runtime, functionName: variant.functionName, samples: [], initMs: [], e2eMs: [], failures: [] }]),
+    options.variants.map((variant) => [
+      variant.functionName,
+      {
+        name: variant.name,
+        function: variant.function,
+        profile: variant.profile,
+        runtime: variant.runtime,
+        functionName: variant.functionName,
+        samples: [],
+        initMs: [],
+        e2eMs: [],
+        failures: [],
+      },
+    ]),
   );
   const reported: RunOutcome["reported"] = {};
 
@@ -109,7 +122,7 @@ async function invoke(client: LambdaClient, variant: BenchVariant): Promise<{ e2
   return { e2eMs, log: Buffer.from(response.LogResult ?? "", "base64").toString("utf8"), payload };
 }
 
-export interface ReportedFacts {
+interface ReportedFacts {
   nodeVersion?: string;
   runtime?: string;
   sdkVersion?: string;
@@ -134,7 +147,7 @@ function safeJson(text: string): unknown {
 }
 
 /** Fisher-Yates on a copy: every round gets its own order, so drift spreads over variants. */
-export function shuffled<T>(items: readonly T[], random: () => number): T[] {
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

@@ -11,7 +11,10 @@ export const PERCENTILES = [0, 50, 90, 95, 99, 100] as const;
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) throw new Error("percentile: cannot take a percentile of an empty array");
   if (!(p >= 0 && p <= 100)) throw new Error(`percentile: p must be within 0..100, got ${p}`);
-  return percentileOfSorted([...values].sort((x, y) => x - y), p);
+  return percentileOfSorted(
+    [...values].sort((x, y) => x - y),
+    p,
+  );
 }
 
 function percentileOfSorted(sorted: readonly number[], p: number): number {
@@ -23,7 +26,7 @@ function percentileOfSorted(sorted: readonly number[], p: number): number {
   return loValue + (rank - lo) * (hiValue - loValue);
 }
 
-export function median(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   return percentile(values, 50);
 }
 
@@ -62,8 +65,8 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export const DEFAULT_BOOTSTRAP_RESAMPLES = 2000;
-export const DEFAULT_BOOTSTRAP_SEED = 0x5eed;
+const DEFAULT_BOOTSTRAP_RESAMPLES = 2000;
+const DEFAULT_BOOTSTRAP_SEED = 0x5eed;
 
 export interface PairedComparisonOptions {
   /** Bootstrap resamples; 2000 keeps the 2.5/97.5 percentiles stable to well under 1%. */
@@ -91,11 +94,7 @@ export interface PairedComparison {
  * whole rounds are resampled with replacement and the same statistic recomputed, so the pairing
  * is preserved and no distributional assumption is needed (cold start timings are skewed).
  */
-export function pairedComparison(
-  a: ReadonlyMap<number, number>,
-  b: ReadonlyMap<number, number>,
-  options: PairedComparisonOptions = {},
-): PairedComparison {
+export function pairedComparison(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, options: PairedComparisonOptions = {}): PairedComparison {
   const resamples = options.resamples ?? DEFAULT_BOOTSTRAP_RESAMPLES;
   const rounds = [...a.keys()].filter((round) => b.has(round)).sort((x, y) => x - y);
   const as = rounds.map((round) => a.get(round) as number);

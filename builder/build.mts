@@ -8,17 +8,18 @@
 // (src/functions/x/index.mjs, or .cjs for a CommonJS source; Warp adds sdk.cjs and sdk.cache
 // beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
 // custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
-import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { PROJECT_ROOT } from "../core/paths.mts";
+import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
+import { PROJECT_ROOT } from "../core/paths.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
-import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, sdkFromChunk, sdkFromTree, type SdkImports } from "./sdk.mts";
+import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, type SdkImports, sdkFromChunk, sdkFromTree } from "./sdk.mts";
 import { warmTaskRootCaches } from "./startup-caches.mts";
 
 /** The folder whose node_modules holds a profile's SDK tree. */
@@ -59,10 +60,13 @@ export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir"
   const { module } = handlerParts(fn.handler);
   const source = SOURCE_EXTENSIONS.map((extension) => join(fn.codeDir, `${module}${extension}`)).find((file) => existsSync(file));
   if (!source) {
-    throw new BuildError(`${fn.logicalId}: its Handler ${fn.handler} names the source ${module}.{${SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(",")}} in ${fn.codeDir} (CodeUri), and there is none: write the handler there or fix Handler.`);
+    throw new BuildError(
+      `${fn.logicalId}: its Handler ${fn.handler} names the source ${module}.{${SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(",")}} in ${fn.codeDir} (CodeUri), and there is none: write the handler there or fix Handler.`,
+    );
   }
   const declared = fn.buildProperties.Format;
-  if (declared !== undefined && declared !== "esm" && declared !== "cjs") throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
+  if (declared !== undefined && declared !== "esm" && declared !== "cjs")
+    throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
   const format = declared ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
   return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
 }
@@ -85,7 +89,10 @@ export interface FunctionBuild {
 
 export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
   const fn = template.functions.find((candidate) => candidate.logicalId === logicalId);
-  if (!fn) throw new BuildError(`${logicalId} is not a function of ${template.file} (its functions: ${template.functions.map((f) => f.logicalId).join(", ") || "none"})`);
+  if (!fn)
+    throw new BuildError(
+      `${logicalId} is not a function of ${template.file} (its functions: ${template.functions.map((f) => f.logicalId).join(", ") || "none"})`,
+    );
   const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
   if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
   try {
@@ -102,7 +109,8 @@ export function functionBuild(template: SamTemplate, logicalId: string, profileN
  */
 export function templateDefines(template: SamTemplate, fn: TemplateFunction): Record<string, string> {
   const define = fn.buildProperties.Define ?? {};
-  if (typeof define !== "object" || Array.isArray(define)) throw new BuildError(`${fn.logicalId}: Metadata.BuildProperties.Define must be a map of constant names to values`);
+  if (typeof define !== "object" || Array.isArray(define))
+    throw new BuildError(`${fn.logicalId}: Metadata.BuildProperties.Define must be a map of constant names to values`);
   return Object.fromEntries(
     Object.entries(define as Record<string, unknown>).map(([name, value]) => {
       if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new BuildError(`${fn.logicalId}: Define ${name}: not an identifier a handler can use`);
@@ -110,7 +118,9 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
       const ref = (value as { Ref?: unknown } | null)?.Ref;
       const resource = template.resources.find((candidate) => candidate.logicalId === ref);
       if (!resource) {
-        throw new BuildError(`${fn.logicalId}: Define ${name}: ${JSON.stringify(value)} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter's value is chosen at deploy time: pass it through Environment instead)`);
+        throw new BuildError(
+          `${fn.logicalId}: Define ${name}: ${JSON.stringify(value)} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter's value is chosen at deploy time: pass it through Environment instead)`,
+        );
       }
       const type = CREATABLE_TYPES[resource.type];
       const resourceName = fixedName(resource);
@@ -139,7 +149,9 @@ function assertInstalled(fn: TemplateFunction, source: string, imports: SdkImpor
     const from = relative(PROJECT_ROOT, source);
     if (!installedVersion(PROJECT_ROOT, pkg)) throw new BuildError(`${fn.logicalId}: ${from} imports ${pkg}, which is not installed: npm install ${pkg}`);
     if (tree && !installedVersion(tree, pkg)) {
-      throw new BuildError(`${fn.logicalId}: ${from} imports ${pkg}, which the SDK tree ${relative(PROJECT_ROOT, tree)}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with package.json)`);
+      throw new BuildError(
+        `${fn.logicalId}: ${from} imports ${pkg}, which the SDK tree ${relative(PROJECT_ROOT, tree)}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with package.json)`,
+      );
     }
   }
 }
@@ -161,7 +173,9 @@ export interface BuildOptions {
 export async function buildFunction({ template, fn, profileName, profile }: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const { source, format, outputFile } = handlerSource(fn);
   if (format === "cjs" && profile.sdkChunk) {
-    throw new BuildError(`${fn.logicalId}: the ${profileName} profile loads the SDK as a chunk from an ES module (import.meta), and ${relative(PROJECT_ROOT, source)} is CommonJS: use the Optimized profile, or write the handler as an ES module (.mts)`);
+    throw new BuildError(
+      `${fn.logicalId}: the ${profileName} profile loads the SDK as a chunk from an ES module (import.meta), and ${relative(PROJECT_ROOT, source)} is CommonJS: use the Optimized profile, or write the handler as an ES module (.mts)`,
+    );
   }
   const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
   const defines = templateDefines(template, fn);
@@ -177,8 +191,12 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   });
   const imports = await findSdkImports({ ...shared([]), entryPoints: [source] });
   assertInstalled(fn, source, imports, tree);
-  const treePlugins = (handler: boolean) => (tree ? [handler && profile.sdkChunk ? sdkFromChunk(tree) : sdkFromTree(tree), ...(profile.replace ? [replaceFiles(tree, profile.replace)] : [])] : []);
-  const withVersion = (options: EsbuildOptions): EsbuildOptions => ({ ...options, define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) } });
+  const treePlugins = (handler: boolean) =>
+    tree ? [handler && profile.sdkChunk ? sdkFromChunk(tree) : sdkFromTree(tree), ...(profile.replace ? [replaceFiles(tree, profile.replace)] : [])] : [];
+  const withVersion = (options: EsbuildOptions): EsbuildOptions => ({
+    ...options,
+    define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },
+  });
 
   const outfile = join(outdir, outputFile);
   rmSync(outdir, { recursive: true, force: true });
@@ -214,7 +232,9 @@ export function staleReason(templateFile: string, fn: TemplateFunction, outdir: 
   if (!existsSync(built) || !existsSync(metafile)) return `${fn.logicalId} has not been built`;
   const builtAt = statSync(metafile).mtimeMs;
   // Files only: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...).
-  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as Metafile).inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
+  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as Metafile).inputs).filter(
+    (input) => !input.startsWith("<") && !/^[\w-]+:/.test(input),
+  );
   const newer = [templateFile, ...inputs.map((input) => resolve(PROJECT_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
   return newer ? `${relative(PROJECT_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
 }

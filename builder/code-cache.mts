@@ -24,17 +24,21 @@ const DECLARE: Record<string, string> = {
   logs: "an AWS::Logs::LogGroup",
 };
 
-export class CodeCacheError extends Error {
+class CodeCacheError extends Error {
   override name = "CodeCacheError";
 }
 
 /** Why a build-time INIT failed, in the words of the call that failed (if one did) and what to do about it. */
-export function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
+function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
-  const lines = [`Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`];
+  const lines = [
+    `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
+  ];
   if (last) {
-    lines.push(`The call that failed: ${last.service ?? "an unknown service"} ${last.operation} answered ${last.status} ${last.errorCode ?? ""}${last.errorMessage ? `: ${last.errorMessage}` : ""}.`);
+    lines.push(
+      `The call that failed: ${last.service ?? "an unknown service"} ${last.operation} answered ${last.status} ${last.errorCode ?? ""}${last.errorMessage ? `: ${last.errorMessage}` : ""}.`,
+    );
     const declare = last.service ? DECLARE[last.service] : undefined;
     lines.push(
       declare
@@ -60,9 +64,18 @@ async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<st
   const runtime = RUNTIMES.node22;
   const { fn, artifactDir } = target;
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
-  const env = functionEnvironment({ name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime }, artifactDir, { awsEndpoint: aws.endpoint, caFile: aws.caFile }, { accessKeyId, variables });
+  const env = functionEnvironment(
+    { name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime },
+    artifactDir,
+    { awsEndpoint: aws.endpoint, caFile: aws.caFile },
+    { accessKeyId, variables },
+  );
   try {
-    const { stdout } = await execOwned(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], { env, timeout: 30_000, cwd: artifactDir });
+    const { stdout } = await execOwned(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], {
+      env,
+      timeout: 30_000,
+      cwd: artifactDir,
+    });
     return stdout.trim();
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
@@ -77,7 +90,8 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: n
     const variables = templateVariables(target.template, target.fn, attributes);
     await init(target, aws, variables, "write");
     const status = await init(target, aws, variables, "status");
-    if (status !== "accepted") throw new CodeCacheError(`V8 did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`);
+    if (status !== "accepted")
+      throw new CodeCacheError(`V8 did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`);
     return { bytes: statSync(join(dirname(join(target.artifactDir, target.handlerFile)), "sdk.cache")).size };
   } finally {
     await aws.stop();

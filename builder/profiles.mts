@@ -48,7 +48,7 @@ const optimized: Profile = {
  * for not paying once the code cache is in (100 interleaved rounds, README): minify, and the
  * credential chain reduced to fromEnv.
  */
-export const WARP_OPTIMIZATIONS = {
+const WARP_OPTIMIZATIONS = {
   /** No ~/.aws/config or credentials file exists on Lambda: the SDK's reads of them fail without fs. */
   noSharedConfigFiles: (profile: Profile): Profile => ({
     ...profile,
@@ -63,11 +63,14 @@ export type WarpOptimization = keyof typeof WARP_OPTIMIZATIONS;
 export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOptimization[];
 
 /** Optimized with every Warp optimization but the ones left out. */
-export function warp(without: WarpOptimization[] = []): Profile {
+function warp(without: WarpOptimization[] = []): Profile {
   const summary = without.length
     ? `Warp without ${without.join(", ")}`
     : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache";
-  return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((profile, name) => WARP_OPTIMIZATIONS[name](profile), { ...optimized, summary });
+  return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((profile, name) => WARP_OPTIMIZATIONS[name](profile), {
+    ...optimized,
+    summary,
+  });
 }
 
 export const PROFILES = {
@@ -99,7 +102,9 @@ export function profileNamed(name: string): Profile {
   const ablations = warpAblations();
   if (Object.hasOwn(ablations, name)) return ablations[name]!;
   if (!Object.hasOwn(PROFILES, name)) {
-    throw new Error(`Unknown build profile "${name}". Profiles: ${PROFILE_NAMES.join(", ")} (and, to measure Warp's parts, ${Object.keys(ablations).join(", ")}).`);
+    throw new Error(
+      `Unknown build profile "${name}". Profiles: ${PROFILE_NAMES.join(", ")} (and, to measure Warp's parts, ${Object.keys(ablations).join(", ")}).`,
+    );
   }
   return PROFILES[name as ProfileName];
 }

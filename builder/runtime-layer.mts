@@ -6,9 +6,10 @@
 //   runtime/client.mjs   the Runtime API client (src/runtime-client/), bundled
 //   <cache dir>/         the runtime's own startup cache, when it keeps one in the layer (Deno),
 //                        warmed at build time by this machine's binary of the same version
-import { build } from "esbuild";
+
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { build } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { CUSTOM_RUNTIMES, type CustomRuntime, type Runtime } from "../core/runtimes.mts";
 import { warmLayerCache } from "./startup-caches.mts";
@@ -35,7 +36,10 @@ export function bootstrapScript(runtime: CustomRuntime): string {
   return [
     "#!/bin/sh",
     `# ${runtime.summary}. Written by builder/runtime-layer.mts from core/runtimes.mts.`,
+    // Shell, not a template literal: ${0%/*} is the script's folder.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     "# Lambda runs /opt/bootstrap with the layer at /opt; ${0%/*} finds it wherever it is (the lab).",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     'layer="${0%/*}"',
     ...exports,
     `exec "$layer/bin/${runtime.binaryName}" ${runtime.args.map(quote).join(" ")}${runtime.args.length ? " " : ""}"$layer/${CLIENT_FILE}"`,

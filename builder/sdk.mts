@@ -1,14 +1,15 @@
 // What the pipeline does with the AWS SDK: find what a handler imports from it, bundle it from a
 // profile's SDK tree (published or patched), replace SDK files, and for Warp put it all into one
 // CommonJS chunk that src/warp/sdk-chunk-loader.mts loads with a V8 code cache.
-import { build, type BuildOptions, type Plugin } from "esbuild";
+
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
-export const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
-export const CHUNK_LOADER = join(PROJECT_ROOT, "src/warp/sdk-chunk-loader.mts");
+const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
+const CHUNK_LOADER = join(PROJECT_ROOT, "src/warp/sdk-chunk-loader.mts");
 
 /** Per SDK specifier the handler's code imports: the names it uses, or "*" when it takes the whole module. */
 export type SdkImports = Map<string, Set<string> | "*">;
@@ -32,10 +33,20 @@ export function parseSdkImports(code: string): SdkImports {
   };
   for (const [, , clause, specifier] of code.matchAll(STATIC)) {
     const braces = /\{([^}]*)\}/.exec(clause!);
-    const outside = clause!.replace(/\{[^}]*\}/, "").replace(/,/g, "").trim();
+    const outside = clause!
+      .replace(/\{[^}]*\}/, "")
+      .replace(/,/g, "")
+      .trim();
     // `* as ns`, a default import or `export *`: the module as a whole.
     if (outside || !braces) add(specifier!, "*");
-    else add(specifier!, braces[1]!.split(",").map((part) => part.trim().split(/\s+as\s+/)[0]!).filter(Boolean));
+    else
+      add(
+        specifier!,
+        braces[1]!
+          .split(",")
+          .map((part) => part.trim().split(/\s+as\s+/)[0]!)
+          .filter(Boolean),
+      );
   }
   for (const [, specifier] of code.matchAll(BARE)) add(specifier!, []);
   for (const [, specifier] of code.matchAll(CALLED)) add(specifier!, "*");
@@ -44,7 +55,15 @@ export function parseSdkImports(code: string): SdkImports {
 
 /** Bundles the handler with the SDK external (nothing written) to see what it imports from the SDK. */
 export async function findSdkImports(options: BuildOptions): Promise<SdkImports> {
-  const result = await build({ ...options, write: false, format: "esm", outfile: "sdk-imports.mjs", metafile: false, minify: false, external: [...(options.external ?? []), "@aws-sdk/*", "@smithy/*"] });
+  const result = await build({
+    ...options,
+    write: false,
+    format: "esm",
+    outfile: "sdk-imports.mjs",
+    metafile: false,
+    minify: false,
+    external: [...(options.external ?? []), "@aws-sdk/*", "@smithy/*"],
+  });
   return parseSdkImports(result.outputFiles.map((file) => file.text).join("\n"));
 }
 

@@ -8,12 +8,17 @@ import { join } from "node:path";
 import { execOwned } from "../core/processes.mts";
 import { assertInstalled, CUSTOM_RUNTIMES, type CustomRuntime, type StartupCache } from "../core/runtimes.mts";
 
-
 /** Runs the host binary with its cache variable set; the process may fail (no AWS at build time): the cache is written first. */
 async function runWarm(runtime: CustomRuntime, cache: StartupCache, cacheDir: string, file: string): Promise<void> {
   assertInstalled(runtime);
   // An unreachable endpoint ends a handler's INIT at once, and never lets it reach real AWS.
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runtime.env, [cache.variable]: cacheDir, AWS_ENDPOINT_URL: "https://127.0.0.1:9", AWS_REGION: "us-east-1" };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...runtime.env,
+    [cache.variable]: cacheDir,
+    AWS_ENDPOINT_URL: "https://127.0.0.1:9",
+    AWS_REGION: "us-east-1",
+  };
   await execOwned(runtime.hostBinary, [...runtime.args, file], { env, timeout: 60_000 }).catch(() => undefined);
 }
 

@@ -76,12 +76,21 @@ export function readOnlyCopy(source: string, base: string): string {
  * The environment a function sees: Lambda's reserved variables, the local AWS, the template's
  * own variables (`variables`, evaluated), nothing inherited from the caller's shell.
  */
-export function functionEnvironment(spec: FunctionSpec, taskRoot: string, services: LocalServices, options: { accessKeyId?: string; variables?: Record<string, string> } = {}): Record<string, string> {
+export function functionEnvironment(
+  spec: FunctionSpec,
+  taskRoot: string,
+  services: LocalServices,
+  options: { accessKeyId?: string; variables?: Record<string, string> } = {},
+): Record<string, string> {
   const { runtime } = spec;
   // Only the managed runtimes' bootstraps set these (a custom runtime's bootstrap is the function's own).
   const managed: Record<string, string> =
     runtime.kind === "managed"
-      ? { LAMBDA_RUNTIME_DIR: RUNTIME_DIR, NODE_PATH: [join(RUNTIME_DIR, "node_modules"), RUNTIME_DIR, taskRoot].join(":"), AWS_EXECUTION_ENV: `AWS_Lambda_${runtime.lambdaRuntime}` }
+      ? {
+          LAMBDA_RUNTIME_DIR: RUNTIME_DIR,
+          NODE_PATH: [join(RUNTIME_DIR, "node_modules"), RUNTIME_DIR, taskRoot].join(":"),
+          AWS_EXECUTION_ENV: `AWS_Lambda_${runtime.lambdaRuntime}`,
+        }
       : { LAMBDA_RUNTIME_DIR: "/var/runtime" };
   return {
     PATH: `${process.env.PATH}`,

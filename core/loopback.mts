@@ -2,7 +2,7 @@
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo, Server } from "node:net";
 
-export const portInUseMessage = (port: number) => `port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`;
+const portInUseMessage = (port: number) => `port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`;
 
 /** Listens on 127.0.0.1 (port 0 = a free one); resolves with the port. */
 export function listenOnLoopback(server: Server, port = 0): Promise<number> {

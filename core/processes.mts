@@ -5,7 +5,7 @@
 // one included. setpriv execs the command, so the child keeps the pid spawn() returned.
 // The temporary folders an owner makes (read-only task roots, layer copies) live under a folder
 // named after it; the next owner removes those whose owner is gone.
-import { type ChildProcess, execFile, type ExecFileOptions, spawn, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, type ExecFileOptions, execFile, type SpawnOptions, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -17,9 +17,10 @@ const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => existsSync(p
  * needs util-linux's setpriv; elsewhere (macOS) the command runs as it is, and a killed owner
  * can leave it behind.
  */
-export function ownedCommand(command: string, args: string[]): [string, string[]] {
+function ownedCommand(command: string, args: string[]): [string, string[]] {
   if (process.platform !== "linux") return [command, args];
-  if (!SETPRIV) throw new Error("setpriv is not installed: it ends the lab's processes with their owner; install util-linux (Debian: apt-get install util-linux)");
+  if (!SETPRIV)
+    throw new Error("setpriv is not installed: it ends the lab's processes with their owner; install util-linux (Debian: apt-get install util-linux)");
   return [SETPRIV, ["--pdeathsig", "KILL", "--", command, ...args]];
 }
 
@@ -32,7 +33,11 @@ export function spawnOwned(command: string, args: string[], options: SpawnOption
 const execFileAsync = promisify(execFile);
 
 /** execFile(), promisified, with the child ending when this process does (ownedCommand). */
-export function execOwned(command: string, args: string[], options: ExecFileOptions & { encoding?: BufferEncoding } = {}): Promise<{ stdout: string; stderr: string }> {
+export function execOwned(
+  command: string,
+  args: string[],
+  options: ExecFileOptions & { encoding?: BufferEncoding } = {},
+): Promise<{ stdout: string; stderr: string }> {
   const [owned, ownedArgs] = ownedCommand(command, args);
   return execFileAsync(owned, ownedArgs, { ...options, encoding: "utf8" }) as Promise<{ stdout: string; stderr: string }>;
 }
@@ -48,10 +53,10 @@ function startTime(pid: number): string | null {
 }
 
 /** This process, as the name of the folders it owns: <pid>-<start time>. */
-export const OWNER = `${process.pid}-${startTime(process.pid) ?? "0"}`;
+const OWNER = `${process.pid}-${startTime(process.pid) ?? "0"}`;
 
 /** Whether the process an owner folder is named after still runs. */
-export function ownerAlive(owner: string): boolean {
+function ownerAlive(owner: string): boolean {
   const [pid, started] = owner.split("-");
   if (!/^\d+$/.test(pid ?? "")) return false;
   if (process.platform !== "linux") {

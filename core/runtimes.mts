@@ -22,7 +22,7 @@ interface RuntimeBase {
   installHint: string;
 }
 
-export interface ManagedRuntime extends RuntimeBase {
+interface ManagedRuntime extends RuntimeBase {
   kind: "managed";
   lambdaRuntime: "nodejs22.x" | "nodejs24.x";
   /** The flags the runtime's bootstrap passes to node for a memory size. */
@@ -56,7 +56,23 @@ export interface CustomRuntime extends RuntimeBase {
 export type StartupCache = { variable: string; dir: string } & ({ in: "layer"; warmup: string[] } | { in: "task-root" });
 
 /** Every node: builtin the project's handlers import (a build test checks the bundles against it). */
-export const HANDLER_BUILTINS = ["node:async_hooks", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:https", "node:os", "node:path", "node:process", "node:stream", "node:url", "node:util", "node:vm", "node:zlib"];
+export const HANDLER_BUILTINS = [
+  "node:async_hooks",
+  "node:child_process",
+  "node:crypto",
+  "node:fs",
+  "node:fs/promises",
+  "node:http",
+  "node:https",
+  "node:os",
+  "node:path",
+  "node:process",
+  "node:stream",
+  "node:url",
+  "node:util",
+  "node:vm",
+  "node:zlib",
+];
 
 export type Runtime = ManagedRuntime | CustomRuntime;
 
@@ -72,12 +88,7 @@ function installedVersion(nodeModules: string, pkg: string): string | null {
 /** The flags /var/runtime/bootstrap passes to node for a memory size (integer arithmetic, as in its shell). */
 function lambdaNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
-  return [
-    "--expose-gc",
-    "--max-http-header-size=81920",
-    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
-    `--max-old-space-size=${memoryMb - newSpace}`,
-  ];
+  return ["--expose-gc", "--max-http-header-size=81920", `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
 }
 
 export const RUNTIMES = {
@@ -177,7 +188,9 @@ export function runtimeNamed(nameOrPath: string): Runtime {
   if (cached?.kind === "custom" && cached.startupCache) return withoutStartupCache(cached);
   if (!nameOrPath.includes("/")) {
     const uncached = CUSTOM_RUNTIMES.filter((runtime) => runtime.startupCache).map((runtime) => `${runtime.name}${NO_CACHE}`);
-    throw new Error(`Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, ${uncached.join(" and ")} (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`);
+    throw new Error(
+      `Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, ${uncached.join(" and ")} (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`,
+    );
   }
   const binary = resolve(nameOrPath);
   const name = basename(binary).replace(/[^A-Za-z0-9_-]/g, "-");

@@ -5,7 +5,26 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type CollectionTag, parse, type ScalarTag } from "yaml";
 
-const INTRINSICS = ["Ref", "Condition", "Base64", "Cidr", "FindInMap", "GetAZs", "GetAtt", "If", "ImportValue", "Join", "Not", "Equals", "And", "Or", "Select", "Split", "Sub", "Transform"];
+const INTRINSICS = [
+  "Ref",
+  "Condition",
+  "Base64",
+  "Cidr",
+  "FindInMap",
+  "GetAZs",
+  "GetAtt",
+  "If",
+  "ImportValue",
+  "Join",
+  "Not",
+  "Equals",
+  "And",
+  "Or",
+  "Select",
+  "Split",
+  "Sub",
+  "Transform",
+];
 
 // `!GetAtt A.B` is the one short form whose scalar becomes a list.
 const fnName = (name: string) => (name === "Ref" || name === "Condition" ? name : `Fn::${name}`);
@@ -15,7 +34,7 @@ const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
   { tag: `!${name}`, collection: "map", resolve: (map: { toJSON(): unknown }) => ({ [fnName(name)]: map.toJSON() }) } as unknown as CollectionTag,
 ]);
 
-export interface TemplateResourceEntry {
+interface TemplateResourceEntry {
   Type: string;
   Condition?: string;
   Properties?: Record<string, unknown>;
@@ -31,7 +50,7 @@ export type Template = {
   [key: string]: unknown;
 };
 
-export class TemplateError extends Error {
+class TemplateError extends Error {
   override name = "TemplateError";
 }
 
@@ -115,7 +134,13 @@ const PSEUDO_PARAMETERS: Record<string, string> = {
 
 class Unresolvable extends Error {}
 
-function evaluate(value: unknown, template: Template, overrides: Record<string, string>, created: Record<string, ResourceAttributes> | undefined, strict: boolean): unknown {
+function evaluate(
+  value: unknown,
+  template: Template,
+  overrides: Record<string, string>,
+  created: Record<string, ResourceAttributes> | undefined,
+  strict: boolean,
+): unknown {
   const again = (inner: unknown) => evaluate(inner, template, overrides, created, strict);
   if (Array.isArray(value)) return value.map(again).filter((item) => item !== NO_VALUE);
   if (!value || typeof value !== "object") return value;
@@ -125,7 +150,9 @@ function evaluate(value: unknown, template: Template, overrides: Record<string, 
     const found = created?.[logicalId]?.[name];
     if (found !== undefined) return found;
     if (!strict) throw new Unresolvable();
-    throw new TemplateError(`${name === "Ref" ? `!Ref ${logicalId}` : `!GetAtt ${logicalId}.${name}`} cannot be evaluated locally${created?.[logicalId] ? ` (${logicalId} has ${Object.keys(created[logicalId]).join(", ")})` : ""}`);
+    throw new TemplateError(
+      `${name === "Ref" ? `!Ref ${logicalId}` : `!GetAtt ${logicalId}.${name}`} cannot be evaluated locally${created?.[logicalId] ? ` (${logicalId} has ${Object.keys(created[logicalId]).join(", ")})` : ""}`,
+    );
   };
   if (entries.length === 1 && fn !== undefined && (fn === "Ref" || fn === "Condition" || fn.startsWith("Fn::"))) {
     try {
@@ -240,7 +267,9 @@ function templateLayer(layer: unknown, template: Template, file: string): Templa
   const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
   const resource = typeof logicalId === "string" ? template.Resources[logicalId] : undefined;
   if (resource?.Type !== "AWS::Serverless::LayerVersion") {
-    throw new TemplateError(`Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`);
+    throw new TemplateError(
+      `Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`,
+    );
   }
   return { logicalId: logicalId as string, contentDir: resolve(dirname(file), String(resource.Properties?.ContentUri)) };
 }

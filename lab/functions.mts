@@ -2,13 +2,13 @@
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
 import { removeTree } from "../core/processes.mts";
-import { assertInstalled, CUSTOM_RUNTIMES, type Runtime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../core/runtimes.mts";
+import { assertInstalled, CUSTOM_RUNTIMES, RUNTIME_NAMES, RUNTIMES, type Runtime, runtimeNamed } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import { prepareOptDir } from "./opt-dir.mts";
 
 /** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
-export function runtimeOf(fn: TemplateFunction): Runtime {
+function runtimeOf(fn: TemplateFunction): Runtime {
   const found =
     fn.runtime === "provided.al2023"
       ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
@@ -52,30 +52,36 @@ export interface ServeOptions {
  */
 export async function servedFunctions(builtTemplate: string, { overrides, runtimes = [], extra = [], only }: ServeOptions): Promise<Served> {
   runtimes.forEach(assertInstalled);
-  const fromTemplate = (parameters: Record<string, string>) => templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
+  const fromTemplate = (parameters: Record<string, string>) =>
+    templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
   const own = [...fromTemplate(overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
-  own.forEach((fn) => assertInstalled(fn.runsOn));
+  for (const fn of own) assertInstalled(fn.runsOn);
   const ownRuntime = own[0]?.runsOn;
   const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
   const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
   const functions: ServedFunction[] = [
     ...own,
-    ...others.flatMap((runtime) =>
-      Object.hasOwn(RUNTIMES, runtime.name)
-        ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
-            const runsOn = runtimeOf(fn);
-            if (runsOn.name !== runtime.name) throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
-            return { ...fn, runsOn };
-          })
-        : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
-    ).map((fn) => {
-      const name = functionOnRuntime(fn.logicalId, fn.runsOn);
-      names.set(`${fn.logicalId}@${fn.runsOn.name}`, name);
-      return { ...fn, logicalId: name, httpPath: null };
-    }),
+    ...others
+      .flatMap((runtime) =>
+        Object.hasOwn(RUNTIMES, runtime.name)
+          ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
+              const runsOn = runtimeOf(fn);
+              if (runsOn.name !== runtime.name)
+                throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
+              return { ...fn, runsOn };
+            })
+          : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
+      )
+      .map((fn) => {
+        const name = functionOnRuntime(fn.logicalId, fn.runsOn);
+        names.set(`${fn.logicalId}@${fn.runsOn.name}`, name);
+        return { ...fn, logicalId: name, httpPath: null };
+      }),
   ];
   const optDirs = new Map<string, string>();
-  const cleanup = () => optDirs.forEach((dir) => removeTree(dir));
+  const cleanup = () => {
+    for (const dir of optDirs.values()) removeTree(dir);
+  };
   try {
     for (const fn of functions) {
       if (fn.runsOn.kind !== "custom") continue;
@@ -91,7 +97,11 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
 
 /** Runtimes from a comma-separated list of names or paths (the bench's --runtimes). */
 export function parseRuntimes(list: string): Runtime[] {
-  const runtimes = list.split(",").map((item) => item.trim()).filter(Boolean).map(runtimeNamed);
+  const runtimes = list
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map(runtimeNamed);
   const names = runtimes.map((runtime) => runtime.name);
   const repeated = names.find((name, i) => names.indexOf(name) !== i);
   if (repeated) throw new Error(`runtime ${repeated} is listed twice`);

@@ -4,10 +4,10 @@
 // Sources: SAM CLI (local_apigw_service.py) and the developer guide sample event-v2.json.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { ACCOUNT_ID, type LambdaService, TooManyRequests } from "./emulator/lambda-service.mts";
-import { readBody } from "./emulator/runtime-api.mts";
 import { closeServer, listenOnLoopback } from "../core/loopback.mts";
 import type { TemplateFunction } from "../core/template.mts";
+import { ACCOUNT_ID, type LambdaService, TooManyRequests } from "./emulator/lambda-service.mts";
+import { readBody } from "./emulator/runtime-api.mts";
 
 const API_ID = "warpstartlab";
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -21,7 +21,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 });
 
 /** The payload format 2.0 event API Gateway sends for a request. */
-export function httpApiEvent(req: IncomingMessage, body: Buffer, routeKey: string, requestId: string): Record<string, unknown> {
+function httpApiEvent(req: IncomingMessage, body: Buffer, routeKey: string, requestId: string): Record<string, unknown> {
   const url = new URL(req.url ?? "/", "http://localhost");
   const headers: Record<string, string> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -47,7 +47,13 @@ export function httpApiEvent(req: IncomingMessage, body: Buffer, routeKey: strin
       apiId: API_ID,
       domainName: req.headers.host ?? "127.0.0.1",
       domainPrefix: API_ID,
-      http: { method: req.method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? "127.0.0.1", userAgent: req.headers["user-agent"] ?? "" },
+      http: {
+        method: req.method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+        userAgent: req.headers["user-agent"] ?? "",
+      },
       requestId,
       routeKey,
       stage: "$default",
@@ -71,7 +77,13 @@ export function mapResponse(payload: Buffer, functionError: string | undefined):
     // Without statusCode API Gateway infers the response: 200 and the value as JSON.
     return { status: 200, headers: { "content-type": "application/json" }, body: Buffer.from(typeof value === "string" ? value : JSON.stringify(value)) };
   }
-  const { statusCode, headers = {}, cookies = [], body = "", isBase64Encoded } = value as {
+  const {
+    statusCode,
+    headers = {},
+    cookies = [],
+    body = "",
+    isBase64Encoded,
+  } = value as {
     statusCode: unknown;
     headers?: Record<string, string>;
     cookies?: string[];
@@ -125,7 +137,8 @@ export class HttpApi {
       response.headers["apigw-requestid"] = requestId;
       return response;
     } catch (error) {
-      if (error instanceof TooManyRequests) return json(429, { message: "Too Many Requests" }, { "x-amzn-errortype": "TooManyRequestsException", "apigw-requestid": requestId });
+      if (error instanceof TooManyRequests)
+        return json(429, { message: "Too Many Requests" }, { "x-amzn-errortype": "TooManyRequestsException", "apigw-requestid": requestId });
       throw error;
     }
   }

@@ -61,14 +61,24 @@ async function servedFunction(templateFile: string, logicalId: string, profile: 
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCommandLine({ options: { event: { type: "string" }, profile: { type: "string" }, template: { type: "string", default: PROJECT_TEMPLATE }, help: { type: "boolean" } }, allowPositionals: true });
-  if (values.help) return console.log(USAGE), 0;
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one function at a time, not ${positionals.join(", ")}` : "which function? Give its logical id");
+  const { values, positionals } = parseCommandLine({
+    options: { event: { type: "string" }, profile: { type: "string" }, template: { type: "string", default: PROJECT_TEMPLATE }, help: { type: "boolean" } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length ? `one function at a time, not ${positionals.join(", ")}` : "which function? Give its logical id");
   const [logicalId] = positionals as [string];
   const templateFile = resolve(values.template);
   const source = readTemplate(templateFile);
   const fn = source.functions.find((candidate) => candidate.logicalId === logicalId);
-  if (!fn) throw new UsageError(`${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`);
+  if (!fn)
+    throw new UsageError(
+      `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
+    );
   const event = values.event === undefined ? functionEvent(fn) : readEvent(values.event);
   if (values.profile !== undefined) {
     try {

@@ -1,11 +1,12 @@
 // The local Lambda lab: the local AWS (with the template's resources), the Lambda API and the
 // template's HTTP API for every function of the built template, on 127.0.0.1 free ports.
 // stop() ends everything it started.
-import { LambdaClient } from "@aws-sdk/client-lambda";
+
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { parse as parseToml } from "smol-toml";
 import { errorMessage, onEndingSignal } from "../core/cli.mts";
-import { join } from "node:path";
 import { templateVariables } from "../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
@@ -69,11 +70,13 @@ export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig
   }
   const overrides = config.default?.deploy?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
   const pairs = Array.isArray(overrides) ? overrides.map(String) : String(overrides).split(/\s+/);
-  return Object.fromEntries(pairs.filter(Boolean).map((pair) => {
-    const at = pair.indexOf("=");
-    if (at < 1) throw new Error(`${file}: parameter_overrides entry "${pair}" is not Name=Value`);
-    return [pair.slice(0, at), pair.slice(at + 1).replace(/^"(.*)"$/, "$1")];
-  }));
+  return Object.fromEntries(
+    pairs.filter(Boolean).map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) throw new Error(`${file}: parameter_overrides entry "${pair}" is not Name=Value`);
+      return [pair.slice(0, at), pair.slice(at + 1).replace(/^"(.*)"$/, "$1")];
+    }),
+  );
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
@@ -99,7 +102,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const httpApi = new HttpApi(lambda, functions);
   let stopped: Promise<void> | undefined;
   // lab.aws, not aws: a test may replace the local AWS (stop it, start another on the same port).
-  const stop = () => (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()]).then(() => lab.aws.stop()).finally(served.cleanup));
+  const stop = () =>
+    (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()])
+      .then(() => lab.aws.stop())
+      .finally(served.cleanup));
   const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, stop };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.

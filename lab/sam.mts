@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { PROJECT_TEMPLATE, SETUP_HINT, VENV_BIN } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 
-export class SamError extends Error {
+class SamError extends Error {
   override name = "SamError";
 }
 

@@ -16,7 +16,11 @@ async function main(): Promise<number> {
   onEndingSignal(() => aws.stop(), 0);
   const { attributes, notCreated } = await createResources(template, aws);
   console.log(`local AWS listening at ${aws.endpoint} (every service moto implements)
-created: ${Object.entries(attributes).map(([id, attribute]) => `${id} (${attribute.Ref})`).join(", ") || "nothing"}${notCreated ? `\n${notCreated}` : ""}
+created: ${
+    Object.entries(attributes)
+      .map(([id, attribute]) => `${id} (${attribute.Ref})`)
+      .join(", ") || "nothing"
+  }${notCreated ? `\n${notCreated}` : ""}
 export AWS_ENDPOINT_URL=${aws.endpoint} NODE_EXTRA_CA_CERTS=${aws.caFile} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`);
   return new Promise<number>(() => {});
 }

@@ -28,7 +28,8 @@ async function main(): Promise<number> {
   const template = resolve(values.template);
   const provisioned = wholeNumber("provisioned-concurrency", values["provisioned-concurrency"], 0);
   const runtime = values.runtime;
-  if (runtime !== undefined && !(RUNTIME_NAMES as string[]).includes(runtime)) throw new UsageError(`--runtime must be one of ${RUNTIME_NAMES.join(", ")} (the template's Runtime parameter), not "${runtime}"`);
+  if (runtime !== undefined && !(RUNTIME_NAMES as string[]).includes(runtime))
+    throw new UsageError(`--runtime must be one of ${RUNTIME_NAMES.join(", ")} (the template's Runtime parameter), not "${runtime}"`);
   const idleSeconds = wholeNumber("idle-timeout", values["idle-timeout"], 1);
   const parameterOverrides = {
     ...samconfigParameterOverrides(resolve(appDirOf(template), "samconfig.toml")),

@@ -3,7 +3,7 @@
 // each environment's first request (coldstart: true) as a histogram.
 "use strict";
 
-function countColdStarts(req, res, context, events, next) {
+function countColdStarts(req, res, _context, events, next) {
   const variant = req.name || "unnamed";
   let body;
   try {
@@ -12,7 +12,7 @@ function countColdStarts(req, res, context, events, next) {
     events.emit("counter", `warpstart.${variant}.unparsable_responses`, 1);
     return next();
   }
-  const total = res.timings && res.timings.phases && res.timings.phases.total;
+  const total = res.timings?.phases?.total;
   if (typeof total === "number") events.emit("histogram", `warpstart.${variant}.response_ms`, total);
   if (body.coldstart === true) {
     events.emit("counter", `warpstart.${variant}.cold_starts`, 1);

@@ -4,10 +4,11 @@
 // concurrency off and on, start the lab, run Artillery, stop the lab. With --stack: once, against
 // the deployed stack's ApiUrl, as deployed. Prints a summary per function and writes
 // DIR/summary.json (and Artillery's own report per run).
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
@@ -21,7 +22,6 @@ const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
 const USAGE =
   "usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
-
 
 interface VariantSummary {
   requests: number;
@@ -60,17 +60,41 @@ function options() {
     },
   });
   const duration = Number(values.duration);
-  if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S) throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
+  if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S)
+    throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
   const provisioned = Number(values.provisioned);
-  if (!Number.isInteger(provisioned) || provisioned < 1 || provisioned > 10) throw new UsageError(`--provisioned must be a whole number from 1 to 10, not "${values.provisioned}"`);
+  if (!Number.isInteger(provisioned) || provisioned < 1 || provisioned > 10)
+    throw new UsageError(`--provisioned must be a whole number from 1 to 10, not "${values.provisioned}"`);
   const maxP99 = values["max-p99"];
   if (maxP99 !== undefined && maxP99 !== "off" && !(Number.isInteger(Number(maxP99)) && Number(maxP99) > 0))
     throw new UsageError(`--max-p99 must be a whole number of milliseconds or "off", not "${maxP99}"`);
-  return { ...values, duration, provisioned, maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99), out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)) };
+  return {
+    ...values,
+    duration,
+    provisioned,
+    maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99),
+    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)),
+  };
 }
 
+type Scenario = { name: string; flow: Array<{ get: { url: string; name: string; afterResponse: string } }> };
+
+/** The parts of an Artillery script this runner reads or changes (config.yaml, with scenarios added). */
+export interface ArtilleryScript {
+  config: {
+    phases: Array<{ duration: number }>;
+    ensure: { thresholds: Array<Record<string, number>>; conditions: Array<{ expression: string; strict: boolean }> };
+    processor: string;
+    [setting: string]: unknown;
+  };
+  scenarios: Scenario[];
+}
+
+/** Artillery's JSON report: the aggregate counters and summaries this runner reads. */
+type ArtilleryReport = Parameters<typeof summarize>[0];
+
 /** A template's GET routes, one Artillery scenario each, named after the function. */
-export function routeScenarios(template: string): Array<{ name: string; flow: unknown[] }> {
+export function routeScenarios(template: string): Scenario[] {
   return templateFunctions(template).flatMap((fn) =>
     fn.httpPath ? [{ name: fn.logicalId, flow: [{ get: { url: fn.httpPath, name: fn.logicalId, afterResponse: "countColdStarts" } }] }] : [],
   );
@@ -81,15 +105,15 @@ export function routeScenarios(template: string): Array<{ name: string; flow: un
  * all, keeping their proportions, and its p99 threshold replaced by `maxP99` (milliseconds) or
  * dropped ("off"); the no-failed-request condition always stays.
  */
-export function scaledConfig(template: string, seconds: number, maxP99?: number | "off"): Record<string, any> {
-  const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8"));
+export function scaledConfig(template: string, seconds: number, maxP99?: number | "off"): ArtilleryScript {
+  const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8")) as ArtilleryScript;
   config.scenarios = routeScenarios(template);
   if (config.scenarios.length === 0) throw new UsageError(`${template} has no function with an HttpApi GET route to load`);
-  const phases = config.config.phases as { duration: number }[];
+  const { phases } = config.config;
   const total = phases.reduce((sum, phase) => sum + phase.duration, 0);
   for (const phase of phases) phase.duration = Math.max(1, Math.round((phase.duration * seconds) / total));
   if (maxP99 !== undefined) {
-    const others = (config.config.ensure.thresholds as Record<string, number>[]).filter((threshold) => !("http.response_time.p99" in threshold));
+    const others = config.config.ensure.thresholds.filter((threshold) => !("http.response_time.p99" in threshold));
     config.config.ensure.thresholds = maxP99 === "off" ? others : [...others, { "http.response_time.p99": maxP99 }];
   }
   config.config.processor = join(LOAD_DIR, "processor.cjs");
@@ -97,7 +121,9 @@ export function scaledConfig(template: string, seconds: number, maxP99?: number 
 }
 
 /** Per variant, from Artillery's JSON report (counters and summaries of its aggregate). */
-export function summarize(report: { aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> } }): Record<string, VariantSummary> {
+export function summarize(report: {
+  aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> };
+}): Record<string, VariantSummary> {
   const { counters, summaries } = report.aggregate;
   const variants = Object.keys(counters).flatMap((key) => /^vusers\.created_by_name\.(.+)$/.exec(key)?.[1] ?? []);
   return Object.fromEntries(
@@ -144,7 +170,12 @@ export function parseChecks(output: string): Check[] {
 }
 
 /** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */
-async function artillery(target: string, config: Record<string, any>, outDir: string, label: string): Promise<{ report: any; checks: Check[]; passed: boolean }> {
+async function artillery(
+  target: string,
+  config: ArtilleryScript,
+  outDir: string,
+  label: string,
+): Promise<{ report: ArtilleryReport; checks: Check[]; passed: boolean }> {
   const configFile = join(outDir, `config-${label}.yaml`);
   const reportFile = join(outDir, `artillery-${label}.json`);
   writeFileSync(configFile, stringify(config));
@@ -153,7 +184,12 @@ async function artillery(target: string, config: Record<string, any>, outDir: st
     const child = spawnOwned(ARTILLERY, ["run", "--target", target, "--output", reportFile, configFile], {
       stdio: ["ignore", "pipe", "inherit"],
       // piped to be read, so colours only if they would have been shown
-      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: "true", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+      env: {
+        ...process.env,
+        ARTILLERY_DISABLE_TELEMETRY: "true",
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+        ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
+      },
     });
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       output += chunk;
@@ -162,7 +198,7 @@ async function artillery(target: string, config: Record<string, any>, outDir: st
     child.on("error", (error) => fail(new Error(`could not start Artillery (${ARTILLERY}): ${error.message}; run \`bash scripts/setup.sh\``)));
     child.on("close", done);
   });
-  let report: unknown;
+  let report: ArtilleryReport;
   try {
     report = JSON.parse(readFileSync(reportFile, "utf8"));
   } catch {
@@ -180,7 +216,9 @@ export function table(run: RunSummary): string {
     String(v.requests),
     String(v.errors),
     String(v.coldStarts),
-    Object.entries(v.initializationTypes).map(([type, count]) => `${type} ${count}`).join(", ") || "–",
+    Object.entries(v.initializationTypes)
+      .map(([type, count]) => `${type} ${count}`)
+      .join(", ") || "–",
     fmt(v.latencyMs.p50),
     fmt(v.latencyMs.p95),
     fmt(v.latencyMs.p99),
@@ -190,7 +228,12 @@ export function table(run: RunSummary): string {
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ");
   const failed = run.checks.filter((check) => !check.passed).map((check) => check.expression);
   const verdict = run.thresholdsPassed ? "passed" : `FAILED${failed.length ? ` (${failed.join("; ")})` : ""}`;
-  return [`provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${verdict}`, line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  return [
+    `provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${verdict}`,
+    line(header),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+  ].join("\n");
 }
 
 async function stackApiUrl(stack: string, region: string | undefined): Promise<string> {

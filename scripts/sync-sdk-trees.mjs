@@ -40,7 +40,11 @@ function syncManifest(file, dependencies, extra = {}) {
 
 const pins = patchedPackages();
 const patchTool = readJson("patches/package.json").dependencies["patch-package"];
-const patchesChanged = syncManifest("patches/package.json", { ...sdk, ...pins, "patch-package": patchTool }, { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) });
+const patchesChanged = syncManifest(
+  "patches/package.json",
+  { ...sdk, ...pins, "patch-package": patchTool },
+  { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) },
+);
 
 const runtime = readJson("lab/runtime/package.json");
 const clients = Object.keys(sdk).filter((name) => name.startsWith("@aws-sdk/client-"));
@@ -52,9 +56,7 @@ const runtimeChanged = syncManifest("lab/runtime/package.json", {
 // The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
 const projectNpm = join(root, "tools/node22/node_modules/npm/bin/npm-cli.js");
 const npm = (args) =>
-  existsSync(projectNpm)
-    ? execFileSync(process.execPath, [projectNpm, ...args], { stdio: "inherit" })
-    : execFileSync("npm", args, { stdio: "inherit" });
+  existsSync(projectNpm) ? execFileSync(process.execPath, [projectNpm, ...args], { stdio: "inherit" }) : execFileSync("npm", args, { stdio: "inherit" });
 
 /** What a tree is installed from: its manifest, its lockfile and (for patches/) the patches. */
 function inputsDigest(folder) {

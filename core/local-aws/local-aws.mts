@@ -15,8 +15,6 @@ import { spawnOwned } from "../processes.mts";
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
 export const LOCAL_REGION = "us-east-1";
-/** moto's default account: every access key maps to it. */
-export const LOCAL_ACCOUNT_ID = "123456789012";
 /** The start-up probe's access key: its call is not one of anybody's. */
 const PROBE_KEY = "ASIAWARPSTARTPROBE00";
 
@@ -56,7 +54,7 @@ export interface StartOptions {
   venvBin?: string;
 }
 
-export class LocalAwsError extends Error {
+class LocalAwsError extends Error {
   override name = "LocalAwsError";
 }
 
@@ -183,17 +181,29 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
     gunicorn,
     [
       "app:app",
-      "--config", join(APP_DIR, "gunicorn.conf.py"),
-      "--bind", "127.0.0.1:0",
-      "--worker-class", "gthread",
-      "--threads", "8",
-      "--keep-alive", "75", // longer than any idle gap in a bench round, as AWS's endpoints keep sockets
-      "--certfile", join(certDir, "server.pem"),
-      "--keyfile", join(certDir, "server.key"),
+      "--config",
+      join(APP_DIR, "gunicorn.conf.py"),
+      "--bind",
+      "127.0.0.1:0",
+      "--worker-class",
+      "gthread",
+      "--threads",
+      "8",
+      "--keep-alive",
+      "75", // longer than any idle gap in a bench round, as AWS's endpoints keep sockets
+      "--certfile",
+      join(certDir, "server.pem"),
+      "--keyfile",
+      join(certDir, "server.key"),
       "--no-control-socket",
-      "--log-level", "info",
+      "--log-level",
+      "info",
     ],
-    { cwd: APP_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore", PYTHONUNBUFFERED: "1", WARPSTART_OWNER_PID: String(process.pid) } },
+    {
+      cwd: APP_DIR,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PYTHONWARNINGS: "ignore", PYTHONUNBUFFERED: "1", WARPSTART_OWNER_PID: String(process.pid) },
+    },
   );
   const recorded: AwsCall[] = [];
   createInterface({ input: child.stdout! }).on("line", (line) => {

@@ -29,7 +29,7 @@ export function fixedName(resource: TemplateResource): string | null {
 }
 
 /** The physical name the lab uses: the template's, or one made up as CloudFormation would (stack-logical id). */
-export function localName(resource: TemplateResource): string {
+function localName(resource: TemplateResource): string {
   const made = `warpstart-lab-${resource.logicalId}`;
   return fixedName(resource) ?? (resource.type === "AWS::S3::Bucket" ? made.toLowerCase() : made);
 }
@@ -44,7 +44,10 @@ export interface CreatedResources {
 /** Runs seed.py with a request on stdin; resolves with its JSON answer. */
 function seed(request: unknown, venvBin: string): Promise<Record<string, ResourceAttributes>> {
   return new Promise((resolve, reject) => {
-    const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONWARNINGS: "ignore" } });
+    const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, PYTHONWARNINGS: "ignore" },
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
@@ -67,7 +70,9 @@ export async function createResources(template: SamTemplate, aws: Pick<LocalAws,
   const creatable = template.resources.filter((resource) => resource.type in CREATABLE_TYPES);
   const skipped = template.resources.filter((resource) => !(resource.type in CREATABLE_TYPES) && !SERVED_BY_THE_LAB.has(resource.type));
   // Names are known before anything exists: references to them can be evaluated up front.
-  const names = Object.fromEntries(creatable.filter((resource) => CREATABLE_TYPES[resource.type]!.refIsName).map((resource) => [resource.logicalId, { Ref: localName(resource) }]));
+  const names = Object.fromEntries(
+    creatable.filter((resource) => CREATABLE_TYPES[resource.type]!.refIsName).map((resource) => [resource.logicalId, { Ref: localName(resource) }]),
+  );
   const resources = creatable.map((resource) => ({
     logicalId: resource.logicalId,
     type: resource.type,

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
-import { removeTree, spawnOwned } from "../../core/processes.mts";
 import { RUNTIME_DIR } from "../../core/paths.mts";
+import { removeTree, spawnOwned } from "../../core/processes.mts";
 import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
 
@@ -97,7 +97,11 @@ export class ExecutionEnvironment {
       this.markExited(this.exitInfo);
     });
 
-    const outcome = await race(initTimeoutMs, ready.then(() => "ready" as const), this.exited);
+    const outcome = await race(
+      initTimeoutMs,
+      ready.then(() => "ready" as const),
+      this.exited,
+    );
     const initDurationMs = performance.now() - started;
     if (outcome === "ready") return { kind: "ready", initDurationMs };
     if (outcome === "timeout") {

@@ -2,8 +2,8 @@
 // GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
 import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
+import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
 import { logTail } from "./log-lines.mts";
 import { readBody } from "./runtime-api.mts";
 
@@ -66,7 +66,8 @@ export class InvokeApi {
 
   private async invoke(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
     const payload = await readBody(req, MAX_PAYLOAD_BYTES);
-    if (payload === null) return sendError(res, 413, "RequestTooLargeException", `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`);
+    if (payload === null)
+      return sendError(res, 413, "RequestTooLargeException", `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`);
     if (payload.length > 0 && parseJsonBody(payload) === undefined) {
       return sendError(res, 400, "InvalidRequestContentException", "Could not parse request body into json: the payload is not valid JSON");
     }

@@ -139,7 +139,12 @@ export class LambdaService {
   environments(name: string): { idle: number; busy: number; provisioned: number; frozen: number } {
     const fn = this.get(name);
     const all = [...fn.idle, ...fn.busy];
-    return { idle: fn.idle.length, busy: fn.busy.size, provisioned: all.filter((env) => this.provisioned.has(env)).length, frozen: fn.idle.filter((env) => env.isFrozen).length };
+    return {
+      idle: fn.idle.length,
+      busy: fn.busy.size,
+      provisioned: all.filter((env) => this.provisioned.has(env)).length,
+      frozen: fn.idle.filter((env) => env.isFrozen).length,
+    };
   }
 
   /**
@@ -179,9 +184,13 @@ export class LambdaService {
   }
 
   /** Applies a configuration change; every environment of the function is discarded, so the next invoke is cold. */
-  async updateConfiguration(name: string, change: Partial<Pick<FunctionConfiguration, "Description" | "MemorySize" | "Timeout" | "Environment">>): Promise<FunctionConfiguration> {
+  async updateConfiguration(
+    name: string,
+    change: Partial<Pick<FunctionConfiguration, "Description" | "MemorySize" | "Timeout" | "Environment">>,
+  ): Promise<FunctionConfiguration> {
     const fn = this.get(name);
-    if (fn.config.LastUpdateStatus === "InProgress") throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${fn.config.FunctionArn}`);
+    if (fn.config.LastUpdateStatus === "InProgress")
+      throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${fn.config.FunctionArn}`);
     if (change.MemorySize !== undefined && !(Number.isInteger(change.MemorySize) && change.MemorySize >= 128 && change.MemorySize <= 10240)) {
       throw new InvalidParameterValue("MemorySize must be an integer from 128 to 10240 (MB).");
     }
@@ -242,7 +251,14 @@ export class LambdaService {
   private newEnvironment(fn: LambdaFunction, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
     if (this.closed) throw new Error("the lab is stopping: it starts no new environment");
     const env = new ExecutionEnvironment({
-      spec: { name: fn.spec.logicalId, codeDir: fn.spec.codeDir, handler: fn.config.Handler, memoryMb: fn.config.MemorySize, runtime: fn.spec.runsOn, optDir: fn.spec.optDir },
+      spec: {
+        name: fn.spec.logicalId,
+        codeDir: fn.spec.codeDir,
+        handler: fn.config.Handler,
+        memoryMb: fn.config.MemorySize,
+        runtime: fn.spec.runsOn,
+        optDir: fn.spec.optDir,
+      },
       services: this.services,
       variables: fn.config.Environment?.Variables,
       initializationType,
@@ -356,13 +372,23 @@ export class LambdaService {
         return { payload: outcome.body, functionError: "Unhandled", log };
       case "exit":
         return {
-          payload: Buffer.from(JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${exitText(outcome.exit)}` })),
+          payload: Buffer.from(
+            JSON.stringify({
+              errorType: "Runtime.ExitError",
+              errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${exitText(outcome.exit)}`,
+            }),
+          ),
           functionError: "Unhandled",
           log,
         };
       case "timeout":
         return {
-          payload: Buffer.from(JSON.stringify({ errorType: "Sandbox.Timedout", errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds` })),
+          payload: Buffer.from(
+            JSON.stringify({
+              errorType: "Sandbox.Timedout",
+              errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds`,
+            }),
+          ),
           functionError: "Unhandled",
           log,
         };
@@ -371,7 +397,7 @@ export class LambdaService {
 }
 
 /** A function name, a full or partial ARN, or name:qualifier -> the name. */
-export function functionNameOf(identifier: string): string {
+function functionNameOf(identifier: string): string {
   const arn = /^(?:arn:aws[\w-]*:lambda:[\w-]+:\d{12}:function:)?([^:]+)(?::[^:]+)?$/.exec(identifier);
   return arn?.[1] ?? identifier;
 }

@@ -2,7 +2,7 @@
 // REPORT fields; Init Duration follows Max Memory Used, only on a cold start.
 import type { AwsCall } from "../../core/local-aws/local-aws.mts";
 
-export const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
+const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
 
 export function initStartLine(functionArn: string): string {
   return `INIT_START Runtime Version: ${RUNTIME_VERSION}\tRuntime Version ARN: ${functionArn.replace(/:function:.*$/, "")}::runtime:warpstart-lab`;
@@ -55,7 +55,8 @@ export function failedCallLine(call: Pick<AwsCall, "service" | "operation" | "st
   return `[warpstart lab] INIT's call ${call.service ?? "(unsigned)"} ${call.operation} answered ${call.status}${error ? ` ${error}` : ""}. The lab's local AWS holds only the template's resources: declare what INIT reads in the template.`;
 }
 
-const REPORT = /^REPORT RequestId: (?<requestId>\S+)\tDuration: (?<duration>[\d.]+) ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: (?<maxMemory>\d+) MB(?:\tInit Duration: (?<init>[\d.]+) ms)?/m;
+const REPORT =
+  /^REPORT RequestId: (?<requestId>\S+)\tDuration: (?<duration>[\d.]+) ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: (?<maxMemory>\d+) MB(?:\tInit Duration: (?<init>[\d.]+) ms)?/m;
 
 /** Reads a REPORT line out of a log (Init Duration is optional: warm invokes have none). */
 export function parseReport(log: string): { requestId: string; durationMs: number; maxMemoryUsedMb: number; initDurationMs: number | null } | null {

@@ -18,9 +18,7 @@ export interface Invocation {
 }
 
 /** What the runtime reported for an invocation or for its init. */
-export type RuntimeReport =
-  | { kind: "response"; body: Buffer }
-  | { kind: "error"; errorType: string | null; body: Buffer };
+export type RuntimeReport = { kind: "response"; body: Buffer } | { kind: "error"; errorType: string | null; body: Buffer };
 
 export class RuntimeApi {
   private readonly server: Server;

@@ -67,7 +67,15 @@ class RuntimeError extends Error {
 }
 
 function lambdaError(error: unknown): LambdaError {
-  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message, stackTrace: (error.stack ?? "").split("\n").slice(1).map((line) => line.trim()) };
+  if (error instanceof Error)
+    return {
+      errorType: error.name,
+      errorMessage: error.message,
+      stackTrace: (error.stack ?? "")
+        .split("\n")
+        .slice(1)
+        .map((line) => line.trim()),
+    };
   return { errorType: "Error", errorMessage: String(error), stackTrace: [] };
 }
 

@@ -6,4 +6,5 @@ export const filePromises: Record<string, Promise<string>> = {};
 export const fileIntercept: Record<string, Promise<string>> = {};
 
 export const readFile = (path: string): Promise<string> =>
-  fileIntercept[path] ?? Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, open '${path}' (no shared config files on Lambda)`), { code: "ENOENT" }));
+  fileIntercept[path] ??
+  Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, open '${path}' (no shared config files on Lambda)`), { code: "ENOENT" }));

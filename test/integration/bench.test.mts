@@ -11,7 +11,12 @@ import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
 
 const bench = (...args: string[]) => benchWith({}, ...args);
 const benchWith = (env: Record<string, string>, ...args: string[]) =>
-  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 240_000, env: { ...process.env, CI: "true", ...env } });
+  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: "utf8",
+    timeout: 240_000,
+    env: { ...process.env, CI: "true", ...env },
+  });
 
 describe("npm run bench -- --rounds 2", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-bench-"));
@@ -31,7 +36,9 @@ describe("npm run bench -- --rounds 2", () => {
 
   it("writes every variant's raw samples, paired by round, with versions and machine", () => {
     expect(results).toMatchObject({ schema: 3, rounds: 2, target: { kind: "local" }, runtimes: ["node22"] });
-    expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]));
+    expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
+      FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]),
+    );
     expect(results.variants.every((variant) => variant.runtime === "node22")).toBe(true);
     for (const variant of results.variants) {
       expect(variant.failures).toEqual([]);
@@ -45,7 +52,12 @@ describe("npm run bench -- --rounds 2", () => {
       }
     }
     const sts = installedSdk();
-    expect(results.versions).toMatchObject({ "runtime node22": process.versions.node, "node22 reports": `node ${process.versions.node}`, "@aws-sdk/client-sts": sts, "sdk (Optimized)": sts });
+    expect(results.versions).toMatchObject({
+      "runtime node22": process.versions.node,
+      "node22 reports": `node ${process.versions.node}`,
+      "@aws-sdk/client-sts": sts,
+      "sdk (Optimized)": sts,
+    });
     expect(results.versions["aws-lambda-ric"]).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.machine.cpuCount).toBeGreaterThan(0);
@@ -82,24 +94,41 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
   it("reports every variant × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
     expect(run.status).toBe(0);
     expect(results.runtimes).toEqual(runtimes);
-    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(runtimes.flatMap((runtime) => FUNCTION_NAMES.map((name) => `${name} ${runtime}`)));
+    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(
+      runtimes.flatMap((runtime) => FUNCTION_NAMES.map((name) => `${name} ${runtime}`)),
+    );
     for (const cell of results.variants) {
       // A custom runtime ships no SDK for Raw to import; every other cell measured both rounds.
       if (cell.name === "Raw" && (cell.runtime === "deno" || cell.runtime === "bun")) {
         expect(cell.samples).toEqual([]);
-        expect(cell.failures).toEqual([0, 1].map((round) => expect.objectContaining({ round, phase: "cold", errorType: "Runtime.InitError", message: expect.stringContaining("@aws-sdk/client-sts") })));
+        expect(cell.failures).toEqual(
+          [0, 1].map((round) =>
+            expect.objectContaining({ round, phase: "cold", errorType: "Runtime.InitError", message: expect.stringContaining("@aws-sdk/client-sts") }),
+          ),
+        );
       } else {
-        expect({ cell: `${cell.name} ${cell.runtime}`, failures: cell.failures, rounds: cell.samples.map((sample) => sample.round) }).toEqual({ cell: `${cell.name} ${cell.runtime}`, failures: [], rounds: [0, 1] });
+        expect({ cell: `${cell.name} ${cell.runtime}`, failures: cell.failures, rounds: cell.samples.map((sample) => sample.round) }).toEqual({
+          cell: `${cell.name} ${cell.runtime}`,
+          failures: [],
+          rounds: [0, 1],
+        });
       }
     }
-    expect(results.versions).toMatchObject({ "runtime node24": expect.stringMatching(/^24\./), "node24 reports": expect.stringMatching(/^node 24\./), "deno reports": expect.stringMatching(/^deno 2\./), "bun reports": expect.stringMatching(/^bun 1\./) });
+    expect(results.versions).toMatchObject({
+      "runtime node24": expect.stringMatching(/^24\./),
+      "node24 reports": expect.stringMatching(/^node 24\./),
+      "deno reports": expect.stringMatching(/^deno 2\./),
+      "bun reports": expect.stringMatching(/^bun 1\./),
+    });
   });
 
   it("times each runtime starting, importing each handler and exiting with hyperfine, beside the Lambda-style figures", () => {
     const start = results.processStart!;
     expect(start.tool).toMatch(/^hyperfine \d/);
     const empty = runtimes.map((runtime) => `Empty (${runtime})`);
-    expect([...start.results.map((row) => row.label), ...start.failures.map((row) => row.label)].sort()).toEqual([...empty, ...results.variants.map((cell) => `${cell.name} (${cell.runtime})`)].sort());
+    expect([...start.results.map((row) => row.label), ...start.failures.map((row) => row.label)].sort()).toEqual(
+      [...empty, ...results.variants.map((cell) => `${cell.name} (${cell.runtime})`)].sort(),
+    );
     expect(start.failures.map((row) => row.label).sort()).toEqual(["Raw (bun)", "Raw (deno)"]);
     for (const row of start.results) expect(row).toMatchObject({ runs: start.runs, meanMs: expect.any(Number) });
     const exported = JSON.parse(readFileSync(join(out, "hyperfine.json"), "utf8")) as { results: Array<{ command: string; times: number[] }> };
@@ -120,7 +149,10 @@ describe("bench usage errors", () => {
     [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
     [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles and --ablate build locally; a --stack runs each function as deployed"],
     [["--runtimes", "node22,quickjs"], '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, deno-no-cache and bun-no-cache'],
-    [["--runtimes", "./bin/llrt"], `--runtimes: llrt is not installed: ${join(PROJECT_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`],
+    [
+      ["--runtimes", "./bin/llrt"],
+      `--runtimes: llrt is not installed: ${join(PROJECT_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`,
+    ],
     [["--runtimes", "deno", "--stack", "warpstart"], "with --stack, the runtimes are the stacks' own"],
   ])("%j says %s and exits 2", (args, message) => {
     const run = bench(...args);
@@ -134,7 +166,9 @@ describe("npm run bench -- --runtimes without hyperfine", () => {
   it("says what to install before it measures anything", () => {
     const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("error: hyperfine is not installed: install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can).");
+    expect(run.stderr).toContain(
+      "error: hyperfine is not installed: install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can).",
+    );
     expect(run.stderr).not.toContain("starting the lab");
   });
 });
@@ -144,7 +178,11 @@ describe("npm run bench -- --runtimes when hyperfine fails", () => {
     const dir = mkdtempSync(join(tmpdir(), "warpstart-broken-hyperfine-"));
     try {
       // Answers --version, fails every measurement.
-      writeFileSync(join(dir, "hyperfine"), '#!/bin/sh\n[ "$1" = --version ] && { echo "hyperfine 0.0.0"; exit 0; }\necho "hyperfine: simulated failure" >&2\nexit 3\n', { mode: 0o755 });
+      writeFileSync(
+        join(dir, "hyperfine"),
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "hyperfine 0.0.0"; exit 0; }\necho "hyperfine: simulated failure" >&2\nexit 3\n',
+        { mode: 0o755 },
+      );
       const out = join(dir, "out");
       const run = benchWith({ PATH: `${dir}:${process.env.PATH}` }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor", "--out", out);
       expect(run.status).toBe(1);
@@ -167,7 +205,9 @@ describe("npm run bench -- --ablate --rounds 1", () => {
       expect(run.status).toBe(0);
       const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
       const profiles = ["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)];
-      expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]));
+      expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
+        profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]),
+      );
       expect(results.variants.every((variant) => variant.failures.length === 0 && variant.samples.length === 1)).toBe(true);
       expect(results.versions).toMatchObject({ "V8 code cache (Warp/Warp)": "accepted", "V8 code cache (Warp/Warp-no-noSharedConfigFiles)": "accepted" });
       expect(results.versions["V8 code cache (Warp/Warp-no-codeCache)"]).toBeUndefined();
@@ -182,7 +222,19 @@ describe("npm run bench -- --template examples/template.yaml --variants SsmParam
   it("builds the function in each profile and measures them side by side, each entry naming function and profile", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-profiles-"));
     try {
-      const run = bench("--no-build", "--template", EXAMPLES_TEMPLATE, "--variants", "SsmParameter", "--profiles", "Bundled,Optimized,Warp", "--rounds", "1", "--out", out);
+      const run = bench(
+        "--no-build",
+        "--template",
+        EXAMPLES_TEMPLATE,
+        "--variants",
+        "SsmParameter",
+        "--profiles",
+        "Bundled,Optimized,Warp",
+        "--rounds",
+        "1",
+        "--out",
+        out,
+      );
       expect(run.stderr).not.toMatch(/^error:/m);
       expect(run.status).toBe(0);
       const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));

@@ -1,7 +1,8 @@
 // The artifacts of the real `sam build` (makefile builder -> builder/build.mts -> esbuild).
-import type { Metafile } from "esbuild";
+
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { Metafile } from "esbuild";
 import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
@@ -72,19 +73,20 @@ describe("Warp", () => {
     expect(artifact("Optimized")).toContain("fs/promises");
   });
 
-  it.each(readTemplate(EXAMPLES_TEMPLATE).functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => [fn.logicalId, fn]))(
-    "puts exactly the clients %s's handler imports into its chunk",
-    (name, fn) => {
-      const artifactDir = join(buildDirOf(EXAMPLES_TEMPLATE), name);
-      const beside = dirname(join(artifactDir, builtHandlerFile({ ...fn, codeDir: artifactDir })));
-      const chunk = readFileSync(join(beside, "sdk.cjs"), "utf8");
-      const imported = [...readFileSync(handlerSource(fn).source, "utf8").matchAll(/from "(@aws-sdk\/client-[\w-]+)"/g)].map((m) => m[1]);
-      expect(imported.length).toBeGreaterThan(0);
-      for (const client of imported) expect(chunk).toContain(`"${client}"`);
-      expect(chunk).not.toContain('"@aws-sdk/client-sts"');
-      expect(statSync(join(beside, "sdk.cache")).size).toBeGreaterThan(0);
-    },
-  );
+  it.each(
+    readTemplate(EXAMPLES_TEMPLATE)
+      .functions.filter((fn) => fn.buildProperties.Profile === "Warp")
+      .map((fn) => [fn.logicalId, fn]),
+  )("puts exactly the clients %s's handler imports into its chunk", (name, fn) => {
+    const artifactDir = join(buildDirOf(EXAMPLES_TEMPLATE), name);
+    const beside = dirname(join(artifactDir, builtHandlerFile({ ...fn, codeDir: artifactDir })));
+    const chunk = readFileSync(join(beside, "sdk.cjs"), "utf8");
+    const imported = [...readFileSync(handlerSource(fn).source, "utf8").matchAll(/from "(@aws-sdk\/client-[\w-]+)"/g)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    for (const client of imported) expect(chunk).toContain(`"${client}"`);
+    expect(chunk).not.toContain('"@aws-sdk/client-sts"');
+    expect(statSync(join(beside, "sdk.cache")).size).toBeGreaterThan(0);
+  });
 });
 
 describe.each(FUNCTION_NAMES)("%s build-time constants", (name) => {
@@ -149,14 +151,21 @@ describe("startup caches warmed at build time", () => {
 
   it("Deno's warm-up imports every node: builtin the built handlers import", () => {
     const builtins = new Set(
-      FUNCTION_NAMES.flatMap((name) => Object.values(metafile(name).outputs).flatMap((output) => output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path))),
+      FUNCTION_NAMES.flatMap((name) =>
+        Object.values(metafile(name).outputs).flatMap((output) =>
+          output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path),
+        ),
+      ),
     );
     expect([...builtins].filter((builtin) => !HANDLER_BUILTINS.includes(builtin))).toEqual([]);
   });
 
-  it.each(FUNCTION_NAMES.filter((name) => artifact(name).length >= 50 * 1024))("%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)", (name) => {
-    const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
-    const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
-    expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
-  });
+  it.each(FUNCTION_NAMES.filter((name) => artifact(name).length >= 50 * 1024))(
+    "%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)",
+    (name) => {
+      const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
+      const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
+      expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
+    },
+  );
 });

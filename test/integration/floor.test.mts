@@ -1,6 +1,6 @@
 // The Floor function (no SDK) bundled on its own and run in fresh Node 22 processes against the
 // real local AWS. A child process, because NODE_EXTRA_CA_CERTS is only read at process start.
-import { build } from "esbuild";
+
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { RequestListener } from "node:http";
@@ -8,8 +8,9 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { NODE22 } from "../../core/paths.mts";
+import { build } from "esbuild";
 import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { NODE22 } from "../../core/paths.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { freePort } from "../support/lab.mts";
 
@@ -130,7 +131,15 @@ it("loads only the builtins an HTTPS call needs", async () => {
   const loadedByFloor = floor.builtins.filter((builtin) => !loadedByEmptyModule.has(builtin));
   expect(loadedByFloor).toContain("https");
   // What the SDK's HTTP handler and parsers bring in, and what Floor's own code avoids.
-  for (const unneeded of ["http2", "zlib", "internal/deps/undici/undici", "worker_threads", "internal/webstreams/readablestream", "perf_hooks", "internal/crypto/webcrypto"]) {
+  for (const unneeded of [
+    "http2",
+    "zlib",
+    "internal/deps/undici/undici",
+    "worker_threads",
+    "internal/webstreams/readablestream",
+    "perf_hooks",
+    "internal/crypto/webcrypto",
+  ]) {
     expect(loadedByFloor).not.toContain(unneeded);
   }
 });

@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VENV_BIN } from "../../core/paths.mts";
 import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { VENV_BIN } from "../../core/paths.mts";
 import { builtFunction, freePort, run } from "../support/lab.mts";
 
 let aws: LocalAws;

@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { functionEnvironment, prepareTaskRoot } from "../../core/function-environment.mts";
-import { removeTree } from "../../core/processes.mts";
-import { type Lab, startLab } from "../../lab/lab.mts";
-import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { removeTree } from "../../core/processes.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
+import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { builtFunction, eventOf, forceColdStart, freePort, invokeLogged } from "../support/lab.mts";
-import { RUNTIMES } from "../../core/runtimes.mts";
 
 let lab: Lab;
 beforeAll(async () => {
@@ -120,7 +120,12 @@ describe("Cjs when STS is down at INIT", () => {
     const taskRoot = prepareTaskRoot(spec);
     try {
       const env = functionEnvironment(spec, taskRoot, { awsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.aws.caFile });
-      const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], { cwd: taskRoot, env, encoding: "utf8", timeout: 30_000 });
+      const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], {
+        cwd: taskRoot,
+        env,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual({
@@ -161,7 +166,11 @@ describe("node bench/keepalive.mts", () => {
   it("measures both variants at K = 1 and 10 and writes the report", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-keepalive-"));
     try {
-      const run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/keepalive.mts"), "--no-build", "--invokes", "2", "--out", out], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 120_000 });
+      const run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/keepalive.mts"), "--no-build", "--invokes", "2", "--out", out], {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       expect(run.stderr).not.toMatch(/^error:/m);
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^\| variant +\| keep-alive \| +K \| calls \| p50 ms\/call \| p90 ms\/call \| connections \| connections\/invoke \|$/m);

@@ -1,7 +1,8 @@
 // The emulator through @aws-sdk/client-lambda, as the bench and users talk to it: cold and
 // warm invokes of every built function, forced cold starts, and Lambda's failure semantics.
-import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+
 import { join } from "node:path";
+import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
@@ -145,7 +146,10 @@ describe("failure semantics", () => {
   it("gives Runtime.ExitError when the handler ends the process, then starts a new environment", async () => {
     const first = await invoke(lab, "Exits");
     expect(first.functionError).toBe("Unhandled");
-    expect(first.payload).toEqual({ errorType: "Runtime.ExitError", errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Runtime exited with error: exit status 3$/) });
+    expect(first.payload).toEqual({
+      errorType: "Runtime.ExitError",
+      errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Runtime exited with error: exit status 3$/),
+    });
     const second = await invoke(lab, "Exits");
     expect(second.log).toContain("INIT_START");
   });
@@ -160,7 +164,10 @@ describe("failure semantics", () => {
   it("kills an invocation at its timeout and says so; the next invoke is cold", async () => {
     const timedOut = await invoke(lab, "Slow");
     expect(timedOut.functionError).toBe("Unhandled");
-    expect(timedOut.payload).toEqual({ errorType: "Sandbox.Timedout", errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Task timed out after 1\.00 seconds$/) });
+    expect(timedOut.payload).toEqual({
+      errorType: "Sandbox.Timedout",
+      errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Task timed out after 1\.00 seconds$/),
+    });
     expect(timedOut.log).toMatch(/REPORT RequestId: .*\tStatus: timeout\t$/m);
     const next = await invoke(lab, "Slow");
     expect(next.log).toContain("INIT_START");

@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { assertPortFree } from "../../core/local-aws/local-aws.mts";
 import { LAB_RUN_DIR } from "../../core/function-environment.mts";
+import { assertPortFree } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 
@@ -15,15 +15,19 @@ const OWNER = join(import.meta.dirname, "../support/lab-owner.mts");
 
 /** Every live process below `pid` (Linux /proc): pid, state and command line. A zombie has ended. */
 function descendants(pid: number): Array<{ pid: number; state: string; command: string }> {
-  const table = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
-    try {
-      const [, rest] = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ");
-      const [state, ppid] = rest!.split(" ");
-      return [{ pid: Number(entry), ppid: Number(ppid), state: state!, command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim() }];
-    } catch {
-      return []; // gone while we looked
-    }
-  });
+  const table = readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const [, rest] = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ");
+        const [state, ppid] = rest!.split(" ");
+        return [
+          { pid: Number(entry), ppid: Number(ppid), state: state!, command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim() },
+        ];
+      } catch {
+        return []; // gone while we looked
+      }
+    });
   const found: Array<{ pid: number; state: string; command: string }> = [];
   const walk = (parent: number) => {
     for (const child of table.filter((entry) => entry.ppid === parent)) {
@@ -67,7 +71,11 @@ describe.each([
     // One environment frozen while idle, one busy with an invocation when the owner ends.
     expect((await fetch(`${apiUrl}/echo`)).status).toBe(200);
     const busy = fetch(`${apiUrl}/sleep?ms=30000`).catch(() => undefined);
-    await until(() => descendants(owner.pid!).filter((p) => p.command.includes("aws-lambda-ric")).length === 2, 10_000, () => "the busy environment did not start");
+    await until(
+      () => descendants(owner.pid!).filter((p) => p.command.includes("aws-lambda-ric")).length === 2,
+      10_000,
+      () => "the busy environment did not start",
+    );
     const before = descendants(owner.pid!);
     expect(before.some((p) => p.state === "T" && p.command.includes("aws-lambda-ric"))).toBe(true); // the frozen one
     expect(before.filter((p) => p.command.includes("gunicorn"))).toHaveLength(2); // the local AWS: master and worker
@@ -75,7 +83,11 @@ describe.each([
     const ended = new Promise((resolve) => owner.once("exit", resolve)); // its own sockets close with it
     end(owner);
     await ended;
-    await until(() => before.every((p) => !alive(p.pid)), 5_000, () => `still running 5 s after the end: ${JSON.stringify(before.filter((p) => alive(p.pid)))}`);
+    await until(
+      () => before.every((p) => !alive(p.pid)),
+      5_000,
+      () => `still running 5 s after the end: ${JSON.stringify(before.filter((p) => alive(p.pid)))}`,
+    );
     for (const url of [endpoint, apiUrl, awsEndpoint]) await expect(assertPortFree(portOf(url))).resolves.toBeUndefined();
     await busy;
   }, 60_000);
@@ -85,7 +97,11 @@ it("removes the read-only task roots of a lab that could not remove them, at the
   const { owner, apiUrl } = await startOwner();
   expect((await fetch(`${apiUrl}/echo`)).status).toBe(200); // a task root, read-only
   owner.kill("SIGKILL");
-  await until(() => !alive(owner.pid!), 5_000, () => "the owner did not end");
+  await until(
+    () => !alive(owner.pid!),
+    5_000,
+    () => "the owner did not end",
+  );
   const left = readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`));
   expect(left).toHaveLength(1);
   const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });
@@ -116,7 +132,11 @@ describe("environments killed under traffic", () => {
     let killed = 0;
     for (let wave = 0; wave < 8; wave++) {
       const requests = Array.from({ length: 6 }, request);
-      await until(() => environments().length > 0, 10_000, () => "no environment started");
+      await until(
+        () => environments().length > 0,
+        10_000,
+        () => "no environment started",
+      );
       for (const env of environments().slice(0, 2)) {
         process.kill(env.pid, "SIGKILL");
         killed++;

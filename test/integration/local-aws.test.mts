@@ -1,13 +1,14 @@
 // The local AWS: every service moto implements behind TLS with keep-alive, trusted through the
 // lab's own CA only, with the template's resources created in it, every call recorded by the
 // access key that signed it, and clear errors for a busy port or a missing tool.
-import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { assertPortFree, type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { createResources } from "../../core/local-aws/resources.mts";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT } from "../../core/paths.mts";
@@ -80,7 +81,9 @@ it("says what to do when moto, the local AWS itself, is missing from the venv", 
     mkdirSync(join(venv, "bin"));
     mkdirSync(join(venv, "lib/python3.11/site-packages"), { recursive: true });
     for (const tool of ["gunicorn", "python"]) writeFileSync(join(venv, "bin", tool), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
-    await expect(startLocalAws({ venvBin: join(venv, "bin") })).rejects.toThrow(`moto is not installed in the Python venv ${venv} (it is the local AWS); run \`bash scripts/setup.sh\``);
+    await expect(startLocalAws({ venvBin: join(venv, "bin") })).rejects.toThrow(
+      `moto is not installed in the Python venv ${venv} (it is the local AWS); run \`bash scripts/setup.sh\``,
+    );
   } finally {
     rmSync(venv, { recursive: true, force: true });
   }
@@ -121,7 +124,13 @@ describe("every service, one endpoint", () => {
   });
 
   it("records each call by the access key that signed it: service, operation, status and the error it answered", async () => {
-    const ssm = new SSMClient({ region: "us-east-1", endpoint: aws.endpoint, credentials: credentials("ASIATESTCALLS000000"), requestHandler: tls(), maxAttempts: 1 });
+    const ssm = new SSMClient({
+      region: "us-east-1",
+      endpoint: aws.endpoint,
+      credentials: credentials("ASIATESTCALLS000000"),
+      requestHandler: tls(),
+      maxAttempts: 1,
+    });
     await expect(ssm.send(new GetParameterCommand({ Name: "/not/declared" }))).rejects.toMatchObject({ name: "ParameterNotFound" });
     ssm.destroy();
     expect(aws.calls("ASIATESTCALLS000000")).toEqual([

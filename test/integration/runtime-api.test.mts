@@ -14,7 +14,7 @@ it("drops a request aborted mid-body and keeps serving", async () => {
   try {
     await new Promise<void>((resolve) => {
       const socket = connect(Number(port), host, () => {
-        socket.write("POST /2018-06-01/runtime/init/error HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"errorType\":");
+        socket.write('POST /2018-06-01/runtime/init/error HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"errorType":');
         socket.destroy();
         resolve();
       });

@@ -4,14 +4,15 @@
 // given by path; and the errors a user meets when a runtime is missing.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
-import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { eventOf, FUNCTION_NAMES, invokeLogged } from "../support/lab.mts";
 
-const version = (pkg: string) => (JSON.parse(readFileSync(join(PROJECT_ROOT, "tools/runtimes/node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+const version = (pkg: string) =>
+  (JSON.parse(readFileSync(join(PROJECT_ROOT, "tools/runtimes/node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
 describe("the template's functions on every runtime", () => {
   let lab: Lab;
@@ -23,7 +24,9 @@ describe("the template's functions on every runtime", () => {
   });
 
   const whatRuns = { node24: `node ${version("node")}`, deno: `deno ${version("deno")}`, bun: `bun ${version("bun")}` };
-  const cells = FUNCTION_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) => (["node24", "deno", "bun"] as const).map((runtime) => [variant, runtime] as const));
+  const cells = FUNCTION_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) =>
+    (["node24", "deno", "bun"] as const).map((runtime) => [variant, runtime] as const),
+  );
 
   it.each(cells)("%s on %s answers cold with the same response shape as on node22", async (variant, runtime) => {
     const reference = await invokeLogged(lab, lab.functionOn(variant, "node22")!, eventOf(variant));
@@ -34,7 +37,13 @@ describe("the template's functions on every runtime", () => {
     expect(cold.payload).toMatchObject({ statusCode: 200, headers: { "content-type": "application/json" } });
     const body = JSON.parse(cold.payload.body);
     expect(Object.keys(body).sort()).toEqual(Object.keys(JSON.parse(reference.payload.body)).sort());
-    expect(body).toMatchObject({ coldstart: true, function: variant, account: MASKED_ACCOUNT_ID, runtime: whatRuns[runtime], lambdaRequestId: cold.report!.requestId });
+    expect(body).toMatchObject({
+      coldstart: true,
+      function: variant,
+      account: MASKED_ACCOUNT_ID,
+      runtime: whatRuns[runtime],
+      lambdaRequestId: cold.report!.requestId,
+    });
     expect(cold.payload.body).not.toContain("123456789012");
   });
 

@@ -35,7 +35,9 @@ describe("the HTTP API", () => {
     expect(response.headers.get("apigw-requestid")).toBeTruthy();
     expect(await response.json()).toMatchObject({ initType: "on-demand" });
 
-    const echoed = (await (await fetch(`${lab.apiUrl}/echo?name=lab`, { headers: { cookie: "session=abc" } })).json()) as { event: Record<string, any> };
+    const echoed = (await (await fetch(`${lab.apiUrl}/echo?name=lab`, { headers: { cookie: "session=abc" } })).json()) as {
+      event: Record<string, unknown> & { headers: Record<string, string> };
+    };
     expect(echoed.event).toMatchObject({
       version: "2.0",
       routeKey: "GET /echo",

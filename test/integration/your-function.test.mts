@@ -55,12 +55,15 @@ describe("your function, any AWS service: the README's path on a copy of the pro
     copy = mkdtempSync(join(tmpdir(), "warpstart-your-function-"));
     // The project's files as a clone has them; what setup installed is copied (npm changes it)
     // or linked (the pinned Node, the venv: used as they are).
-    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: PROJECT_ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: PROJECT_ROOT, encoding: "utf8" })
+      .split("\0")
+      .filter(Boolean);
     for (const file of files.filter((name) => existsSync(join(PROJECT_ROOT, name)) && !name.startsWith("tools/"))) {
       mkdirSync(dirname(join(copy, file)), { recursive: true });
       cpSync(join(PROJECT_ROOT, file), join(copy, file));
     }
-    for (const installed of ["node_modules", "patches/node_modules", "lab/runtime/node_modules"]) cpSync(join(PROJECT_ROOT, installed), join(copy, installed), { recursive: true, verbatimSymlinks: true });
+    for (const installed of ["node_modules", "patches/node_modules", "lab/runtime/node_modules"])
+      cpSync(join(PROJECT_ROOT, installed), join(copy, installed), { recursive: true, verbatimSymlinks: true });
     for (const linked of ["tools", ".venv"]) symlinkSync(join(PROJECT_ROOT, linked), join(copy, linked));
   }, 120_000);
   afterAll(() => {
@@ -102,10 +105,23 @@ describe("your function, any AWS service: the README's path on a copy of the pro
 
   it("6. npm run bench --profiles: the function in each profile, side by side in one run", () => {
     const out = join(copy, "results/profiles");
-    const bench = runIn(copy, NODE22, ["bench/cli.mts", "--no-build", "--variants", "Thumbnails", "--profiles", "Bundled,Optimized,Warp", "--rounds", "2", "--out", out]);
+    const bench = runIn(copy, NODE22, [
+      "bench/cli.mts",
+      "--no-build",
+      "--variants",
+      "Thumbnails",
+      "--profiles",
+      "Bundled,Optimized,Warp",
+      "--rounds",
+      "2",
+      "--out",
+      out,
+    ]);
     expect(outputOf(bench)).toMatchObject({ status: 0 });
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as BenchResults;
-    expect(results.variants.map((cell) => [cell.function, cell.profile, cell.samples.length, cell.failures])).toEqual(["Bundled", "Optimized", "Warp"].map((profile) => ["Thumbnails", profile, 2, []]));
+    expect(results.variants.map((cell) => [cell.function, cell.profile, cell.samples.length, cell.failures])).toEqual(
+      ["Bundled", "Optimized", "Warp"].map((profile) => ["Thumbnails", profile, 2, []]),
+    );
     expect(results.versions["V8 code cache (Thumbnails/Warp)"]).toBe("accepted");
     for (const file of ["report.md", "chart.svg"]) expect(existsSync(join(out, file))).toBe(true);
   }, 300_000);
@@ -121,9 +137,18 @@ describe("what a user sees when a step goes wrong", () => {
 
   it.each([
     ["UnknownProfile", 'build of UnknownProfile failed: UnknownProfile: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
-    ["MissingSource", "build of MissingSource failed: MissingSource: its Handler src/functions/nowhere/index.handler names the source src/functions/nowhere/index.{mts,ts,mjs,js,cts,cjs}"],
-    ["ImportsMissing", "build of ImportsMissing failed: ImportsMissing: test/fixtures/sam-apps/bad-inputs/src/functions/imports-missing/index.mts imports @aws-sdk/client-kinesis, which is not installed: npm install @aws-sdk/client-kinesis"],
-    ["DefinesUnnamed", "build of DefinesUnnamed failed: DefinesUnnamed: Define NAME: !Ref Unnamed has no name before deploy time: give it one (Name) so the build can embed it"],
+    [
+      "MissingSource",
+      "build of MissingSource failed: MissingSource: its Handler src/functions/nowhere/index.handler names the source src/functions/nowhere/index.{mts,ts,mjs,js,cts,cjs}",
+    ],
+    [
+      "ImportsMissing",
+      "build of ImportsMissing failed: ImportsMissing: test/fixtures/sam-apps/bad-inputs/src/functions/imports-missing/index.mts imports @aws-sdk/client-kinesis, which is not installed: npm install @aws-sdk/client-kinesis",
+    ],
+    [
+      "DefinesUnnamed",
+      "build of DefinesUnnamed failed: DefinesUnnamed: Define NAME: !Ref Unnamed has no name before deploy time: give it one (Name) so the build can embed it",
+    ],
     ["CommonJsWarp", "build of CommonJsWarp failed: CommonJsWarp: the Warp profile loads the SDK as a chunk from an ES module (import.meta)"],
   ])("sam build %s fails, saying what is wrong and what to do", (logicalId, message) => {
     const { status, output } = samBuild(logicalId);
@@ -136,7 +161,9 @@ describe("what a user sees when a step goes wrong", () => {
     expect(status).not.toBe(0);
     expect(output).toContain("Warp builds WarpReadsUndeclared's V8 code cache by running its INIT, against a local AWS that holds only");
     expect(output).toContain("The call that failed: ssm GetParameter answered 400 ParameterNotFound");
-    expect(output).toContain("Declare what INIT reads in the template (an AWS::SSM::Parameter, with the name the function uses), or build WarpReadsUndeclared with another profile.");
+    expect(output).toContain(
+      "Declare what INIT reads in the template (an AWS::SSM::Parameter, with the name the function uses), or build WarpReadsUndeclared with another profile.",
+    );
     expect(output).not.toMatch(/amazonaws\.com/);
   }, 120_000);
 

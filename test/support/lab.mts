@@ -1,9 +1,10 @@
 // Shared by the integration tests: the functions `sam build` produced (jest globalSetup), and
 // the helpers that drive the lab through its Lambda API.
-import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+
 import { readFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
+import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { functionBuild } from "../../builder/build.mts";
 import type { FunctionSpec, LocalServices } from "../../core/function-environment.mts";
 import type { LocalAws } from "../../core/local-aws/local-aws.mts";
@@ -13,7 +14,7 @@ import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { parseReport } from "../../lab/emulator/log-lines.mts";
 import { functionEvent } from "../../lab/events.mts";
 import { type Lab, labClient } from "../../lab/lab.mts";
-import { runOnce, type RunOnceResult } from "./run-once.mts";
+import { type RunOnceResult, runOnce } from "./run-once.mts";
 
 /** The project template's functions, as written (source) and as `sam build` wrote them (built). */
 export const sourceFunctions = readTemplate(PROJECT_TEMPLATE).functions;
@@ -50,7 +51,9 @@ export function expectedSdkVersion(logicalId: string): string {
 
 /** Invokes a lab function with LogType Tail: its function error, parsed payload, log tail and REPORT. */
 export async function invokeLogged(lab: Pick<Lab, "endpoint">, functionName: string, event: unknown = {}) {
-  const out = await labClient(lab, { maxAttempts: 1 }).send(new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(event)) }));
+  const out = await labClient(lab, { maxAttempts: 1 }).send(
+    new InvokeCommand({ FunctionName: functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(event)) }),
+  );
   const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
   return { functionError: out.FunctionError, payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), log, report: parseReport(log) };
 }

@@ -1,5 +1,5 @@
-import type { BenchResults, VariantResult } from "../../bench/results.mts";
 import { escapeXml, initChartSvg, niceTicks } from "../../bench/chart.mts";
+import type { BenchResults, VariantResult } from "../../bench/results.mts";
 
 function variant(name: string, initMs: number[], failures = 0): VariantResult {
   const samples = initMs.map((value, round) => ({ round, initMs: value, e2eMs: value * 2, durationMs: 3, warmE2eMs: 8 }));
@@ -23,11 +23,7 @@ function fixture(): BenchResults {
     finishedAt: "2025-01-01T00:10:00.000Z",
     target: { kind: "aws", stacks: ["warpstart"], region: "eu-west-1" },
     rounds: 10,
-    variants: [
-      variant("Raw", [100, 110, 120, 130, 140, 150, 160, 170, 180, 190]),
-      variant("A&B <fast>", [40, 42, 44, 46, 48], 2),
-      variant("Empty", [], 3),
-    ],
+    variants: [variant("Raw", [100, 110, 120, 130, 140, 150, 160, 170, 180, 190]), variant("A&B <fast>", [40, 42, 44, 46, 48], 2), variant("Empty", [], 3)],
     runtimes: ["node22"],
     versions: {},
     machine: { platform: "linux", arch: "arm64", cpuModel: "cpu", cpuCount: 2, memoryGiB: 4 },
@@ -97,7 +93,7 @@ describe("initChartSvg", () => {
 
   it("can chart E2E with a custom title", () => {
     const e2e = initChartSvg(fixture(), { metric: "e2eMs", title: "E2E & more" });
-    expect(e2e).toContain("<title id=\"chart-title\">E2E &amp; more</title>");
+    expect(e2e).toContain('<title id="chart-title">E2E &amp; more</title>');
     expect(e2e).toContain("p50 290.0 ms (n=10)");
     expect(e2e).toContain("Cold E2E (ms)");
     assertWellFormed(e2e);

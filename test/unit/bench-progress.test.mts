@@ -16,7 +16,12 @@ function fakeStream(isTTY: boolean, columns?: number): ProgressStream & { output
 /** A clock advanced by hand, so elapsed and ETA are exact. */
 function fakeClock(start = 1_000_000) {
   let t = start;
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 describe("formatDuration", () => {
@@ -110,6 +115,11 @@ describe("createProgress without a TTY", () => {
     progress.tick("b");
     progress.tick("c");
     progress.done();
-    expect(stream.output.trimEnd().split("\n").map((line) => line.split(" ")[1])).toEqual(["1/3", "2/3", "3/3"]);
+    expect(
+      stream.output
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.split(" ")[1]),
+    ).toEqual(["1/3", "2/3", "3/3"]);
   });
 });

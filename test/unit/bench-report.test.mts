@@ -1,9 +1,29 @@
+import {
+  consoleSummary,
+  failureTable,
+  markdownReport,
+  matrixTable,
+  percentileTable,
+  processStartTable,
+  ratioTable,
+  runtimeRatioTable,
+  warmTable,
+} from "../../bench/report.mts";
 import type { BenchResults, Failure, Sample, VariantResult } from "../../bench/results.mts";
-import { consoleSummary, failureTable, markdownReport, matrixTable, percentileTable, processStartTable, ratioTable, runtimeRatioTable, warmTable } from "../../bench/report.mts";
 
 function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
   const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));
-  return { name, function: name, profile: name, runtime: "node22", functionName: `${name}Function`, samples, initMs: samples.map((s) => s.initMs), e2eMs: samples.map((s) => s.e2eMs), failures };
+  return {
+    name,
+    function: name,
+    profile: name,
+    runtime: "node22",
+    functionName: `${name}Function`,
+    samples,
+    initMs: samples.map((s) => s.initMs),
+    e2eMs: samples.map((s) => s.e2eMs),
+    failures,
+  };
 }
 
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
@@ -27,20 +47,28 @@ function fixture(): BenchResults {
         [2, 150, 250, 6],
         [3, 200, 300, 7],
       ]),
-      variant("Bundled", [
-        [0, 90, 280, 9],
-        [1, 180, 380, 9],
-        [3, 360, 560, 9],
-      ], [
-        { round: 2, phase: "cold", errorType: "Runtime.InitError", message: "Cannot find module 'x'\n  at require" },
-        { round: 3, phase: "warm", errorType: "Sandbox.Timedout", message: "Task timed out after 3.00 seconds" },
-      ]),
-      variant("Broken", [], [
-        { round: 0, phase: "cold", errorType: "Runtime.InitError", message: "first message" },
-        { round: 1, phase: "cold", errorType: "Runtime.InitError", message: "second message" },
-        { round: 2, phase: "cold", errorType: "Runtime.ExitError", message: "exit 1" },
-        { round: 3, phase: "update", errorType: "ResourceConflictException", message: "update in progress | retry" },
-      ]),
+      variant(
+        "Bundled",
+        [
+          [0, 90, 280, 9],
+          [1, 180, 380, 9],
+          [3, 360, 560, 9],
+        ],
+        [
+          { round: 2, phase: "cold", errorType: "Runtime.InitError", message: "Cannot find module 'x'\n  at require" },
+          { round: 3, phase: "warm", errorType: "Sandbox.Timedout", message: "Task timed out after 3.00 seconds" },
+        ],
+      ),
+      variant(
+        "Broken",
+        [],
+        [
+          { round: 0, phase: "cold", errorType: "Runtime.InitError", message: "first message" },
+          { round: 1, phase: "cold", errorType: "Runtime.InitError", message: "second message" },
+          { round: 2, phase: "cold", errorType: "Runtime.ExitError", message: "exit 1" },
+          { round: 3, phase: "update", errorType: "ResourceConflictException", message: "update in progress | retry" },
+        ],
+      ),
     ],
     runtimes: ["node22"],
     versions: { node: "22.23.3", sam: "1.150.0" },
@@ -48,7 +76,11 @@ function fixture(): BenchResults {
   };
 }
 
-const cells = (line: string) => line.split("|").slice(1, -1).map((cell) => cell.trim());
+const cells = (line: string) =>
+  line
+    .split("|")
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 
 describe("percentileTable", () => {
   it("renders the seed's Markdown header and one row per variant with 1-decimal ms", () => {
@@ -215,10 +247,28 @@ describe("a runtime matrix", () => {
     const results = fixture();
     results.runtimes = ["node22", "deno"];
     results.variants = [
-      on("node22", variant("Raw", [[0, 100, 110, 5], [1, 200, 210, 5]])),
-      on("node22", variant("Optimized", [[0, 40, 50, 5], [1, 60, 70, 5]])),
+      on(
+        "node22",
+        variant("Raw", [
+          [0, 100, 110, 5],
+          [1, 200, 210, 5],
+        ]),
+      ),
+      on(
+        "node22",
+        variant("Optimized", [
+          [0, 40, 50, 5],
+          [1, 60, 70, 5],
+        ]),
+      ),
       on("deno", variant("Raw", [], [{ round: 0, phase: "cold", errorType: "Runtime.InitError", message: 'Import "@aws-sdk/client-sts" not a dependency' }])),
-      on("deno", variant("Optimized", [[0, 60, 75, 5], [1, 90, 105, 5]])),
+      on(
+        "deno",
+        variant("Optimized", [
+          [0, 60, 75, 5],
+          [1, 90, 105, 5],
+        ]),
+      ),
     ];
     results.processStart = {
       tool: "hyperfine 1.15.0",
@@ -274,7 +324,8 @@ describe("a runtime matrix", () => {
 
   it("puts the matrix, the runtime comparison and the process start in report.md and on the console", () => {
     const report = markdownReport(matrix());
-    for (const heading of ["## Runtime matrix (p50, ms)", "## Init Duration vs the same variant on node22", "## Process start (hyperfine)"]) expect(report).toContain(`\n${heading}\n`);
+    for (const heading of ["## Runtime matrix (p50, ms)", "## Init Duration vs the same variant on node22", "## Process start (hyperfine)"])
+      expect(report).toContain(`\n${heading}\n`);
     expect(report).toContain("- Runtimes: node22, deno");
     expect(report).toContain("hyperfine 1.15.0, 10 runs after 2 warm-up runs");
     const summary = consoleSummary(matrix());

@@ -1,4 +1,4 @@
-import { mulberry32, pairedComparison, percentile, PERCENTILES, summarize } from "../../bench/stats.mts";
+import { mulberry32, PERCENTILES, pairedComparison, percentile, summarize } from "../../bench/stats.mts";
 
 const oneToTen = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
@@ -129,8 +129,18 @@ describe("pairedComparison", () => {
   });
 
   it("uses only rounds present in both maps", () => {
-    const a = new Map([[0, 10], [1, 20], [2, 30], [5, 1000]]);
-    const b = new Map([[1, 10], [2, 10], [0, 10], [7, 1]]);
+    const a = new Map([
+      [0, 10],
+      [1, 20],
+      [2, 30],
+      [5, 1000],
+    ]);
+    const b = new Map([
+      [1, 10],
+      [2, 10],
+      [0, 10],
+      [7, 1],
+    ]);
     const c = pairedComparison(a, b);
     expect(c.n).toBe(3);
     expect(c.medianA).toBe(20);
@@ -140,7 +150,13 @@ describe("pairedComparison", () => {
   });
 
   it("has no intervals below two pairs, and nothing at all without pairs", () => {
-    const one = pairedComparison(new Map([[3, 30]]), new Map([[3, 10], [4, 10]]));
+    const one = pairedComparison(
+      new Map([[3, 30]]),
+      new Map([
+        [3, 10],
+        [4, 10],
+      ]),
+    );
     expect(one).toEqual({ n: 1, medianA: 30, medianB: 10, ratio: 3, ratioCi95: null, diffMs: 20, diffCi95: null });
     const none = pairedComparison(new Map([[1, 30]]), new Map([[2, 10]]));
     expect(none).toEqual({ n: 0, medianA: null, medianB: null, ratio: null, ratioCi95: null, diffMs: null, diffCi95: null });

@@ -50,14 +50,17 @@ describe("handlerSource", () => {
   });
 
   it("says where it looked when there is no source, and rejects a Format it does not know", () => {
-    expect(() => handlerSource(of())).toThrow(`Fn: its Handler src/functions/fn/index.handler names the source src/functions/fn/index.{mts,ts,mjs,js,cts,cjs} in ${dir} (CodeUri), and there is none`);
+    expect(() => handlerSource(of())).toThrow(
+      `Fn: its Handler src/functions/fn/index.handler names the source src/functions/fn/index.{mts,ts,mjs,js,cts,cjs} in ${dir} (CodeUri), and there is none`,
+    );
     write("src/functions/fn/index.js");
     expect(() => handlerSource(of({ Format: "umd" }))).toThrow('Fn: BuildProperties.Format must be esm or cjs, not "umd"');
   });
 });
 
 describe("templateDefines (BuildProperties.Define)", () => {
-  const FUNCTION = (define: string) => `  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile, BuildProperties: { Define: ${define} } }\n    Properties: { Handler: index.handler }\n`;
+  const FUNCTION = (define: string) =>
+    `  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile, BuildProperties: { Define: ${define} } }\n    Properties: { Handler: index.handler }\n`;
 
   it("embeds literals as JSON, and a !Ref to a resource with a fixed name as that name (a secret's too)", () => {
     const sam = template(
@@ -69,9 +72,21 @@ describe("templateDefines (BuildProperties.Define)", () => {
   });
 
   it.each([
-    ["{ NAME: !Ref Unnamed }", "  Unnamed:\n    Type: AWS::S3::Bucket\n", "Fn: Define NAME: !Ref Unnamed has no name before deploy time: give it one (BucketName) so the build can embed it, or pass it through Environment instead"],
-    ["{ QUEUE: !Ref Jobs }", "  Jobs:\n    Type: AWS::SQS::Queue\n    Properties: { QueueName: jobs }\n", "Fn: Define QUEUE: !Ref Jobs has no name before deploy time (AWS::SQS::Queue), or pass it through Environment instead"],
-    ["{ STAGE: !Ref Stage }", "", 'Fn: Define STAGE: {"Ref":"Stage"} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter\'s value is chosen at deploy time: pass it through Environment instead)'],
+    [
+      "{ NAME: !Ref Unnamed }",
+      "  Unnamed:\n    Type: AWS::S3::Bucket\n",
+      "Fn: Define NAME: !Ref Unnamed has no name before deploy time: give it one (BucketName) so the build can embed it, or pass it through Environment instead",
+    ],
+    [
+      "{ QUEUE: !Ref Jobs }",
+      "  Jobs:\n    Type: AWS::SQS::Queue\n    Properties: { QueueName: jobs }\n",
+      "Fn: Define QUEUE: !Ref Jobs has no name before deploy time (AWS::SQS::Queue), or pass it through Environment instead",
+    ],
+    [
+      "{ STAGE: !Ref Stage }",
+      "",
+      'Fn: Define STAGE: {"Ref":"Stage"} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter\'s value is chosen at deploy time: pass it through Environment instead)',
+    ],
     ["{ 1NAME: x }", "", "Fn: Define 1NAME: not an identifier a handler can use"],
     ["[A, B]", "", "Fn: Metadata.BuildProperties.Define must be a map of constant names to values"],
   ])("rejects Define %s, saying what to do", (define, resources, message) => {

@@ -1,8 +1,8 @@
 // The event's ?calls=K (K sequential GetCallerIdentity calls in one invoke, with the INIT's
 // client), initializationType in the body, and the CommonJS pattern's INIT call (startedAtInit).
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { mockClient } from "aws-sdk-client-mock";
 import type { Context } from "aws-lambda";
+import { mockClient } from "aws-sdk-client-mock";
 import { routeEvent } from "../../lab/events.mts";
 import { type CallerIdentity, identityHandler, MAX_CALLS, requestedCalls, sequentialCalls, startedAtInit } from "../../src/functions/identity/identity.mts";
 
@@ -14,7 +14,11 @@ Object.assign(globalThis, { WARPSTART_FUNCTION: "UnitTest", WARPSTART_PROFILE: "
 const { handler } = await import("../../src/functions/identity/index.mts");
 const optimizedEvent = routeEvent("/optimized");
 /** The route's event with a query string, as API Gateway sends it. */
-const withQuery = (queryStringParameters: Record<string, string>) => ({ ...optimizedEvent, rawQueryString: new URLSearchParams(queryStringParameters).toString(), queryStringParameters });
+const withQuery = (queryStringParameters: Record<string, string>) => ({
+  ...optimizedEvent,
+  rawQueryString: new URLSearchParams(queryStringParameters).toString(),
+  queryStringParameters,
+});
 const bodyOf = (response: { body?: string }) => JSON.parse(response.body!);
 const context = { awsRequestId: "lambda-request" } as Context;
 
@@ -72,7 +76,15 @@ describe("the handler with ?calls=K", () => {
     try {
       process.env.AWS_LAMBDA_INITIALIZATION_TYPE = "provisioned-concurrency";
       const body = bodyOf(await handler(withQuery({ calls: "1" }), context));
-      expect(body).toMatchObject({ initializationType: "provisioned-concurrency", stsRequestId: "sts-request", lambdaRequestId: "lambda-request", path: "/optimized", function: "UnitTest", profile: "Optimized", calls: { count: 1 } });
+      expect(body).toMatchObject({
+        initializationType: "provisioned-concurrency",
+        stsRequestId: "sts-request",
+        lambdaRequestId: "lambda-request",
+        path: "/optimized",
+        function: "UnitTest",
+        profile: "Optimized",
+        calls: { count: 1 },
+      });
       delete process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
       expect(bodyOf(await handler(optimizedEvent, context)).initializationType).toBeNull();
     } finally {

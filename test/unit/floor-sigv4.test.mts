@@ -1,10 +1,14 @@
 // The Floor function's SigV4 signer against AWS's published Signature Version 4 test suite
 // (AWS General Reference; the same vectors the SDKs test with), then against the SDK's own
 // signer (@smithy/signature-v4) for the exact request Floor sends to STS.
-import { SignatureV4 } from "@smithy/signature-v4";
-import type { SourceData } from "@smithy/types";
+
 import { createHash, createHmac, type Hash, type Hmac } from "node:crypto";
-import { type Credentials, signRequest, type SignInput } from "../../src/functions/floor/sigv4.mts";
+import { SignatureV4 } from "@smithy/signature-v4";
+
+/** What the SDK's hash interface accepts (@smithy/types SourceData). */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+import { type Credentials, type SignInput, signRequest } from "../../src/functions/floor/sigv4.mts";
 
 const SUITE = {
   host: "example.amazonaws.com",
@@ -80,7 +84,11 @@ function bytes(data: SourceData): Buffer {
 describe("the same signature as the SDK's signer", () => {
   const body = "Action=GetCallerIdentity&Version=2011-06-15";
   const headers = { "content-type": "application/x-www-form-urlencoded; charset=utf-8", "content-length": String(body.length) };
-  const credentials = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", sessionToken: "warpstart-lab-session" };
+  const credentials = {
+    accessKeyId: "AKIAIOSFODNN7EXAMPLE",
+    secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    sessionToken: "warpstart-lab-session",
+  };
   const date = new Date("2026-01-02T03:04:05.678Z");
 
   it.each([

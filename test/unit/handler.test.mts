@@ -1,8 +1,8 @@
 // The handler module with the SDK mocked (aws-sdk-client-mock): INIT calls STS once, every
 // invoke answers from that result. Build-time constants are provided on globalThis.
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { mockClient } from "aws-sdk-client-mock";
 import type { Context } from "aws-lambda";
+import { mockClient } from "aws-sdk-client-mock";
 import { routeEvent } from "../../lab/events.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 

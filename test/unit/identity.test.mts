@@ -1,10 +1,8 @@
-import { httpResponse, maskAccountIds, MASKED_ACCOUNT_ID, requestPath, type IdentityBody } from "../../src/functions/identity/identity.mts";
+import { httpResponse, type IdentityBody, MASKED_ACCOUNT_ID, maskAccountIds, requestPath } from "../../src/functions/identity/identity.mts";
 
 describe("maskAccountIds", () => {
   it("masks the account id in an assumed-role ARN", () => {
-    expect(maskAccountIds("arn:aws:sts::123456789012:assumed-role/app-role/app-fn")).toBe(
-      `arn:aws:sts::${MASKED_ACCOUNT_ID}:assumed-role/app-role/app-fn`,
-    );
+    expect(maskAccountIds("arn:aws:sts::123456789012:assumed-role/app-role/app-fn")).toBe(`arn:aws:sts::${MASKED_ACCOUNT_ID}:assumed-role/app-role/app-fn`);
   });
 
   it("masks a bare account id, such as the root user's UserId", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
-import { type RunSummary, parseChecks, scaledConfig, summarize, table } from "../../load_test/run.mts";
+import { parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
@@ -13,13 +13,15 @@ describe("load_test/config.yaml", () => {
   it.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("gets one scenario per HTTP API route of %s, named after its function", (template) => {
     const routes = templateFunctions(template).map((fn) => ({ name: fn.logicalId, url: fn.httpPath }));
     const { scenarios } = scaledConfig(template, 6);
-    expect(scenarios.map((scenario: any) => ({ name: scenario.name, url: scenario.flow[0].get.url }))).toEqual(routes);
-    for (const scenario of scenarios) expect(scenario.flow[0].get).toMatchObject({ name: scenario.name, afterResponse: "countColdStarts" });
+    expect(scenarios.map((scenario) => ({ name: scenario.name, url: scenario.flow[0]!.get.url }))).toEqual(routes);
+    for (const scenario of scenarios) expect(scenario.flow[0]!.get).toMatchObject({ name: scenario.name, afterResponse: "countColdStarts" });
     expect(config.scenarios).toBeUndefined();
   });
 
   it("says so when a template has no route to load", () => {
-    expect(() => scaledConfig(join(PROJECT_ROOT, "test/fixtures/sam-apps/no-routes/template.yaml"), 6)).toThrow("has no function with an HttpApi GET route to load");
+    expect(() => scaledConfig(join(PROJECT_ROOT, "test/fixtures/sam-apps/no-routes/template.yaml"), 6)).toThrow(
+      "has no function with an HttpApi GET route to load",
+    );
   });
 
   it("fails a run on errors or a slow p99 (ensure)", () => {
@@ -28,7 +30,8 @@ describe("load_test/config.yaml", () => {
   });
 
   it("replaces the p99 threshold with --max-p99, or drops it with off, keeping the no-failed-request condition", () => {
-    const p99 = (maxP99?: number | "off") => (scaledConfig(PROJECT_TEMPLATE, 6, maxP99).config.ensure.thresholds as Record<string, number>[]).filter((t) => "http.response_time.p99" in t);
+    const p99 = (maxP99?: number | "off") =>
+      (scaledConfig(PROJECT_TEMPLATE, 6, maxP99).config.ensure.thresholds as Record<string, number>[]).filter((t) => "http.response_time.p99" in t);
     expect(p99()).toEqual(config.config.ensure.thresholds);
     expect(p99(250)).toEqual([{ "http.response_time.p99": 250 }]);
     expect(p99("off")).toEqual([]);
@@ -63,7 +66,14 @@ describe("summarize", () => {
       },
     };
     expect(summarize(report)).toEqual({
-      Raw: { requests: 3, errors: 0, coldStarts: 0, initializationTypes: {}, latencyMs: { p50: null, p95: null, p99: null }, firstRequestMs: { n: 0, p50: null, p99: null } },
+      Raw: {
+        requests: 3,
+        errors: 0,
+        coldStarts: 0,
+        initializationTypes: {},
+        latencyMs: { p50: null, p95: null, p99: null },
+        firstRequestMs: { n: 0, p50: null, p99: null },
+      },
       Warp: {
         requests: 10,
         errors: 1,
@@ -78,7 +88,8 @@ describe("summarize", () => {
 
 describe("the verdict of a run", () => {
   // as Artillery's ensure plugin prints its checks at the end of a run (colours when on a terminal)
-  const output = "All VUs finished.\nSummary report\n\nChecks:\n\u001b[32mok\u001b[39m: vusers.failed == 0\n\u001b[31mfail\u001b[39m: http.response_time.p99 < 1\n";
+  const output =
+    "All VUs finished.\nSummary report\n\nChecks:\n\u001b[32mok\u001b[39m: vusers.failed == 0\n\u001b[31mfail\u001b[39m: http.response_time.p99 < 1\n";
 
   it("reads Artillery's checks from its output", () => {
     expect(parseChecks(output)).toEqual([

@@ -20,7 +20,12 @@ describe("profiles", () => {
   });
 
   it("builds Warp with every optimization, and each ablation without exactly one of them", () => {
-    expect(PROFILES.Warp).toMatchObject({ sdk: "patched", sdkChunk: true, codeCache: true, replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" } });
+    expect(PROFILES.Warp).toMatchObject({
+      sdk: "patched",
+      sdkChunk: true,
+      codeCache: true,
+      replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
+    });
     expect(Object.keys(warpAblations())).toEqual(WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`));
     expect(profileNamed("Warp-no-noSharedConfigFiles")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), replace: undefined });
     expect(profileNamed("Warp-no-sdkChunk")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), sdkChunk: undefined });

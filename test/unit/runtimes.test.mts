@@ -10,7 +10,11 @@ import { PROJECT_ROOT } from "../../core/paths.mts";
 import { type CustomRuntime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 
-const manifest = (dir: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, dir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(join(PROJECT_ROOT, dir, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
 
 let workDir: string;
 beforeEach(() => {
@@ -27,7 +31,14 @@ describe("the runtime table", () => {
   });
 
   it("gives the managed runtimes the node flags of their bootstrap for the memory size", () => {
-    expect(RUNTIMES.node22.nodeFlags(512)).toEqual(["--expose-gc", "--max-http-header-size=81920", "--max-semi-space-size=25", "--max-old-space-size=461", "--no-experimental-require-module", "--no-experimental-detect-module"]);
+    expect(RUNTIMES.node22.nodeFlags(512)).toEqual([
+      "--expose-gc",
+      "--max-http-header-size=81920",
+      "--max-semi-space-size=25",
+      "--max-old-space-size=461",
+      "--no-experimental-require-module",
+      "--no-experimental-detect-module",
+    ]);
     expect(RUNTIMES.node24.nodeFlags(128)).toEqual(["--expose-gc", "--max-http-header-size=81920", "--max-semi-space-size=6", "--max-old-space-size=116"]);
   });
 
@@ -39,19 +50,40 @@ describe("the runtime table", () => {
 
   it("takes any other runtime by the path of its binary, as a custom runtime named after the file", () => {
     const llrt = runtimeNamed("./vendor/llrt");
-    expect(llrt).toMatchObject({ name: "llrt", kind: "custom", lambdaRuntime: "provided.al2023", layer: null, hostBinary: join(process.cwd(), "vendor/llrt"), args: [] });
+    expect(llrt).toMatchObject({
+      name: "llrt",
+      kind: "custom",
+      lambdaRuntime: "provided.al2023",
+      layer: null,
+      hostBinary: join(process.cwd(), "vendor/llrt"),
+      args: [],
+    });
   });
 
   it("names a custom runtime without its startup cache <name>-no-cache: same binary and flags, a cache folder nobody warmed", () => {
     const deno = runtimeNamed("deno-no-cache");
     const { hostBinary, args, env, version } = RUNTIMES.deno;
-    expect(deno).toMatchObject({ hostBinary, args, env, version, name: "deno-no-cache", layer: null, startupCache: { variable: "DENO_DIR", in: "task-root", dir: ".no-startup-cache" } });
-    expect(runtimeNamed("bun-no-cache")).toMatchObject({ name: "bun-no-cache", hostBinary: RUNTIMES.bun.hostBinary, startupCache: { variable: "BUN_RUNTIME_TRANSPILER_CACHE_PATH", dir: ".no-startup-cache" } });
+    expect(deno).toMatchObject({
+      hostBinary,
+      args,
+      env,
+      version,
+      name: "deno-no-cache",
+      layer: null,
+      startupCache: { variable: "DENO_DIR", in: "task-root", dir: ".no-startup-cache" },
+    });
+    expect(runtimeNamed("bun-no-cache")).toMatchObject({
+      name: "bun-no-cache",
+      hostBinary: RUNTIMES.bun.hostBinary,
+      startupCache: { variable: "BUN_RUNTIME_TRANSPILER_CACHE_PATH", dir: ".no-startup-cache" },
+    });
     expect(() => runtimeNamed("node22-no-cache")).toThrow('Unknown runtime "node22-no-cache"');
   });
 
   it("rejects an unknown name with the known ones, and a path named like a known runtime", () => {
-    expect(() => runtimeNamed("llrt")).toThrow(`Unknown runtime "llrt". Known runtimes: ${RUNTIME_NAMES.join(", ")}, deno-no-cache and bun-no-cache (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`);
+    expect(() => runtimeNamed("llrt")).toThrow(
+      `Unknown runtime "llrt". Known runtimes: ${RUNTIME_NAMES.join(", ")}, deno-no-cache and bun-no-cache (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`,
+    );
     expect(() => runtimeNamed("/usr/bin/deno")).toThrow('A runtime given by path may not be named like a known runtime ("deno")');
   });
 
@@ -63,7 +95,9 @@ describe("the runtime table", () => {
 
 /** A stand-in binary: prints its arguments, one per line, then the variables the bootstrap exports. */
 function fakeBinary(file: string, variables: string[]): void {
-  writeFileSync(file, `#!/bin/sh\nfor arg in "$@"; do echo "arg $arg"; done\n${variables.map((name) => `echo "env ${name}=$${name}"`).join("\n")}\n`, { mode: 0o755 });
+  writeFileSync(file, `#!/bin/sh\nfor arg in "$@"; do echo "arg $arg"; done\n${variables.map((name) => `echo "env ${name}=$${name}"`).join("\n")}\n`, {
+    mode: 0o755,
+  });
 }
 
 describe("a custom runtime's bootstrap", () => {

@@ -110,11 +110,16 @@ describe("samconfigParameterOverrides", () => {
     ["SAM's string form", 'parameter_overrides = "Stage=prod Memory=1024"'],
     ["SAM's array form", 'parameter_overrides = ["Stage=prod", "Memory=1024"]'],
   ])("reads %s", (_, line) => {
-    expect(samconfigParameterOverrides(write("samconfig.toml", `version = 0.1\n[default.deploy.parameters]\n${line}\n`))).toEqual({ Stage: "prod", Memory: "1024" });
+    expect(samconfigParameterOverrides(write("samconfig.toml", `version = 0.1\n[default.deploy.parameters]\n${line}\n`))).toEqual({
+      Stage: "prod",
+      Memory: "1024",
+    });
   });
 
   it("reads the global section when deploy has none, and nothing from a missing file", () => {
-    expect(samconfigParameterOverrides(write("samconfig.toml", 'version = 0.1\n[default.global.parameters]\nparameter_overrides = "A=1"\n'))).toEqual({ A: "1" });
+    expect(samconfigParameterOverrides(write("samconfig.toml", 'version = 0.1\n[default.global.parameters]\nparameter_overrides = "A=1"\n'))).toEqual({
+      A: "1",
+    });
     expect(samconfigParameterOverrides(join(dir, "none.toml"))).toEqual({});
   });
 

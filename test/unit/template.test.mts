@@ -9,7 +9,7 @@ import { functionBuild, handlerSource, templateDefines } from "../../builder/bui
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
 import { CREATABLE_TYPES } from "../../core/local-aws/resources.mts";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
-import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, type Runtime, RUNTIME_NAMES, RUNTIMES } from "../../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIME_NAMES, RUNTIMES, type Runtime } from "../../core/runtimes.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
 import { routeEvent, SAMPLE_EVENT } from "../../lab/events.mts";
 
@@ -26,12 +26,15 @@ function keyPaths(value: unknown, prefix = ""): string[] {
 
 describe.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("every function of %s", (file) => {
   const sam = readTemplate(file);
-  it.each(sam.functions.map((fn) => [fn.logicalId, fn]))("%s: built by the makefile builder with a known profile, from a handler source that exists", (_, fn) => {
-    expect(fn.buildMethod).toBe("makefile");
-    expect(PROFILE_NAMES).toContain(functionBuild(sam, fn.logicalId).profileName);
-    expect(existsSync(handlerSource(fn).source)).toBe(true);
-    expect(() => templateDefines(sam, fn)).not.toThrow();
-  });
+  it.each(sam.functions.map((fn) => [fn.logicalId, fn]))(
+    "%s: built by the makefile builder with a known profile, from a handler source that exists",
+    (_, fn) => {
+      expect(fn.buildMethod).toBe("makefile");
+      expect(PROFILE_NAMES).toContain(functionBuild(sam, fn.logicalId).profileName);
+      expect(existsSync(handlerSource(fn).source)).toBe(true);
+      expect(() => templateDefines(sam, fn)).not.toThrow();
+    },
+  );
 
   it("has no Environment block anywhere: build-time constants instead", () => {
     expect(keyPaths(loadTemplate(file)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
@@ -40,14 +43,21 @@ describe.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("every function of %s", (fi
 
 describe("template.yaml", () => {
   it("builds the identity handler in every profile, and the Floor, Cjs and NoKeepAlive demos", () => {
-    const identity = functions.filter((fn) => fn.handler === "src/functions/identity/index.handler").map((fn) => functionBuild(readTemplate(PROJECT_TEMPLATE), fn.logicalId).profileName);
+    const identity = functions
+      .filter((fn) => fn.handler === "src/functions/identity/index.handler")
+      .map((fn) => functionBuild(readTemplate(PROJECT_TEMPLATE), fn.logicalId).profileName);
     expect(identity).toEqual(expect.arrayContaining([...PROFILE_NAMES]));
     expect(NAMES).toEqual(expect.arrayContaining(["Floor", "Cjs", "NoKeepAlive"]));
   });
 
   it("sets arm64, 512 MB, a timeout and the runtime from the Runtime parameter in Globals", () => {
     const globals = template.Globals!.Function!;
-    expect(globals).toMatchObject({ Architectures: ["arm64"], MemorySize: 512, Runtime: { "Fn::FindInMap": ["Runtimes", { Ref: "Runtime" }, "Lambda"] }, AutoPublishAlias: "live" });
+    expect(globals).toMatchObject({
+      Architectures: ["arm64"],
+      MemorySize: 512,
+      Runtime: { "Fn::FindInMap": ["Runtimes", { Ref: "Runtime" }, "Lambda"] },
+      AutoPublishAlias: "live",
+    });
     expect(globals.Timeout).toEqual(expect.any(Number));
     expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: RUNTIME_NAMES });
   });
@@ -77,7 +87,9 @@ describe("template.yaml", () => {
 
   it("adds provisioned concurrency only when the parameter is above 0", () => {
     expect(template.Parameters!.ProvisionedConcurrency).toMatchObject({ Type: "Number", Default: 0 });
-    expect((template.Conditions as Record<string, unknown>).HasProvisionedConcurrency).toEqual({ "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }] });
+    expect((template.Conditions as Record<string, unknown>).HasProvisionedConcurrency).toEqual({
+      "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }],
+    });
     expect(template.Globals!.Function!.ProvisionedConcurrencyConfig).toEqual({
       "Fn::If": ["HasProvisionedConcurrency", { ProvisionedConcurrentExecutions: { Ref: "ProvisionedConcurrency" } }, { Ref: "AWS::NoValue" }],
     });
@@ -117,7 +129,18 @@ describe("template.yaml", () => {
 
   it("has the Serverless Application Repository metadata sam publish needs", () => {
     const app = (template.Metadata as Record<string, Record<string, unknown>>)["AWS::ServerlessRepo::Application"]!;
-    for (const field of ["Name", "Description", "Author", "SpdxLicenseId", "LicenseUrl", "ReadmeUrl", "Labels", "HomePageUrl", "SemanticVersion", "SourceCodeUrl"]) {
+    for (const field of [
+      "Name",
+      "Description",
+      "Author",
+      "SpdxLicenseId",
+      "LicenseUrl",
+      "ReadmeUrl",
+      "Labels",
+      "HomePageUrl",
+      "SemanticVersion",
+      "SourceCodeUrl",
+    ]) {
       expect(app[field]).toBeTruthy();
     }
     expect(app.SemanticVersion).toMatch(/^\d+\.\d+\.\d+$/);
@@ -140,7 +163,10 @@ describe("examples/template.yaml", () => {
 describe("Makefile", () => {
   /** What `make` would run for a target, without running it. */
   const dryRun = (makefile: string, target: string, env: Record<string, string> = {}) =>
-    spawnSync("make", ["-n", "-f", makefile, target, "ARTIFACTS_DIR=/tmp/artifacts", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)], { cwd: PROJECT_ROOT, encoding: "utf8" });
+    spawnSync("make", ["-n", "-f", makefile, target, "ARTIFACTS_DIR=/tmp/artifacts", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+    });
 
   it("has one pattern rule, no target per function", () => {
     const makefile = readFileSync(join(PROJECT_ROOT, "Makefile"), "utf8");
@@ -157,7 +183,9 @@ describe("Makefile", () => {
   });
 
   it("says how to install Node 22 when it is missing", () => {
-    const make = spawnSync("make", ["-f", join(PROJECT_ROOT, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent", "WARPSTART_NODE=/nonexistent/node"], { encoding: "utf8" });
+    const make = spawnSync("make", ["-f", join(PROJECT_ROOT, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent", "WARPSTART_NODE=/nonexistent/node"], {
+      encoding: "utf8",
+    });
     expect(make.status).not.toBe(0);
     expect(make.stderr).toContain("Node 22 is not installed in tools/node22: run `bash scripts/setup.sh`");
   });

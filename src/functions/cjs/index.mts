@@ -4,7 +4,7 @@
 // a provisioned environment) waits for the rest of the call. Built as CommonJS (index.cjs: the
 // template's BuildProperties Format: cjs): no top-level await, and __filename for import.meta.
 import { pathToFileURL } from "node:url";
-import { callerIdentity, sdkBuildFacts } from "../identity/sts.mts";
 import { identityHandler, startedAtInit } from "../identity/identity.mts";
+import { callerIdentity, sdkBuildFacts } from "../identity/sts.mts";
 
 export const handler = identityHandler(startedAtInit(callerIdentity), sdkBuildFacts(pathToFileURL(__filename).href));

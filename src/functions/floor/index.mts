@@ -88,4 +88,9 @@ async function callerIdentity(): Promise<CallerIdentity> {
   }
 }
 
-export const handler = identityHandler(await callerIdentity(), { function: WARPSTART_FUNCTION, profile: WARPSTART_PROFILE, sdkVersion: "none", moduleUrl: import.meta.url });
+export const handler = identityHandler(await callerIdentity(), {
+  function: WARPSTART_FUNCTION,
+  profile: WARPSTART_PROFILE,
+  sdkVersion: "none",
+  moduleUrl: import.meta.url,
+});

@@ -142,7 +142,7 @@ export interface BuildFacts {
 }
 
 /** Deno and Bun announce themselves with a global; Node does not. */
-export function runtimeVersion(): string {
+function runtimeVersion(): string {
   const runtimes = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
   if (runtimes.Deno) return `deno ${runtimes.Deno.version.deno}`;
   if (runtimes.Bun) return `bun ${runtimes.Bun.version}`;

@@ -21,7 +21,7 @@ sts.middlewareStack.add(
 );
 
 /** One GetCallerIdentity with the environment's client (an invoke's extra calls). */
-export const getCallerIdentity = () => sts.send(new GetCallerIdentityCommand({}));
+const getCallerIdentity = () => sts.send(new GetCallerIdentityCommand({}));
 
 /** INIT's call: the masked identity and how long the call took; a failure names the endpoint. */
 export async function callerIdentity(): Promise<CallerIdentity> {

@@ -9,7 +9,9 @@ declare const PARAMETER_NAME: string;
 const ssm = new SSMClient({});
 
 const started = performance.now();
-let parameter = ssm.send(new GetParameterCommand({ Name: PARAMETER_NAME })).then(({ Parameter }) => ({ value: Parameter?.Value, initCallMs: elapsedMs(started) }));
+let parameter = ssm
+  .send(new GetParameterCommand({ Name: PARAMETER_NAME }))
+  .then(({ Parameter }) => ({ value: Parameter?.Value, initCallMs: elapsedMs(started) }));
 // Handled at once, so a failure is never an unhandled rejection that ends the process between invokes.
 parameter.catch(() => undefined);
 
