@@ -60,10 +60,6 @@ export class ExecutionEnvironment {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
   }
 
-  get pid(): number | undefined {
-    return this.process?.pid;
-  }
-
   get alive(): boolean {
     return this.process !== null && this.exitInfo === null;
   }

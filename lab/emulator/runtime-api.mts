@@ -14,7 +14,6 @@ export interface Invocation {
   deadlineMs: number;
   functionArn: string;
   traceId: string;
-  clientContext?: string;
 }
 
 /** What the runtime reported for an invocation or for its init. */
@@ -72,7 +71,6 @@ export class RuntimeApi {
       "lambda-runtime-invoked-function-arn": invocation.functionArn,
       "lambda-runtime-trace-id": invocation.traceId,
     };
-    if (invocation.clientContext) headers["lambda-runtime-client-context"] = invocation.clientContext;
     res.writeHead(200, headers).end(invocation.payload);
   }
 

@@ -1,20 +1,22 @@
 // Keep-alive, extra STS calls per invoke (?calls=K) and the CommonJS function, through the
 // emulator as users reach it, with the local AWS counting the TCP connections it accepts.
 // No timing is asserted: only answers and connection counts.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { functionEnvironment, prepareTaskRoot } from "../../core/function-environment.mts";
 import { startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { builtFunction, eventOf, forceColdStart, freePort, invokeLogged } from "../support/lab.mts";
+import { builtFunction, eventOf, forceColdStart, invokeLogged } from "../support/lab.mts";
 
 let lab: Lab;
 beforeAll(async () => {
@@ -99,40 +101,59 @@ describe("connections to STS", () => {
   });
 });
 
-// Imports the built Cjs handler as the runtime would, lets INIT's STS call fail while no invoke
-// waits for it (an unhandled rejection would end the process here), then invokes it once.
+// Imports the built Cjs handler as the runtime would, then waits for a line on stdin (the test
+// sends it once INIT's STS call has failed, with no invoke waiting: an unhandled rejection would
+// have ended the process by then), then invokes it once.
 const CJS_RUNNER = `
 const { pathToFileURL } = await import("node:url");
+const { once } = await import("node:events");
 const { handler } = await import(pathToFileURL(process.env.LAMBDA_TASK_ROOT + "/src/functions/cjs/index.cjs").href);
-await new Promise((resolve) => setTimeout(resolve, 3000)); // the SDK's retries of a refused connection end well within it
+await once(process.stdin, "data");
 try {
   await handler({}, { awsRequestId: "r" });
   process.stdout.write(JSON.stringify({ ok: true }));
 } catch (error) {
   process.stdout.write(JSON.stringify({ ok: false, error: error.message }));
 }
+process.exit(0);
 `;
 
 describe("Cjs when STS is down at INIT", () => {
   it("does not end its process when INIT's call fails with no invoke waiting; the next invoke fails with it", async () => {
+    // An endpoint that drops every connection: the SDK's three attempts (its default) all fail.
+    let attempts = 0;
+    let allFailed!: () => void;
+    const third = new Promise<void>((resolve) => (allFailed = resolve));
+    const endpoint = createServer((socket) => {
+      socket.destroy();
+      if (++attempts === 3) allFailed();
+    });
+    const port = await listenOnLoopback(endpoint);
     const spec = builtFunction("Cjs");
-    const closedPort = await freePort();
     const taskRoot = prepareTaskRoot(spec);
     try {
-      const env = functionEnvironment(spec, taskRoot, { awsEndpoint: `https://127.0.0.1:${closedPort}`, caFile: lab.aws.caFile });
-      const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], {
+      const env = functionEnvironment(spec, taskRoot, { awsEndpoint: `https://127.0.0.1:${port}`, caFile: lab.aws.caFile });
+      const child = spawn(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), "--input-type=module", "-e", CJS_RUNNER], {
         cwd: taskRoot,
         env,
-        encoding: "utf8",
-        timeout: 30_000,
+        stdio: ["pipe", "pipe", "pipe"],
       });
-      expect(run.stderr).toBe("");
-      expect(run.status).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      await third;
+      child.stdin.end("invoke\n");
+      expect(await exited).toBe(0);
+      expect(stderr).toBe("");
+      expect(JSON.parse(stdout)).toEqual({
         ok: false,
-        error: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${closedPort}): connect ECONNREFUSED`),
+        error: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${port})`),
       });
+      expect(attempts).toBe(3);
     } finally {
+      endpoint.close();
       removeTree(taskRoot);
     }
   });

@@ -4,7 +4,7 @@ import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { routeEvent } from "../../lab/events.mts";
-import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
+import { identityHandler, MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 
 const sts = mockClient(STSClient);
 sts.on(GetCallerIdentityCommand).resolves({
@@ -16,23 +16,28 @@ sts.on(GetCallerIdentityCommand).resolves({
 Object.assign(globalThis, { WARPSTART_FUNCTION: "UnitTest", WARPSTART_PROFILE: "Optimized", WARPSTART_SDK_VERSION: "0.0.0-test" });
 
 const { handler } = await import("../../src/functions/identity/index.mts");
+/** What the module's INIT (its import, above) did, read before any test runs. */
+const callsDuringInit = sts.commandCalls(GetCallerIdentityCommand).length;
 const event = routeEvent("/optimized");
 const context = (awsRequestId: string) => ({ awsRequestId }) as Context;
 const bodyOf = (response: { body?: string }) => JSON.parse(response.body!);
 
 describe("identity handler", () => {
-  // First in this file: each test file gets its own module instance, i.e. a new environment.
   it("says coldstart only on the first invoke of an environment", async () => {
+    // A handler of its own: a new environment, whatever the other tests invoked.
+    const identity = { stsRequestId: "r", userId: "u", account: "a", arn: "arn", initStsCallMs: 1 };
+    const fresh = identityHandler(identity, { function: "UnitTest", profile: "Optimized", sdkVersion: "0.0.0-test", moduleUrl: import.meta.url });
     const flags = [];
-    for (const id of ["1", "2", "3"]) flags.push(bodyOf(await handler(event, context(id))).coldstart);
+    for (const id of ["1", "2", "3"]) flags.push(bodyOf(await fresh(event, context(id))).coldstart);
     expect(flags).toEqual([true, false, false]);
   });
 
-  it("calls GetCallerIdentity once, during INIT", async () => {
-    expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
+  it("calls GetCallerIdentity once, during INIT, and never in an invoke", async () => {
+    expect(callsDuringInit).toBe(1);
+    sts.resetHistory();
     await handler(event, context("a"));
     await handler(event, context("b"));
-    expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
+    expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(0);
   });
 
   it("answers with the masked identity, the build constants and the request ids", async () => {
