@@ -6,13 +6,14 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
+import { functionNames, stackOutputs } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { parseRuntimes } from "../lab/functions.mts";
@@ -152,17 +153,14 @@ async function cellsOf(
   return { cells, extra };
 }
 
-/** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names, from its <LogicalId>FunctionName outputs. */
-async function describeStack(stack: string, region: string | undefined): Promise<{ runtime: string; functions: Map<string, string> }> {
-  const cloudformation = new CloudFormationClient({ region });
-  const described = await cloudformation.send(new DescribeStacksCommand({ StackName: stack }));
-  const outputs = described.Stacks?.[0]?.Outputs ?? [];
-  const functions = new Map(
-    outputs.flatMap((output) =>
-      output.OutputKey?.endsWith("FunctionName") && output.OutputValue ? [[output.OutputKey.slice(0, -"FunctionName".length), output.OutputValue]] : [],
-    ),
-  );
-  return { runtime: outputs.find((output) => output.OutputKey === "Runtime")?.OutputValue ?? DEFAULT_RUNTIME, functions };
+/** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names. */
+export async function describeStack(
+  stack: string,
+  region: string | undefined,
+  client?: CloudFormationClient,
+): Promise<{ runtime: string; functions: Map<string, string> }> {
+  const outputs = await stackOutputs(stack, region, client);
+  return { runtime: outputs.Runtime ?? DEFAULT_RUNTIME, functions: functionNames(outputs) };
 }
 
 /** hyperfine's process-start comparison of every measured cell and of an empty handler on each runtime, calling the local AWS. */

@@ -9,8 +9,8 @@ class SamError extends Error {
 }
 
 /** Runs `sam <args>` in a folder (default: the project's); resolves with its output, rejects with it on failure. */
-export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPLATE) } = {}): Promise<string> {
-  const bin = join(VENV_BIN, "sam");
+export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPLATE), venvBin = VENV_BIN } = {}): Promise<string> {
+  const bin = join(venvBin, "sam");
   if (!existsSync(bin)) return Promise.reject(new SamError(`SAM CLI not found at ${bin}; ${SETUP_HINT}.`));
   return new Promise((resolve, reject) => {
     const child = spawnOwned(bin, args, {

@@ -5,14 +5,15 @@
 // the deployed stack's ApiUrl, as deployed. Prints a summary per function and writes
 // DIR/summary.json (and Artillery's own report per run).
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
+import { stackOutputs } from "../core/stacks.mts";
 import { templateFunctions } from "../core/template.mts";
 import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
@@ -169,6 +170,11 @@ export function parseChecks(output: string): Check[] {
   });
 }
 
+/** Fails with what to do when Artillery (load_test/node_modules) is not installed. */
+export function assertArtilleryInstalled(binary = ARTILLERY): void {
+  if (!existsSync(binary)) throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh\` (npm run load runs it for you)`);
+}
+
 /** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */
 async function artillery(
   target: string,
@@ -236,16 +242,17 @@ export function table(run: RunSummary): string {
   ].join("\n");
 }
 
-async function stackApiUrl(stack: string, region: string | undefined): Promise<string> {
-  const described = await new CloudFormationClient({ region }).send(new DescribeStacksCommand({ StackName: stack }));
-  const url = described.Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === "ApiUrl")?.OutputValue;
-  if (!url) throw new Error(`stack ${stack} has no ApiUrl output`);
+/** A deployed stack's HTTP API URL (its ApiUrl output). */
+export async function stackApiUrl(stack: string, region: string | undefined, client?: CloudFormationClient): Promise<string> {
+  const url = (await stackOutputs(stack, region, client)).ApiUrl;
+  if (!url) throw new Error(`stack ${stack} has no ApiUrl output: deploy this project's template (sam deploy) or name a stack that has one`);
   return url;
 }
 
 async function main(): Promise<number> {
   const opts = options();
   mkdirSync(opts.out, { recursive: true });
+  assertArtilleryInstalled();
   const template = resolve(opts.template);
   const config = scaledConfig(template, opts.duration, opts.maxP99);
   const runs: RunSummary[] = [];

@@ -10,7 +10,7 @@ import { endLine, failedCallLine, initReportLine, initStartLine, reportLine, sta
 
 export const REGION = "us-east-1";
 export const ACCOUNT_ID = "123456789012";
-/** Lambda caps INIT at 10 s (DG lambda-runtime-environment.md). */
+/** Lambda caps INIT at 10 s (developer guide, "Lambda execution environment"). */
 const INIT_TIMEOUT_MS = 10_000;
 
 export interface FunctionConfiguration {
@@ -103,6 +103,8 @@ export interface LambdaServiceOptions {
   concurrencyLimit?: number;
   /** An on-demand environment idle this long is reclaimed (Lambda does not document its own). */
   idleTimeoutMs?: number;
+  /** How long INIT may take (default Lambda's 10 s). */
+  initTimeoutMs?: number;
   /** Freeze idle environments (SIGSTOP) as Lambda does; default on. */
   freeze?: boolean;
   /** Receives every line functions print, with the function's name. */
@@ -129,6 +131,7 @@ export class LambdaService {
     this.options = {
       concurrencyLimit: options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      initTimeoutMs: options.initTimeoutMs ?? INIT_TIMEOUT_MS,
       freeze: options.freeze ?? true,
       onLine: options.onLine,
     };
@@ -155,7 +158,7 @@ export class LambdaService {
     const starts = [...this.functions.values()].flatMap((fn) =>
       Array.from({ length: fn.spec.provisionedConcurrency }, async () => {
         const env = this.newEnvironment(fn, "provisioned-concurrency");
-        const init = await env.init(INIT_TIMEOUT_MS);
+        const init = await env.init(this.options.initTimeoutMs);
         env.takeLog();
         if (init.kind !== "ready") {
           await this.discard(env);
@@ -234,7 +237,7 @@ export class LambdaService {
       } else {
         env = this.newEnvironment(fn, "on-demand");
         log.push(initStartLine(fn.config.FunctionArn));
-        const init = await env.init(INIT_TIMEOUT_MS);
+        const init = await env.init(this.options.initTimeoutMs);
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
           await this.discard(env);
@@ -356,7 +359,7 @@ export class LambdaService {
       body = { errorType, errorMessage: `Runtime exited with error: ${exitText(init.exit)}` };
     } else {
       errorType = "Sandbox.Timedout";
-      body = { errorType, errorMessage: `Task timed out after ${(INIT_TIMEOUT_MS / 1000).toFixed(2)} seconds (INIT)` };
+      body = { errorType, errorMessage: `Task timed out after ${(this.options.initTimeoutMs / 1000).toFixed(2)} seconds (INIT)` };
     }
     log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
     const failed = calls.filter((call) => call.status >= 400).at(-1);

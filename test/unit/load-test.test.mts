@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
-import { parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
+import { sam } from "../../lab/sam.mts";
+import { assertArtilleryInstalled, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
@@ -105,5 +106,17 @@ describe("the verdict of a run", () => {
     expect(table({ ...run, thresholdsPassed: true, checks: [{ expression: "vusers.failed == 0", passed: true }] }).split("\n")[0]).toBe(
       "provisioned concurrency: 0   thresholds: passed",
     );
+  });
+});
+
+describe("a missing tool", () => {
+  it("says how to install Artillery", () => {
+    expect(() => assertArtilleryInstalled("/nonexistent/artillery")).toThrow(
+      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh` (npm run load runs it for you)",
+    );
+  });
+
+  it("says how to install SAM CLI", async () => {
+    await expect(sam(["--version"], { venvBin: "/nonexistent/bin" })).rejects.toThrow("SAM CLI not found at /nonexistent/bin/sam; run `bash scripts/setup.sh`");
   });
 });

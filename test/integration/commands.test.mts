@@ -1,0 +1,27 @@
+// The lab's own commands (npm run lab, npm run aws) on a bad command line: the mistake, the
+// usage, exit 2, and nothing started.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+
+const command = (script: string, ...args: string[]) =>
+  spawnSync(NODE22, [join(PROJECT_ROOT, script), ...args], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 30_000 });
+
+it.each([
+  ["lab/start-lab.mts", ["--bogus"], "error: Unknown option '--bogus'", "usage: npm run lab"],
+  [
+    "lab/start-lab.mts",
+    ["--no-build", "--runtime", "quickjs"],
+    'error: --runtime must be one of node22, node24, deno, bun (the template\'s Runtime parameter), not "quickjs"',
+    "usage: npm run lab",
+  ],
+  ["lab/start-lab.mts", ["--no-build", "--idle-timeout", "0"], 'error: --idle-timeout must be a whole number from 1, not "0"', "usage: npm run lab"],
+  ["lab/serve-aws.mts", ["--port", "http"], 'error: --port must be a whole number from 1 to 65535, not "http"', "usage: npm run aws"],
+  ["lab/serve-aws.mts", ["--template", "README.md"], "is not valid YAML", undefined],
+])("%s %j says so and exits", (script, args, message, usage) => {
+  const run = command(script, ...args);
+  expect(run.status).toBe(usage ? 2 : 1);
+  expect(run.stderr).toContain(message);
+  if (usage) expect(run.stderr).toContain(usage);
+  expect(run.stdout).not.toContain("listening");
+});

@@ -1,0 +1,129 @@
+// The Lambda API's less-trodden paths, through @aws-sdk/client-lambda as users reach them:
+// invocation types, payload limits, GetFunction, function names as ARNs, an INIT that times out,
+// a provisioned INIT that fails, a port already taken; and what the runtime client says of a
+// handler it cannot load, the same on the managed runtime and on a custom one.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { GetFunctionCommand, InvokeCommand } from "@aws-sdk/client-lambda";
+import { listenOnLoopback } from "../../core/loopback.mts";
+import { NODE22 } from "../../core/paths.mts";
+import { runtimeNamed } from "../../core/runtimes.mts";
+import { type Lab, labClient, startLab } from "../../lab/lab.mts";
+import { invokeLogged } from "../support/lab.mts";
+
+const FIXTURES = join(import.meta.dirname, "../fixtures/lab");
+
+/** Resolves once `check` holds, polling every 50 ms; rejects with `what` after `ms`. */
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(what);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The gunicorn processes below this one (Linux /proc): the local AWS servers it started. */
+const localAwsProcesses = () =>
+  readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return (
+          readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("gunicorn") &&
+          readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(process.pid)
+        );
+      } catch {
+        return false;
+      }
+    });
+
+describe("the Lambda API", () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab({ template: join(FIXTURES, "template.yaml"), parameterOverrides: {}, initTimeoutMs: 1_000, runtimes: [runtimeNamed(NODE22)] });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+  const client = () => labClient(lab, { maxAttempts: 1 });
+
+  it("answers DryRun with 204 and starts nothing", async () => {
+    const out = await client().send(new InvokeCommand({ FunctionName: "Echo", InvocationType: "DryRun", Payload: Buffer.from("{}") }));
+    expect(out.StatusCode).toBe(204);
+    expect(lab.lambda.environments("Echo")).toMatchObject({ idle: 0, busy: 0 });
+  });
+
+  it("answers Event with 202 at once and runs the function after", async () => {
+    const out = await client().send(new InvokeCommand({ FunctionName: "Ticker", InvocationType: "Event", Payload: Buffer.from("{}") }));
+    expect(out.StatusCode).toBe(202);
+    await until(() => lab.lambda.environments("Ticker").idle === 1, 15_000, "the event was never run");
+  });
+
+  it("refuses a payload over 6 MB with RequestTooLargeException", async () => {
+    const payload = Buffer.from(JSON.stringify({ blob: "x".repeat(6 * 1024 * 1024) }));
+    await expect(client().send(new InvokeCommand({ FunctionName: "Echo", Payload: payload }))).rejects.toMatchObject({ name: "RequestTooLargeException" });
+  });
+
+  it("answers GetFunction with the configuration and the code's location", async () => {
+    const out = await client().send(new GetFunctionCommand({ FunctionName: "Echo" }));
+    expect(out.Configuration).toMatchObject({ FunctionName: "Echo", Runtime: "nodejs22.x", MemorySize: 256, Timeout: 1, Handler: "index.handler" });
+    expect(out.Code).toMatchObject({ RepositoryType: "S3" });
+  });
+
+  it.each(["arn:aws:lambda:us-east-1:123456789012:function:Echo", "arn:aws:lambda:us-east-1:123456789012:function:Echo:$LATEST", "Echo:$LATEST"])(
+    "invokes a function named %s",
+    async (name) => {
+      const { functionError, payload } = await invokeLogged(lab, name, { by: name });
+      expect(functionError).toBeUndefined();
+      expect(payload.event).toEqual({ by: name });
+    },
+  );
+
+  it("ends an INIT that overruns its limit: Sandbox.Timedout, INIT_REPORT Status: timeout, no process left", async () => {
+    const { functionError, payload, log } = await invokeLogged(lab, "HangsAtInit");
+    expect(functionError).toBe("Unhandled");
+    expect(payload).toEqual({ errorType: "Sandbox.Timedout", errorMessage: "Task timed out after 1.00 seconds (INIT)" });
+    expect(log).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: timeout\tError Type: Sandbox.Timedout$/m);
+    expect(lab.lambda.environments("HangsAtInit")).toMatchObject({ idle: 0, busy: 0 });
+  });
+
+  it.each([
+    ["MalformedHandler", "Runtime.MalformedHandlerName"],
+    ["MissingModule", "Runtime.ImportModuleError"],
+    ["SyntaxError", "Runtime.UserCodeSyntaxError"],
+    ["NoHandler", "Runtime.HandlerNotFound"],
+  ])("fails %s with %s, on the managed runtime's client and on the project's custom one alike", async (name, errorType) => {
+    const managed = await invokeLogged(lab, name);
+    const custom = await invokeLogged(lab, `${name}-node`);
+    for (const { functionError, payload } of [managed, custom]) {
+      expect(functionError).toBe("Unhandled");
+      expect(payload.errorType).toBe(errorType);
+    }
+  });
+});
+
+describe("starting the lab", () => {
+  it("stops before serving when a provisioned environment fails its INIT, and leaves nothing running", async () => {
+    const before = localAwsProcesses().length;
+    await expect(startLab({ template: join(FIXTURES, "provisioned-failure.yaml"), parameterOverrides: {} })).rejects.toThrow(
+      "provisioned concurrency for ExitsAtInit failed to initialize (exit); run it on demand to see its error",
+    );
+    await until(() => localAwsProcesses().length === before, 5_000, "the local AWS outlived the failed start");
+  });
+
+  it("says which port is taken, and leaves nothing running", async () => {
+    const busy: Server = createServer();
+    const port = await listenOnLoopback(busy);
+    const before = localAwsProcesses().length;
+    try {
+      await expect(startLab({ template: join(FIXTURES, "template.yaml"), parameterOverrides: {}, port })).rejects.toThrow(
+        `port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`,
+      );
+      await until(() => localAwsProcesses().length === before, 5_000, "the local AWS outlived the failed start");
+    } finally {
+      busy.close();
+    }
+  });
+});

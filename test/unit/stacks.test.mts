@@ -1,0 +1,111 @@
+// The --stack paths, with CloudFormation and Lambda mocked (aws-sdk-client-mock): reading a
+// deployed stack's outputs, and the bench's loop of forced cold starts against the Lambda API.
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
+import { mockClient } from "aws-sdk-client-mock";
+import { describeStack } from "../../bench/cli.mts";
+import { runBench } from "../../bench/run.mts";
+import { stackApiUrl } from "../../load_test/run.mts";
+
+const cloudformation = mockClient(CloudFormationClient);
+const lambda = mockClient(LambdaClient);
+beforeEach(() => {
+  cloudformation.reset();
+  lambda.reset();
+});
+
+const outputs = (entries: Record<string, string>) => ({
+  Stacks: [
+    {
+      StackName: "s",
+      CreationTime: new Date(),
+      StackStatus: "CREATE_COMPLETE" as const,
+      Outputs: Object.entries(entries).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+    },
+  ],
+});
+
+describe("a deployed stack", () => {
+  it("gives the bench its runtime and its functions' names from their <LogicalId>FunctionName outputs", async () => {
+    cloudformation
+      .on(DescribeStacksCommand, { StackName: "warpstart-deno" })
+      .resolves(outputs({ Runtime: "deno", WarpFunctionName: "warpstart-deno-Warp-abc", ApiUrl: "https://x" }));
+    const { runtime, functions } = await describeStack("warpstart-deno", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }));
+    expect(runtime).toBe("deno");
+    expect([...functions]).toEqual([["Warp", "warpstart-deno-Warp-abc"]]);
+  });
+
+  it("counts as node22 when it has no Runtime output (stacks older than the parameter)", async () => {
+    cloudformation.on(DescribeStacksCommand).resolves(outputs({ RawFunctionName: "r" }));
+    expect((await describeStack("old", "us-east-1", new CloudFormationClient({ region: "us-east-1" }))).runtime).toBe("node22");
+  });
+
+  it("gives the load test its ApiUrl, or says it has none", async () => {
+    cloudformation.on(DescribeStacksCommand).resolves(outputs({ ApiUrl: "https://abc.execute-api.eu-west-1.amazonaws.com" }));
+    await expect(stackApiUrl("warpstart", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }))).resolves.toBe(
+      "https://abc.execute-api.eu-west-1.amazonaws.com",
+    );
+    cloudformation.on(DescribeStacksCommand).resolves(outputs({}));
+    await expect(stackApiUrl("other", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }))).rejects.toThrow("stack other has no ApiUrl output");
+  });
+
+  it("names the stack when CloudFormation cannot describe it", async () => {
+    cloudformation.on(DescribeStacksCommand).rejects(Object.assign(new Error("Stack with id nope does not exist"), { name: "ValidationError" }));
+    await expect(describeStack("nope", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }))).rejects.toThrow(
+      "cannot describe the stack nope in eu-west-1: Stack with id nope does not exist",
+    );
+  });
+});
+
+describe("the bench's loop against a Lambda API", () => {
+  const report = (init?: number) =>
+    Buffer.from(
+      `START RequestId: r Version: $LATEST\nEND RequestId: r\nREPORT RequestId: r\tDuration: 2.00 ms\tBilled Duration: 3 ms\tMemory Size: 512 MB\tMax Memory Used: 60 MB${init === undefined ? "" : `\tInit Duration: ${init} ms`}\t\n`,
+    ).toString("base64");
+  /** An Invoke payload as the SDK hands it over: bytes that can also say themselves as text. */
+  const blob = (text: string) => Object.assign(Buffer.from(text), { transformToString: () => text });
+  const body = blob(JSON.stringify({ statusCode: 200, body: JSON.stringify({ runtime: "node 22.23.3", sdkVersion: "3.1169.0", codeCache: "accepted" }) }));
+  const variant = { name: "Warp", function: "Warp", profile: "Warp", runtime: "node22", functionName: "stack-Warp-abc", event: {} };
+
+  it("forces each cold start with a configuration update and the SDK's waiter, reads Init Duration, then times a warm invoke", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({ LastUpdateStatus: "InProgress" });
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful", State: "Active" } });
+    lambda
+      .on(InvokeCommand)
+      .resolvesOnce({ StatusCode: 200, Payload: body, LogResult: report(123.45) })
+      .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
+    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
+    expect(run.variants[0]).toMatchObject({
+      failures: [],
+      initMs: [123.45],
+      samples: [{ round: 0, initMs: 123.45, durationMs: 2, warmE2eMs: expect.any(Number) }],
+    });
+    expect(run.reported["stack-Warp-abc"]).toMatchObject({ runtime: "node 22.23.3", sdkVersion: "3.1169.0", codeCache: "accepted", codeCacheRejected: false });
+    expect(lambda.commandCalls(UpdateFunctionConfigurationCommand)[0]!.args[0].input).toEqual({
+      FunctionName: "stack-Warp-abc",
+      Description: "warpstart bench t round 0",
+    });
+    expect(lambda.commandCalls(InvokeCommand)[0]!.args[0].input).toMatchObject({ FunctionName: "stack-Warp-abc", LogType: "Tail" });
+  });
+
+  it("counts a cold invoke that reports no Init Duration as a failure, never as a sample", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({});
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: body, LogResult: report() });
+    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
+    expect(run.variants[0]).toMatchObject({ samples: [], failures: [{ round: 0, phase: "cold", errorType: "NotCold" }] });
+  });
+
+  it("records a function error with Lambda's error type", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({});
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
+    lambda.on(InvokeCommand).resolves({
+      StatusCode: 200,
+      FunctionError: "Unhandled",
+      Payload: blob(JSON.stringify({ errorType: "Runtime.InitError", errorMessage: "boom" })),
+      LogResult: report(50),
+    });
+    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 2, runId: "t" });
+    expect(run.variants[0]!.failures).toEqual([0, 1].map((round) => ({ round, phase: "cold", errorType: "Runtime.InitError", message: "boom" })));
+  });
+});
