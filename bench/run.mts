@@ -2,7 +2,7 @@
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { parseReport } from "../lab/emulator/log-lines.mts";
+import { parseReport } from "../core/lambda-logs.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import type { Failure, Sample, VariantResult } from "./results.mts";
 

@@ -2,9 +2,9 @@
 // GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { logTail } from "../../core/lambda-logs.mts";
 import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
 import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
-import { logTail } from "./log-lines.mts";
 import { readBody } from "./runtime-api.mts";
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;

@@ -2,11 +2,11 @@
 // environment or starts a new one (a cold start), configuration updates discard environments.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { LocalServices } from "../../core/function-environment.mts";
+import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
 import type { AwsCall } from "../../core/local-aws/local-aws.mts";
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
-import { endLine, failedCallLine, initReportLine, initStartLine, reportLine, startLine } from "./log-lines.mts";
 
 export const REGION = "us-east-1";
 export const ACCOUNT_ID = "123456789012";
@@ -416,4 +416,13 @@ function parseJson(body: Buffer): Record<string, unknown> {
   } catch {
     return { errorMessage: body.toString("utf8") };
   }
+}
+
+/**
+ * Not a line Lambda writes: the lab's note, after a failed INIT, of the AWS call that failed
+ * (the local AWS holds only the template's resources, so this is usually one it does not declare).
+ */
+function failedCallLine(call: Pick<AwsCall, "service" | "operation" | "status" | "errorCode" | "errorMessage">): string {
+  const error = [call.errorCode, call.errorMessage].filter(Boolean).join(": ");
+  return `[warpstart lab] INIT's call ${call.service ?? "(unsigned)"} ${call.operation} answered ${call.status}${error ? ` ${error}` : ""}. The lab's local AWS holds only the template's resources: declare what INIT reads in the template.`;
 }

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { freePort } from "../support/lab.mts";
 
@@ -114,7 +115,7 @@ it("answers with the masked identity from the local AWS, called once during INIT
     function: "Floor",
     profile: "Optimized",
     sdkVersion: "none",
-    nodeVersion: "v22.23.3",
+    nodeVersion: `v${RUNTIMES.node22.version}`,
     path: "/floor",
     lambdaRequestId: "r1",
   });

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
@@ -34,7 +35,7 @@ describe("the built template", () => {
         account: MASKED_ACCOUNT_ID,
         arn: `arn:aws:sts::${MASKED_ACCOUNT_ID}:user/moto`,
         path: `/${variant.toLowerCase()}`,
-        nodeVersion: "v22.23.3",
+        nodeVersion: `v${RUNTIMES.node22.version}`,
         sdkVersion: expectedSdkVersion(variant),
         codeCache: profileOf(variant) === "Warp" ? "accepted" : "absent",
       });

@@ -1,7 +1,6 @@
-// The platform's log lines, in Lambda's text format (developer guide: nodejs-logging.md). Tabs separate
-// REPORT fields; Init Duration follows Max Memory Used, only on a cold start.
-import type { AwsCall } from "../../core/local-aws/local-aws.mts";
-
+// Lambda's log lines in its text format (developer guide: nodejs-logging.md): the lab writes
+// them, the bench reads REPORT from the lab's logs and from AWS's alike. Tabs separate REPORT
+// fields; Init Duration follows Max Memory Used, only on a cold start.
 const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
 
 export function initStartLine(functionArn: string): string {
@@ -44,15 +43,6 @@ export function initReportLine(initDurationMs: number, status: "error" | "timeou
   const parts = [`INIT_REPORT Init Duration: ${initDurationMs.toFixed(2)} ms`, "Phase: init", `Status: ${status}`];
   if (errorType) parts.push(`Error Type: ${errorType}`);
   return parts.join("\t");
-}
-
-/**
- * Not a line Lambda writes: the lab's note, after a failed INIT, of the AWS call that failed
- * (the local AWS holds only the template's resources, so this is usually one it does not declare).
- */
-export function failedCallLine(call: Pick<AwsCall, "service" | "operation" | "status" | "errorCode" | "errorMessage">): string {
-  const error = [call.errorCode, call.errorMessage].filter(Boolean).join(": ");
-  return `[warpstart lab] INIT's call ${call.service ?? "(unsigned)"} ${call.operation} answered ${call.status}${error ? ` ${error}` : ""}. The lab's local AWS holds only the template's resources: declare what INIT reads in the template.`;
 }
 
 const REPORT =
