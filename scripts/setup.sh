@@ -2,7 +2,8 @@
 # Installs everything the project needs, inside the project, and only what changed since
 # the last run: the pinned Node 22 (tools/node22), the runtime matrix's other runtimes
 # (tools/runtimes, tools/lambda-arm64), the Python venv (.venv: SAM CLI, moto, gunicorn), the npm
-# dependencies, built for Node 22's ABI, and hyperfine. Safe to run again and again.
+# dependencies, built for Node 22's ABI, and hyperfine (tools/hyperfine). Nothing outside the
+# project is touched. Safe to run again and again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -86,13 +87,22 @@ if ! stamp_ok "$root/load_test/node_modules" "$want" 2>/dev/null; then
   stamp_write "$root/load_test/node_modules" "$want"
 fi
 
-# 5. hyperfine (Debian's package) for the bench's process-start comparison (--runtimes).
-if ! command -v hyperfine >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing hyperfine (apt-get)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine; } >/dev/null ||
-      die "apt-get install hyperfine failed (see above)."
+# 5. hyperfine for the bench's process-start comparison (--runtimes): Debian's package, fetched
+#    with a package index of our own (nothing of the system's apt is read or changed, no root
+#    needed) and unpacked into tools/hyperfine.
+if ! command -v hyperfine >/dev/null 2>&1 && [ ! -x tools/hyperfine/usr/bin/hyperfine ]; then
+  if command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
+    say "fetching Debian's hyperfine into tools/hyperfine"
+    scratch="$(mktemp -d)"
+    mkdir -p "$scratch/state/lists/partial" "$scratch/cache/archives/partial"
+    private_apt() { apt-get -qq -o Dir::State="$scratch/state" -o Dir::Cache="$scratch/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)" "$@"; }
+    if private_apt update >&2 && (cd "$scratch" && private_apt download hyperfine >&2) && dpkg-deb -x "$scratch"/hyperfine_*.deb tools/hyperfine; then
+      rm -rf "$scratch"
+    else
+      rm -rf "$scratch"
+      say "warning: could not fetch hyperfine from Debian's archive (see above); only the bench's --runtimes needs it."
+    fi
   else
-    say "warning: hyperfine is not installed; the bench's --runtimes needs it (Debian: sudo apt-get install hyperfine)."
+    say "warning: hyperfine is not installed; the bench's --runtimes needs it (Debian: apt-get install hyperfine)."
   fi
 fi

@@ -4,6 +4,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
-export PATH="$root/tools/node22/node_modules/.bin:$root/.venv/bin:$root/node_modules/.bin:$PATH"
+export PATH="$root/tools/node22/node_modules/.bin:$root/.venv/bin:$root/node_modules/.bin:$root/tools/hyperfine/usr/bin:$PATH"
 export SAM_CLI_TELEMETRY=0
 exec "$@"
