@@ -9,8 +9,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
-import { parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
@@ -133,7 +134,7 @@ async function measure(
   try {
     await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
   } catch (error) {
-    row.failures.push(`warm-up: ${error instanceof Error ? error.message : String(error)}`);
+    row.failures.push(`warm-up: ${errorMessage(error)}`);
     return row;
   }
   const before = lab.aws.connections();
@@ -145,7 +146,7 @@ async function measure(
       row.latenciesMs.push(...answer.calls.latenciesMs);
       if (answer.coldstart) row.coldStarts++;
     } catch (error) {
-      row.failures.push(error instanceof Error ? error.message : String(error));
+      row.failures.push(errorMessage(error));
     }
   }
   row.connections = lab.aws.connections() - before;
@@ -185,10 +186,7 @@ export function keepAliveTable(rows: KeepAliveRow[]): string {
       fixed(perInvoke, 2),
     ];
   });
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `| ${row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
-  const rule = `|${widths.map((width, i) => (i < 2 ? `:${"-".repeat(width + 1)}` : `${"-".repeat(width + 1)}:`)).join("|")}|`;
-  return [line(header), rule, ...cells.map(line)].join("\n");
+  return renderTable(header, cells, "aligned-markdown", ["left", "left"]);
 }
 
 const checkLines = (checks: Check[]) => checks.map((check) => `- ${check.ok ? "OK" : "FAILED"}: ${check.text}`).join("\n");

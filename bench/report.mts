@@ -1,11 +1,11 @@
 // Turns a BenchResults into tables: Markdown for report.md, aligned plain text for the terminal.
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
+import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
 import { type BenchResults, cellLabel, type Failure, type VariantResult } from "./results.mts";
 import { PERCENTILES, pairedComparison, summarize } from "./stats.mts";
 
 export type Metric = "initMs" | "e2eMs";
-export type TableFormat = "markdown" | "text";
 
 const MISSING = "–";
 
@@ -24,35 +24,6 @@ function ratio(value: number | null): string {
 
 function withCi(point: string, ci: [number, number] | null, fmt: (value: number) => string): string {
   return ci === null ? point : `${point} [${fmt(ci[0])}, ${fmt(ci[1])}]`;
-}
-
-/** Markdown renders raw HTML, so a name like "<slim>" would vanish; entities show it as typed. */
-function markdownText(text: string): string {
-  return text.replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-type Align = "left" | "right";
-
-/** Renders rows as a Markdown table or as space-aligned columns (first column left, rest right). */
-function renderTable(header: string[], rows: string[][], format: TableFormat, align?: Align[]): string {
-  const alignOf = (i: number): Align => align?.[i] ?? (i === 0 ? "left" : "right");
-  if (format === "markdown") {
-    // A "|" inside a cell would split it, newlines would end the table, and "<" may start HTML.
-    const cell = (text: string) =>
-      markdownText(text)
-        .replace(/\|/g, "\\|")
-        .replace(/\s*\n\s*/g, " ");
-    const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
-    const rule = `|${header.map((_, i) => (alignOf(i) === "right" ? "---:" : ":---")).join("|")}|`;
-    return [line(header), rule, ...rows.map(line)].join("\n");
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((text, i) => (alignOf(i) === "right" ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
 /** The seed's table: one row per variant, Init Duration or cold E2E percentiles in ms. */

@@ -2,6 +2,7 @@
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import { errorMessage } from "../core/cli.mts";
 import { parseReport } from "../core/lambda-logs.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import type { Failure, Sample, VariantResult } from "./results.mts";
@@ -70,7 +71,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
           round,
           phase,
           errorType: error instanceof InvokeFailure ? error.errorType : error instanceof Error ? error.name : "Error",
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
         });
       let ok = false;
       try {

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+import { errorMessage } from "../core/cli.mts";
 import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -263,7 +264,7 @@ if (import.meta.main) {
   try {
     console.log(await buildResource(resolve(values.template), logicalId, resolve(outdir)));
   } catch (error) {
-    console.error(`build of ${logicalId} failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`build of ${logicalId} failed: ${errorMessage(error)}`);
     process.exit(1);
   }
 }

@@ -4,6 +4,7 @@
 // Sources: SAM CLI (local_apigw_service.py) and the developer guide sample event-v2.json.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { errorMessage } from "../core/cli.mts";
 import { closeServer, listenOnLoopback } from "../core/loopback.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import { ACCOUNT_ID, type LambdaService, TooManyRequests } from "./emulator/lambda-service.mts";
@@ -110,7 +111,7 @@ export class HttpApi {
     this.server = createServer((req, res) => {
       this.handle(req).then(
         (response) => send(res, response),
-        (error: unknown) => send(res, json(500, { message: "Internal server error", detail: error instanceof Error ? error.message : String(error) })),
+        (error: unknown) => send(res, json(500, { message: "Internal server error", detail: errorMessage(error) })),
       );
     });
     this.server.keepAliveTimeout = 30_000;

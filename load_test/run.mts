@@ -14,6 +14,7 @@ import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
+import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
 import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
@@ -230,16 +231,10 @@ export function table(run: RunSummary): string {
     fmt(v.latencyMs.p99),
     fmt(v.firstRequestMs.p99),
   ]);
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ");
   const failed = run.checks.filter((check) => !check.passed).map((check) => check.expression);
   const verdict = run.thresholdsPassed ? "passed" : `FAILED${failed.length ? ` (${failed.join("; ")})` : ""}`;
-  return [
-    `provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${verdict}`,
-    line(header),
-    line(widths.map((w) => "-".repeat(w))),
-    ...rows.map(line),
-  ].join("\n");
+  const columns = renderTable(header, rows, "text", ["left", "right", "right", "right", "left"]);
+  return `provisioned concurrency: ${run.provisionedConcurrency}   thresholds: ${verdict}\n${columns}`;
 }
 
 /** A deployed stack's HTTP API URL (its ApiUrl output). */

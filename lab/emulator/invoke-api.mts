@@ -2,6 +2,7 @@
 // GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { errorMessage } from "../../core/cli.mts";
 import { logTail } from "../../core/lambda-logs.mts";
 import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
 import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
@@ -17,7 +18,7 @@ export class InvokeApi {
   constructor(lambda: LambdaService) {
     this.lambda = lambda;
     this.server = createServer((req, res) => {
-      this.route(req, res).catch((error: unknown) => sendError(res, 500, "ServiceException", error instanceof Error ? error.message : String(error)));
+      this.route(req, res).catch((error: unknown) => sendError(res, 500, "ServiceException", errorMessage(error)));
     });
   }
 
