@@ -33,8 +33,8 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variant
   --variants LIST  its functions to measure, by logical id (default: all)
   --profiles LIST  build each function in each of these profiles (${PROFILE_NAMES.join(", ")}) and measure them side
                    by side (default: each function in its own profile, as sam build builds it; local only)
-  --runtimes LIST  run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, deno-no-cache or
-                   bun-no-cache (without their startup caches), or the path of another runtime's binary (e.g.
+  --runtimes LIST  run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, bun-no-cache
+                   (without its startup cache), or the path of another runtime's binary (e.g.
                    ./llrt); adds hyperfine's process-start comparison (local only)
   --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles
                    ${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --variants

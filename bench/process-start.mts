@@ -94,7 +94,7 @@ export async function measureProcessStart(
       // Lambda's variables and the runtime's own, as its bootstrap sets them.
       const env = {
         ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
-        ...bootstrapVariables(runtime, { layer: optDirs[i] ?? "", taskRoot: taskRoots[i]! }),
+        ...bootstrapVariables(runtime, taskRoots[i]!),
       };
       return { label: cell.label, variant: cell.variant, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
     });

@@ -14,14 +14,17 @@ import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { errorMessage } from "../core/cli.mts";
+import { labOverlayOf } from "../core/function-environment.mts";
 import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
+import { runtimeOf } from "../core/runtimes.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, type SdkImports, sdkFromChunk, sdkFromTree } from "./sdk.mts";
-import { warmTaskRootCaches } from "./startup-caches.mts";
+import { warmStartupCaches } from "./startup-caches.mts";
 
 /** The folder whose node_modules holds a profile's SDK tree. */
 const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
@@ -162,7 +165,7 @@ export interface BuildResult {
   outfile: string;
   metafile: string;
   bytes: number;
-  codeCache?: { bytes: number };
+  codeCache?: { bytes: number; architectures: string[] };
 }
 
 export interface BuildOptions {
@@ -201,6 +204,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
 
   const outfile = join(outdir, outputFile);
   rmSync(outdir, { recursive: true, force: true });
+  rmSync(labOverlayOf(outdir), { recursive: true, force: true });
   mkdirSync(dirname(outfile), { recursive: true });
   const builds: Promise<{ metafile?: Metafile }>[] = [build(withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format }))];
   if (profile.sdkChunk && tree) {
@@ -218,8 +222,14 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   writeFileSync(metafile, JSON.stringify(merged));
   const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
   const codeCache = profile.codeCache && profile.sdkChunk ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: outputFile }) : undefined;
-  // The same artifact runs on every runtime of the template's Runtime parameter (core/runtimes.mts).
-  await warmTaskRootCaches(outdir, outputFile);
+  // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
+  // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
+  const runsOn = runtimeOf(
+    readTemplate(template.file, samconfigParameterOverrides(join(dirname(template.file), "samconfig.toml"), "build")).functions.find(
+      (f) => f.logicalId === fn.logicalId,
+    )!,
+  );
+  await warmStartupCaches(outdir, outputFile, runsOn.name, labOverlayOf(outdir));
   return { outfile, metafile, bytes, codeCache };
 }
 
@@ -249,7 +259,9 @@ export async function buildResource(templateFile: string, logicalId: string, out
   }
   const target = functionBuild(readTemplate(templateFile), logicalId);
   const { outfile, bytes, codeCache } = await buildFunction(target, outdir);
-  const cache = codeCache ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (accepted on a test INIT)` : "";
+  const cache = codeCache
+    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT)`
+    : "";
   return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})`;
 }
 

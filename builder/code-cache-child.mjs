@@ -1,6 +1,7 @@
 // Child of code-cache.mts: `node <runtime flags> code-cache-child.mjs write|status <handler file>`.
 // Imports the built handler module (a full INIT, top-level await included), then either saves
-// the SDK chunk's code cache beside it or prints whether V8 accepted the one shipped.
+// the SDK chunk's code cache for this CPU architecture beside it (sdk.<process.arch>.cache, the
+// file the chunk loader reads) or prints whether V8 accepted the one there.
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,7 +11,7 @@ await import(pathToFileURL(handlerFile).href);
 if (mode === "write") {
   const script = globalThis[Symbol.for("warpstart.sdkScript")];
   if (!script) throw new Error(`${handlerFile} did not load an SDK chunk`);
-  writeFileSync(join(dirname(handlerFile), "sdk.cache"), script.createCachedData());
+  writeFileSync(join(dirname(handlerFile), `sdk.${process.arch}.cache`), script.createCachedData());
 } else {
   console.log(globalThis[Symbol.for("warpstart.codeCache")]);
 }

@@ -4,13 +4,13 @@
 // the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one.
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
+import { mkdirSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { accessKeyFor, functionEnvironment, templateVariables } from "../core/function-environment.mts";
+import { accessKeyFor, functionEnvironment, labOverlayOf, templateVariables } from "../core/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { CREATABLE_TYPES, createResources } from "../core/local-aws/resources.mts";
 import { execOwned } from "../core/processes.mts";
-import { RUNTIMES } from "../core/runtimes.mts";
+import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
@@ -58,11 +58,22 @@ export interface CodeCacheTarget {
   handlerFile: string;
 }
 
-/** Runs the artifact's INIT in a fresh process; "write" saves the cache, "status" prints what V8 did with it. */
-async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<string, string>, mode: "write" | "status"): Promise<string> {
+/**
+ * Runs the artifact's INIT in a fresh process of the Node of `architecture` (core/runtimes.mts
+ * node22For: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
+ * architecture beside the handler, "status" prints what V8 did with it.
+ */
+async function init(
+  target: CodeCacheTarget,
+  aws: LocalAws,
+  variables: Record<string, string>,
+  mode: "write" | "status",
+  architecture: string,
+): Promise<string> {
   // Made for nodejs22.x, the template's default runtime: a V8 cache is only good for its own V8.
   const runtime = RUNTIMES.node22;
   const { fn, artifactDir } = target;
+  const [command, prefix] = node22For(architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment(
     { name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime },
@@ -71,9 +82,10 @@ async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<st
     { accessKeyId, variables },
   );
   try {
-    const { stdout } = await execOwned(runtime.hostBinary, [...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], {
+    // An INIT under qemu takes seconds where it takes a tenth of one natively.
+    const { stdout } = await execOwned(command, [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], {
       env,
-      timeout: 30_000,
+      timeout: 120_000,
       cwd: artifactDir,
     });
     return stdout.trim();
@@ -83,17 +95,42 @@ async function init(target: CodeCacheTarget, aws: LocalAws, variables: Record<st
   }
 }
 
-export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: number }> {
+/** This machine's architecture, in Lambda's words. */
+const HOST_ARCHITECTURE = process.arch === "arm64" ? "arm64" : "x86_64";
+
+/**
+ * Makes the code cache for the function's architecture (sdk.<arch>.cache beside the handler,
+ * shipped) and, when this machine's differs, one for it too, into the lab's overlay (never
+ * shipped): the lab measures Warp on this machine with a cache V8 takes, Lambda gets the one its
+ * CPU takes. Each is checked by a second INIT.
+ */
+export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: number; architectures: string[] }> {
   const aws = await startLocalAws();
   try {
     const { attributes } = await createResources(target.template, aws);
     const variables = templateVariables(target.template, target.fn, attributes);
-    await init(target, aws, variables, "write");
-    const status = await init(target, aws, variables, "status");
-    if (status !== "accepted")
-      throw new CodeCacheError(`V8 did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`);
-    return { bytes: statSync(join(dirname(join(target.artifactDir, target.handlerFile)), "sdk.cache")).size };
+    const architectures = [...new Set([target.fn.architecture, HOST_ARCHITECTURE])];
+    const handlerDir = dirname(target.handlerFile);
+    for (const architecture of architectures) {
+      await init(target, aws, variables, "write", architecture);
+      const status = await init(target, aws, variables, "status", architecture);
+      if (status !== "accepted") {
+        throw new CodeCacheError(
+          `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
+        );
+      }
+      if (architecture !== target.fn.architecture) {
+        // Only the lab needs the host's cache: it joins the task root there (core/function-environment.mts).
+        const file = join(handlerDir, cacheFileOf(architecture));
+        mkdirSync(dirname(join(labOverlayOf(target.artifactDir), file)), { recursive: true });
+        renameSync(join(target.artifactDir, file), join(labOverlayOf(target.artifactDir), file));
+      }
+    }
+    return { bytes: statSync(join(target.artifactDir, handlerDir, cacheFileOf(target.fn.architecture))).size, architectures };
   } finally {
     await aws.stop();
   }
 }
+
+/** The cache file V8 of an architecture takes, as the chunk loader reads it (src/warp/sdk-chunk-loader.mts). */
+const cacheFileOf = (architecture: string) => `sdk.${nodeArch(architecture)}.cache`;

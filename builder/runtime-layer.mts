@@ -4,26 +4,24 @@
 //   bootstrap            a shell script: exports the runtime's variables, execs the binary on the client
 //   bin/<binary>         the runtime's Linux arm64 binary, from the npm registry (tools/lambda-arm64)
 //   runtime/client.mjs   the Runtime API client (src/runtime-client/), bundled
-//   <cache dir>/         the runtime's own startup cache, when it keeps one in the layer (Deno),
-//                        warmed at build time by this machine's binary of the same version
+// (A runtime's startup cache, if it has one, is in each function's artifact: builder/startup-caches.mts.)
 
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { CUSTOM_RUNTIMES, type CustomRuntime, type Runtime } from "../core/runtimes.mts";
-import { warmLayerCache } from "./startup-caches.mts";
 
 export const CLIENT_FILE = "runtime/client.mjs";
 
 /**
- * What a runtime's bootstrap exports, with the layer and the task root where they are: for
- * starting the runtime outside its bootstrap (the process-start comparison) as the bootstrap would.
+ * What a runtime's bootstrap exports, with the task root where it is: for starting the runtime
+ * outside its bootstrap (the process-start comparison) as the bootstrap would.
  */
-export function bootstrapVariables(runtime: Runtime, where: { layer: string; taskRoot: string }): Record<string, string> {
+export function bootstrapVariables(runtime: Runtime, taskRoot: string): Record<string, string> {
   if (runtime.kind !== "custom") return {};
   const cache = runtime.startupCache;
-  return { ...runtime.env, ...(cache && { [cache.variable]: join(cache.in === "layer" ? where.layer : where.taskRoot, cache.dir) }) };
+  return { ...runtime.env, ...(cache && { [cache.variable]: join(taskRoot, cache.dir) }) };
 }
 
 /** The bootstrap script: exports the runtime's variables (bootstrapVariables, in shell), then execs its binary on the client. */
@@ -32,7 +30,7 @@ export function bootstrapScript(runtime: CustomRuntime): string {
   const exports = Object.entries(runtime.env).map(([name, value]) => `export ${name}=${quote(value)}`);
   const cache = runtime.startupCache;
   // Lambda sets LAMBDA_TASK_ROOT before it starts the bootstrap.
-  if (cache) exports.push(`export ${cache.variable}="${cache.in === "layer" ? "$layer" : "$LAMBDA_TASK_ROOT"}/${cache.dir}"`);
+  if (cache) exports.push(`export ${cache.variable}="$LAMBDA_TASK_ROOT/${cache.dir}"`);
   return [
     "#!/bin/sh",
     `# ${runtime.summary}. Written by builder/runtime-layer.mts from core/runtimes.mts.`,
@@ -75,7 +73,6 @@ export async function buildRuntimeLayer(runtime: CustomRuntime, outDir: string, 
   else symlinkSync(binary, binaryInLayer);
   chmodSync(binaryInLayer, 0o755);
   writeFileSync(join(outDir, "bootstrap"), bootstrapScript(runtime), { mode: 0o755 });
-  await warmLayerCache(runtime, outDir);
 }
 
 /** The custom runtime a template layer ships (its logical id, e.g. DenoRuntime). */

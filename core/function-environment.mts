@@ -13,6 +13,13 @@ import { ownedDir } from "./processes.mts";
 import type { Runtime } from "./runtimes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateFunction } from "./template.mts";
 
+/**
+ * What a build leaves beside an artifact for the lab alone (never shipped): e.g. Warp's code
+ * cache for this machine's CPU, when the function's architecture is another. The lab adds it to
+ * every task root it copies from the artifact.
+ */
+export const labOverlayOf = (artifactDir: string) => `${artifactDir.replace(/\/+$/, "")}.lab`;
+
 /** Where the lab's processes keep what they own (task roots, layer copies), one folder per owner. */
 export const LAB_RUN_DIR = join(STATE_DIR, "run");
 
@@ -61,13 +68,14 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
   }
   const owned = ownedDir(managed ? LAB_RUN_DIR : join(tmpdir(), "warpstart-lab"));
   mkdirSync(join(owned, "task"), { recursive: true });
-  return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name)); // Lambda's /var/task is read-only
+  return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name), labOverlayOf(spec.codeDir)); // Lambda's /var/task is read-only
 }
 
-/** A read-only copy of `source` at `<base>-<random id>` (links stay links). */
-export function readOnlyCopy(source: string, base: string): string {
+/** A read-only copy of `source` at `<base>-<random id>` (links stay links), with `overlay`'s files added if it exists. */
+export function readOnlyCopy(source: string, base: string, overlay?: string): string {
   const copy = `${base}-${randomBytes(4).toString("hex")}`;
   cpSync(source, copy, { recursive: true, verbatimSymlinks: true });
+  if (overlay && existsSync(overlay)) cpSync(overlay, copy, { recursive: true });
   chmodSync(copy, 0o555);
   return copy;
 }

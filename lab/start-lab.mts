@@ -5,7 +5,8 @@ import { resolve } from "node:path";
 import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
-import { samconfigParameterOverrides, startLab } from "./lab.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { startLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
 const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--no-build] [--quiet]`;

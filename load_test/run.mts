@@ -13,10 +13,11 @@ import { parse, stringify } from "yaml";
 import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
-import { samconfigParameterOverrides, withLab } from "../lab/lab.mts";
+import { withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;

@@ -2,7 +2,8 @@
 # Installs everything the project needs, inside the project, and only what changed since
 # the last run: the pinned Node 22 (tools/node22), the runtime matrix's other runtimes
 # (tools/runtimes, tools/lambda-arm64), the Python venv (.venv: SAM CLI, moto, gunicorn), the npm
-# dependencies, built for Node 22's ABI, and hyperfine (tools/hyperfine). Nothing outside the
+# dependencies, built for Node 22's ABI, hyperfine (tools/hyperfine) and qemu-aarch64 with the
+# arm64 C libraries (tools/arm64, for Warp's arm64 code cache). Nothing outside the
 # project is touched. Safe to run again and again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,7 +48,7 @@ if ! stamp_ok "$root/tools/runtimes" "$want" || [ ! -x tools/runtimes/node_modul
 fi
 want="$(digest tools/lambda-arm64/package.json tools/lambda-arm64/package-lock.json)"
 if ! stamp_ok "$root/tools/lambda-arm64" "$want" || [ ! -d tools/lambda-arm64/node_modules ]; then
-  say "installing Deno's and Bun's Linux arm64 binaries (for their Lambda layers) into tools/lambda-arm64"
+  say "installing Linux arm64 Node, Deno and Bun (Warp's arm64 code cache, the runtimes' Lambda layers) into tools/lambda-arm64"
   PATH="$node_bin:$PATH" npm ci --prefix tools/lambda-arm64 --cpu=arm64 --os=linux --libc=glibc --no-audit --no-fund --loglevel=error >&2
   stamp_write "$root/tools/lambda-arm64" "$want"
 fi
@@ -87,22 +88,52 @@ if ! stamp_ok "$root/load_test/node_modules" "$want" 2>/dev/null; then
   stamp_write "$root/load_test/node_modules" "$want"
 fi
 
-# 5. hyperfine for the bench's process-start comparison (--runtimes): Debian's package, fetched
-#    with a package index of our own (nothing of the system's apt is read or changed, no root
-#    needed) and unpacked into tools/hyperfine.
+# Debian packages, fetched with a package index of the project's own (nothing of the system's apt
+# is read or changed, no root needed) and unpacked into a folder: fetch_debs DIR [APT OPTION...] -- PACKAGE...
+fetch_debs() {
+  local into="$1" scratch
+  shift
+  local options=()
+  while [ "$1" != "--" ]; do options+=("$1"); shift; done
+  shift
+  scratch="$(mktemp -d)"
+  mkdir -p "$scratch/state/lists/partial" "$scratch/cache/archives/partial" "$into"
+  private_apt() { apt-get -qq -o Dir::State="$scratch/state" -o Dir::Cache="$scratch/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)" "${options[@]}" "$@"; }
+  if private_apt update >&2 && (cd "$scratch" && private_apt download "$@" >&2); then
+    for deb in "$scratch"/*.deb; do dpkg-deb -x "$deb" "$into"; done
+    rm -rf "$scratch"
+  else
+    rm -rf "$scratch"
+    return 1
+  fi
+}
+can_fetch_debs() { command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; }
+
+# 5. hyperfine for the bench's process-start comparison (--runtimes), into tools/hyperfine.
 if ! command -v hyperfine >/dev/null 2>&1 && [ ! -x tools/hyperfine/usr/bin/hyperfine ]; then
-  if command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
+  if can_fetch_debs; then
     say "fetching Debian's hyperfine into tools/hyperfine"
-    scratch="$(mktemp -d)"
-    mkdir -p "$scratch/state/lists/partial" "$scratch/cache/archives/partial"
-    private_apt() { apt-get -qq -o Dir::State="$scratch/state" -o Dir::Cache="$scratch/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)" "$@"; }
-    if private_apt update >&2 && (cd "$scratch" && private_apt download hyperfine >&2) && dpkg-deb -x "$scratch"/hyperfine_*.deb tools/hyperfine; then
-      rm -rf "$scratch"
-    else
-      rm -rf "$scratch"
-      say "warning: could not fetch hyperfine from Debian's archive (see above); only the bench's --runtimes needs it."
-    fi
+    fetch_debs tools/hyperfine -- hyperfine || say "warning: could not fetch hyperfine from Debian's archive (see above); only the bench's --runtimes needs it."
   else
     say "warning: hyperfine is not installed; the bench's --runtimes needs it (Debian: apt-get install hyperfine)."
+  fi
+fi
+
+# 6. What runs the arm64 Node of tools/lambda-arm64 on an x86-64 host, to make Warp's code cache
+#    for arm64 functions: qemu-aarch64 (Debian's qemu-user-static: one static binary) and the
+#    arm64 C libraries Node links to, into tools/arm64 (qemu's -L root). An arm64 host runs it as it is.
+if [ "$(uname -m)" = x86_64 ] && [ ! -x tools/arm64/qemu-aarch64-static ]; then
+  if can_fetch_debs; then
+    say "fetching Debian's qemu-user-static and arm64 libc6, libstdc++6, libgcc-s1 into tools/arm64"
+    scratch_qemu="$(mktemp -d)"
+    if fetch_debs "$scratch_qemu" -- qemu-user-static && fetch_debs tools/arm64/sysroot -o APT::Architecture=arm64 -o APT::Architectures::=arm64 -- libc6 libstdc++6 libgcc-s1; then
+      mv "$scratch_qemu/usr/bin/qemu-aarch64-static" tools/arm64/qemu-aarch64-static
+      rm -rf "$scratch_qemu"
+    else
+      rm -rf "$scratch_qemu" tools/arm64
+      die "could not fetch qemu-user-static and the arm64 C libraries from Debian's archive (see above): Warp's arm64 code cache needs them."
+    fi
+  else
+    die "Warp's code cache for arm64 functions needs qemu-aarch64 on this x86-64 machine: install Debian's qemu-user-static (or build on an arm64 machine)."
   fi
 fi

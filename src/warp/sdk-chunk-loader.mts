@@ -1,7 +1,8 @@
 // What every SDK import of a Warp build becomes (builder/sdk.mts): loads sdk.cjs (next to this
-// bundle) with vm.Script, handing V8 the code cache made after a full INIT at build time
-// (sdk.cache), so the SDK's functions need neither parsing nor lazy compilation at INIT.
-// V8 rejects a cache silently when the Node version or V8 flags differ: the status is checked.
+// bundle) with vm.Script, handing V8 the code cache made after a full INIT at build time for this
+// CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
+// SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
+// when the Node version, the V8 flags or the CPU differ: the status is checked.
 import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_SCRIPT } from "./symbols.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
@@ -12,7 +13,7 @@ const { fileURLToPath } = process.getBuiltinModule("node:url");
 const chunkPath = fileURLToPath(new URL("sdk.cjs", import.meta.url));
 let cachedData: Buffer | undefined;
 try {
-  cachedData = readFileSync(new URL("sdk.cache", import.meta.url));
+  cachedData = readFileSync(new URL(`sdk.${process.arch}.cache`, import.meta.url));
 } catch {
   cachedData = undefined; // built without a cache: the chunk compiles as usual
 }

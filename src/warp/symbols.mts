@@ -8,5 +8,4 @@ export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
 export type CodeCacheStatus = "accepted" | "rejected" | "absent";
 
 /** The warning a function logs at INIT when V8 rejects its code cache. */
-export const CACHE_REJECTED =
-  "warpstart: V8 rejected sdk.cache (made for another Node version, CPU architecture or memory size): INIT compiles the SDK instead";
+export const CACHE_REJECTED = "warpstart: V8 rejected the SDK chunk's code cache (made for another Node version or memory size): INIT compiles the SDK instead";

@@ -148,7 +148,10 @@ describe("bench usage errors", () => {
     [["--variants", "Raw,Turbo"], "unknown function(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
     [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
     [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles and --ablate build locally; a --stack runs each function as deployed"],
-    [["--runtimes", "node22,quickjs"], '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, deno-no-cache and bun-no-cache'],
+    [
+      ["--runtimes", "node22,quickjs"],
+      '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, bun-no-cache (without its startup cache)',
+    ],
     [
       ["--runtimes", "./bin/llrt"],
       `--runtimes: llrt is not installed: ${join(PROJECT_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`,

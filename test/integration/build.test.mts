@@ -6,9 +6,11 @@ import type { Metafile } from "esbuild";
 import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
+import { functionEnvironment, labOverlayOf } from "../../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
-import { BUILD_DIR, buildDirOf, EXAMPLES_TEMPLATE } from "../../core/paths.mts";
-import { CUSTOM_RUNTIMES, HANDLER_BUILTINS, RUNTIMES } from "../../core/runtimes.mts";
+import { BUILD_DIR, buildDirOf, EXAMPLES_TEMPLATE, PROJECT_ROOT } from "../../core/paths.mts";
+import { execOwned } from "../../core/processes.mts";
+import { CUSTOM_RUNTIMES, node22For, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 import { builtFunction, builtFunctions, expectedSdkVersion, FUNCTION_NAMES, profileOf, run, servicesOf, succeeded } from "../support/lab.mts";
@@ -55,13 +57,32 @@ describe("credential providers", () => {
 describe("Warp", () => {
   const warpDir = join(BUILD_DIR, "Warp/src/functions/identity");
 
-  it("bundles the SDK as a chunk with its V8 code cache, beside the handler", () => {
+  it("bundles the SDK as a chunk with the V8 code cache of the function's architecture beside the handler; this machine's is the lab's alone", () => {
     const inputs = Object.keys(metafile("Warp").inputs);
     expect(inputs).toContain("src/warp/sdk-chunk-loader.mts");
     expect(inputs).toContain("<sdk-chunk>");
-    expect(existsSync(join(warpDir, "sdk.cjs"))).toBe(true);
-    expect(statSync(join(warpDir, "sdk.cache")).size).toBeGreaterThan(0);
+    expect(readdirSync(warpDir).sort()).toEqual(["index.mjs", "sdk.arm64.cache", "sdk.cjs"]);
+    expect(readdirSync(join(labOverlayOf(join(BUILD_DIR, "Warp")), "src/functions/identity"))).toEqual([`sdk.${process.arch}.cache`]);
   });
+
+  it("ships a cache the arm64 Node takes: the deployed artifact's INIT under qemu-aarch64 (nodejs22.x's flags at 512 MB) accepts it", async () => {
+    const [command, prefix] = node22For("arm64");
+    const artifactDir = join(BUILD_DIR, "Warp");
+    const spec = { ...builtFunction("Warp"), codeDir: artifactDir };
+    const aws = await startLocalAws();
+    try {
+      const env = functionEnvironment(spec, artifactDir, servicesOf(aws));
+      const child = join(PROJECT_ROOT, "builder/code-cache-child.mjs");
+      const { stdout } = await execOwned(command, [...prefix, ...RUNTIMES.node22.nodeFlags(512), child, "status", join(warpDir, "index.mjs")], {
+        env,
+        cwd: artifactDir,
+        timeout: 120_000,
+      });
+      expect(stdout.trim()).toBe("accepted");
+    } finally {
+      await aws.stop();
+    }
+  }, 150_000);
 
   it("keeps the SDK out of the handler: every SDK import reads the chunk's copy", () => {
     expect(artifact("Warp")).not.toContain("GetCallerIdentityCommand = class");
@@ -85,7 +106,7 @@ describe("Warp", () => {
     expect(imported.length).toBeGreaterThan(0);
     for (const client of imported) expect(chunk).toContain(`"${client}"`);
     expect(chunk).not.toContain('"@aws-sdk/client-sts"');
-    expect(statSync(join(beside, "sdk.cache")).size).toBeGreaterThan(0);
+    expect(statSync(join(beside, "sdk.arm64.cache")).size).toBeGreaterThan(0);
   });
 });
 
@@ -142,30 +163,17 @@ describe.each(CUSTOM_RUNTIMES)("the $layer layer (the $name custom runtime)", (r
 });
 
 describe("startup caches warmed at build time", () => {
-  it("Deno's layer carries its code and analysis caches, with the write-ahead logs a read-only copy needs", () => {
-    const cache = join(BUILD_DIR, RUNTIMES.deno.layer, RUNTIMES.deno.startupCache.dir);
-    const files = readdirSync(cache);
-    expect(files).toEqual(expect.arrayContaining(["v8_code_cache_v2", "v8_code_cache_v2-wal", "dep_analysis_cache_v2"]));
-    expect(statSync(join(cache, "v8_code_cache_v2-wal")).size).toBeGreaterThan(100_000);
+  it("ships Bun's transpiler cache only with a function that runs on Bun: a nodejs22.x artifact carries none, the lab's overlay has it", () => {
+    const name = FUNCTION_NAMES.find((candidate) => artifact(candidate).length >= 50 * 1024)!; // Bun caches sources of 50 KB and more
+    const cache = RUNTIMES.bun.startupCache.dir;
+    expect(existsSync(join(BUILD_DIR, name, cache))).toBe(false);
+    const overlay = join(labOverlayOf(join(BUILD_DIR, name)), cache);
+    const largest = Math.max(...readdirSync(overlay).map((file) => statSync(join(overlay, file)).size));
+    expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
   });
 
-  it("Deno's warm-up imports every node: builtin the built handlers import", () => {
-    const builtins = new Set(
-      FUNCTION_NAMES.flatMap((name) =>
-        Object.values(metafile(name).outputs).flatMap((output) =>
-          output.imports.filter((entry) => entry.external && entry.path.startsWith("node:")).map((entry) => entry.path),
-        ),
-      ),
-    );
-    expect([...builtins].filter((builtin) => !HANDLER_BUILTINS.includes(builtin))).toEqual([]);
+  it("ships no Deno cache: the arm64 Deno Lambda runs rejects what the x86-64 one makes", () => {
+    expect(RUNTIMES.deno.startupCache).toBeNull();
+    expect(readdirSync(join(BUILD_DIR, RUNTIMES.deno.layer))).toEqual(expect.not.arrayContaining(["deno-dir"]));
   });
-
-  it.each(FUNCTION_NAMES.filter((name) => artifact(name).length >= 50 * 1024))(
-    "%s carries Bun's transpiler cache of its handler (Bun caches sources of 50 KB and more)",
-    (name) => {
-      const cache = join(BUILD_DIR, name, RUNTIMES.bun.startupCache.dir);
-      const largest = Math.max(...readdirSync(cache).map((file) => statSync(join(cache, file)).size));
-      expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
-    },
-  );
 });

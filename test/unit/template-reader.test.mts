@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keepsAlive } from "../../bench/keepalive.mts";
 import { templateVariables } from "../../core/function-environment.mts";
+import { samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
-import { samconfigParameterOverrides } from "../../lab/lab.mts";
 
 let dir: string;
 beforeEach(() => {
