@@ -1,5 +1,5 @@
 // The Lambda API on 127.0.0.1, wire-compatible with @aws-sdk/client-lambda: Invoke,
-// GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
+// ListFunctions, GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
 // SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { errorMessage } from "../../core/cli.mts";
@@ -10,6 +10,7 @@ import { readBody } from "./runtime-api.mts";
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 const FUNCTION_ROUTE = /^\/2015-03-31\/functions\/([^/]+)(\/invocations|\/configuration)?$/;
+const LIST_ROUTE = /^\/2015-03-31\/functions\/?$/;
 
 export class InvokeApi {
   private readonly server: Server;
@@ -32,6 +33,9 @@ export class InvokeApi {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
+    // ListFunctions (the AWS CLI and boto3 call it): every function in one page, no marker.
+    if (req.method === "GET" && LIST_ROUTE.test(url.pathname))
+      return sendJson(res, 200, { Functions: this.lambda.functionNames.map((name) => this.lambda.configuration(name)) });
     const match = FUNCTION_ROUTE.exec(url.pathname);
     if (!match) return sendError(res, 404, "UnknownOperationException", `Unknown operation ${req.method} ${url.pathname}`);
     const name = decodeURIComponent(match[1]!);

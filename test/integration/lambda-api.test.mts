@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { GetFunctionCommand, InvokeCommand } from "@aws-sdk/client-lambda";
+import { GetFunctionCommand, InvokeCommand, ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { runtimeNamed } from "../../core/runtimes.mts";
@@ -64,6 +64,17 @@ describe("the Lambda API", () => {
   it("refuses a payload over 6 MB with RequestTooLargeException", async () => {
     const payload = Buffer.from(JSON.stringify({ blob: "x".repeat(6 * 1024 * 1024) }));
     await expect(client().send(new InvokeCommand({ FunctionName: "Echo", Payload: payload }))).rejects.toMatchObject({ name: "RequestTooLargeException" });
+  });
+
+  it("lists every function it serves (ListFunctions, as the AWS CLI and boto3 call it)", async () => {
+    const out = await client().send(new ListFunctionsCommand({}));
+    expect(out.Functions!.map((fn) => fn.FunctionName)).toEqual(lab.lambda.functionNames);
+    expect(out.Functions!.find((fn) => fn.FunctionName === "Echo")).toMatchObject({
+      Runtime: "nodejs22.x",
+      MemorySize: 256,
+      FunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:Echo",
+    });
+    expect(out.NextMarker).toBeUndefined();
   });
 
   it("answers GetFunction with the configuration and the code's location", async () => {
