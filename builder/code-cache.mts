@@ -91,7 +91,7 @@ async function init(
     return stdout.trim();
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, aws.calls(accessKeyId)));
+    throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
   }
 }
 

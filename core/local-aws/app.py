@@ -74,17 +74,15 @@ class RecordedCalls:
             answer["status"] = int(status.split(" ", 1)[0])
             return start_response(status, headers, exc_info)
 
-        chunks = []
-        for chunk in self.app(environ, recording_start_response):
-            if answer.get("status", 200) >= 400:
-                chunks.append(chunk)
-            yield chunk
+        # The record is written before the answer leaves, so whoever got the answer can already read its record.
+        chunks = list(self.app(environ, recording_start_response))
         call["status"] = answer.get("status")
         call["ms"] = round((time.time() - started) * 1000, 2)
-        if chunks:
+        if call["status"] is not None and call["status"] >= 400:
             call["errorCode"], call["errorMessage"] = _error(b"".join(chunks))
         sys.stdout.write(json.dumps(call) + "\n")
         sys.stdout.flush()
+        return chunks
 
 
 app = RecordedCalls(DomainDispatcherApplication(create_backend_app))

@@ -8,6 +8,7 @@ import { request } from "node:https";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { listenOnLoopback } from "../loopback.mts";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
 import { spawnOwned } from "../processes.mts";
@@ -43,7 +44,7 @@ export interface LocalAws {
   /** TCP connections accepted since start (the start-up probe's not counted). */
   connections(): number;
   /** Calls answered so far, in order; with an access key, only the calls it signed. */
-  calls(accessKeyId?: string): AwsCall[];
+  calls(accessKeyId?: string): Promise<AwsCall[]>;
   /** Stops the proxy (closing every connection through it) and gunicorn. */
   stop(): Promise<void>;
 }
@@ -238,7 +239,12 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
       port,
       caFile,
       connections: () => counter.accepted,
-      calls: (accessKeyId) => recorded.filter((call) => call.accessKeyId !== PROBE_KEY && (accessKeyId === undefined || call.accessKeyId === accessKeyId)),
+      calls: async (accessKeyId) => {
+        // A call's record reaches gunicorn's stdout before its answer leaves; two turns of the event loop read what is already in the pipe.
+        await nextTurn();
+        await nextTurn();
+        return recorded.filter((call) => call.accessKeyId !== PROBE_KEY && (accessKeyId === undefined || call.accessKeyId === accessKeyId));
+      },
       stop,
     };
   } catch (error) {

@@ -49,7 +49,7 @@ export interface ServedFunction extends TemplateFunction {
 
 /** The local AWS as the service uses it: where functions send their calls, and what each environment called. */
 export interface LabServices extends LocalServices {
-  calls(accessKeyId: string): AwsCall[];
+  calls(accessKeyId: string): Promise<AwsCall[]>;
 }
 
 class LambdaFunction {
@@ -241,7 +241,7 @@ export class LambdaService {
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
           await this.discard(env);
-          return this.failedInit(init, log, this.services.calls(env.accessKeyId));
+          return this.failedInit(init, log, await this.services.calls(env.accessKeyId));
         }
         initDurationMs = init.initDurationMs;
       }

@@ -133,7 +133,7 @@ describe("every service, one endpoint", () => {
     });
     await expect(ssm.send(new GetParameterCommand({ Name: "/not/declared" }))).rejects.toMatchObject({ name: "ParameterNotFound" });
     ssm.destroy();
-    expect(aws.calls("ASIATESTCALLS000000")).toEqual([
+    expect(await aws.calls("ASIATESTCALLS000000")).toEqual([
       expect.objectContaining({ accessKeyId: "ASIATESTCALLS000000", service: "ssm", operation: "GetParameter", status: 400, errorCode: "ParameterNotFound" }),
     ]);
   });
