@@ -11,18 +11,10 @@ import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { runtimeNamed } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
+import { eventually } from "../support/eventually.mts";
 import { invokeLogged } from "../support/lab.mts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/lab");
-
-/** Resolves once `check` holds, polling every 50 ms; rejects with `what` after `ms`. */
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(what);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The gunicorn processes below this one (Linux /proc): the local AWS servers it started. */
 const localAwsProcesses = () =>
@@ -58,7 +50,7 @@ describe("the Lambda API", () => {
   it("answers Event with 202 at once and runs the function after", async () => {
     const out = await client().send(new InvokeCommand({ FunctionName: "Ticker", InvocationType: "Event", Payload: Buffer.from("{}") }));
     expect(out.StatusCode).toBe(202);
-    await until(() => lab.lambda.environments("Ticker").idle === 1, 15_000, "the event was never run");
+    await eventually("the event has run", () => lab.lambda.environments("Ticker").idle === 1, 15_000);
   });
 
   it("refuses a payload over 6 MB with RequestTooLargeException", async () => {
@@ -121,7 +113,7 @@ describe("starting the lab", () => {
     await expect(startLab({ template: join(FIXTURES, "provisioned-failure.yaml"), parameterOverrides: {} })).rejects.toThrow(
       "provisioned concurrency for ExitsAtInit failed to initialize (exit); run it on demand to see its error",
     );
-    await until(() => localAwsProcesses().length === before, 5_000, "the local AWS outlived the failed start");
+    await eventually("the local AWS has ended with the failed start", () => localAwsProcesses().length === before, 5_000);
   });
 
   it("says which port is taken, and leaves nothing running", async () => {
@@ -132,7 +124,7 @@ describe("starting the lab", () => {
       await expect(startLab({ template: join(FIXTURES, "template.yaml"), parameterOverrides: {}, port })).rejects.toThrow(
         `port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`,
       );
-      await until(() => localAwsProcesses().length === before, 5_000, "the local AWS outlived the failed start");
+      await eventually("the local AWS has ended with the failed start", () => localAwsProcesses().length === before, 5_000);
     } finally {
       busy.close();
     }

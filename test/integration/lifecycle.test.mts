@@ -10,6 +10,7 @@ import { LAB_RUN_DIR } from "../../core/function-environment.mts";
 import { assertPortFree } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
+import { eventually } from "../support/eventually.mts";
 
 const OWNER = join(import.meta.dirname, "../support/lab-owner.mts");
 
@@ -41,15 +42,6 @@ function descendants(pid: number): Array<{ pid: number; state: string; command: 
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 
-/** Resolves once `check` holds, polling /proc every 50 ms; rejects with `what` after `ms`. */
-async function until(check: () => boolean, ms: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(what());
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Starts a lab owner; resolves with its process and endpoints once it serves. */
 async function startOwner(): Promise<{ owner: ChildProcess; endpoint: string; apiUrl: string; awsEndpoint: string }> {
   const owner = spawn(NODE22, [OWNER], { stdio: ["ignore", "pipe", "inherit"] });
@@ -71,10 +63,10 @@ describe.each([
     // One environment frozen while idle, one busy with an invocation when the owner ends.
     expect((await fetch(`${apiUrl}/echo`)).status).toBe(200);
     const busy = fetch(`${apiUrl}/sleep?ms=30000`).catch(() => undefined);
-    await until(
+    await eventually(
+      "the busy environment has started",
       () => descendants(owner.pid!).filter((p) => p.command.includes("aws-lambda-ric")).length === 2,
       10_000,
-      () => "the busy environment did not start",
     );
     const before = descendants(owner.pid!);
     expect(before.some((p) => p.state === "T" && p.command.includes("aws-lambda-ric"))).toBe(true); // the frozen one
@@ -83,10 +75,10 @@ describe.each([
     const ended = new Promise((resolve) => owner.once("exit", resolve)); // its own sockets close with it
     end(owner);
     await ended;
-    await until(
+    await eventually(
+      () => `nothing of the lab runs (still running: ${JSON.stringify(before.filter((p) => alive(p.pid)))})`,
       () => before.every((p) => !alive(p.pid)),
       5_000,
-      () => `still running 5 s after the end: ${JSON.stringify(before.filter((p) => alive(p.pid)))}`,
     );
     for (const url of [endpoint, apiUrl, awsEndpoint]) await expect(assertPortFree(portOf(url))).resolves.toBeUndefined();
     await busy;
@@ -97,11 +89,7 @@ it("removes the read-only task roots of a lab that could not remove them, at the
   const { owner, apiUrl } = await startOwner();
   expect((await fetch(`${apiUrl}/echo`)).status).toBe(200); // a task root, read-only
   owner.kill("SIGKILL");
-  await until(
-    () => !alive(owner.pid!),
-    5_000,
-    () => "the owner did not end",
-  );
+  await eventually("the owner has ended", () => !alive(owner.pid!), 5_000);
   const left = readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`));
   expect(left).toHaveLength(1);
   const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });
@@ -132,11 +120,7 @@ describe("environments killed under traffic", () => {
     let killed = 0;
     for (let wave = 0; wave < 8; wave++) {
       const requests = Array.from({ length: 6 }, request);
-      await until(
-        () => environments().length > 0,
-        10_000,
-        () => "no environment started",
-      );
+      await eventually("an environment has started", () => environments().length > 0, 10_000);
       for (const env of environments().slice(0, 2)) {
         process.kill(env.pid, "SIGKILL");
         killed++;

@@ -4,19 +4,12 @@
 import { join } from "node:path";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
+import { eventually } from "../support/eventually.mts";
 import { invokeLogged } from "../support/lab.mts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/lab/template.yaml");
 
 const invoke = invokeLogged;
-
-/** Polls a condition every 50 ms for at most `ms`; fails with `what` if it never holds. */
-async function eventually(what: string, condition: () => boolean, ms = 10_000): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    if (condition()) return;
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 describe("the HTTP API", () => {
   let lab: Lab;
