@@ -16,6 +16,7 @@ import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from ".
 import { functionNames, stackOutputs } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
+import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, startLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
@@ -27,7 +28,7 @@ import { consoleSummary, markdownReport } from "./report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart } from "./results.mts";
 import { type BenchVariant, runBench } from "./run.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variants A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--no-build] [--verbose]
+const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variants A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--network N] [--code-loading M] [--no-build] [--verbose]
   --rounds N       forced cold starts per cell (default 30)
   --template FILE  the SAM template whose functions to measure (default: template.yaml)
   --variants LIST  its functions to measure, by logical id (default: all)
@@ -43,7 +44,8 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variant
                    (deploy with --parameter-overrides Runtime=<runtime>), each labelled by its Runtime output
   --region R       the stacks' region (default: AWS_REGION or your AWS config)
   --no-build       locally, use the existing .aws-sam/build instead of running sam build
-  --verbose        print every line the local functions log`;
+  --verbose        print every line the local functions log
+${FIDELITY_USAGE}`;
 
 function options() {
   const { values } = parseCommandLine({
@@ -60,6 +62,7 @@ function options() {
       ablate: { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
+      ...FIDELITY_FLAGS,
     },
   });
   const rounds = wholeNumber("rounds", values.rounds, 1)!;
@@ -105,8 +108,11 @@ function options() {
       throw new UsageError(`--profiles: ${errorMessage(error)}`);
     }
   }
+  if (!local && (values.network || values["code-loading"]))
+    throw new UsageError("--network and --code-loading set up the local lab; a --stack runs on Lambda itself");
   return {
     ...values,
+    fidelity: fidelityFrom(values),
     rounds,
     runtimes,
     template,
@@ -223,6 +229,7 @@ async function main(): Promise<number> {
         template: builtTemplateOf(opts.template.file),
         extraFunctions: built.extra,
         runtimes: opts.runtimes,
+        fidelity: opts.fidelity,
         onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined,
       });
       if (lab.resources.notCreated) console.error(lab.resources.notCreated);
@@ -233,7 +240,7 @@ async function main(): Promise<number> {
         functionName: (cell) => served.functionOn(cell.served.logicalId, runtime.name),
         where: "built template: run without --no-build",
       }));
-      target = { kind: "local", endpoint: lab.endpoint };
+      target = { kind: "local", endpoint: lab.endpoint, fidelity: lab.fidelity };
     }
 
     const variants: BenchVariant[] = targets.flatMap((entry) =>
@@ -275,7 +282,7 @@ async function main(): Promise<number> {
       if (codeCache && codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = codeCache;
     }
     const results: BenchResults = {
-      schema: 3,
+      schema: 4,
       startedAt,
       finishedAt: "",
       target,

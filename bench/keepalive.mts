@@ -14,13 +14,14 @@ import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.m
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
+import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
 import { summarize } from "./stats.mts";
 
-const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--no-build]
+const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--network N] [--code-loading M] [--no-build]
   --template FILE  the SAM template (default: template.yaml)
   --variants LIST  its functions to measure (default: Optimized,NoKeepAlive); a function built with
                    BuildProperties.Define KEEP_ALIVE: false runs without keep-alive
@@ -28,7 +29,8 @@ const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [-
   --query N=V      another query parameter for every invoke (e.g. operation=ListTables; repeatable)
   --invokes N      measured invokes per function and K, after one warm-up invoke (default 20)
   --out DIR        where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
-  --no-build       use the existing .aws-sam/build instead of running sam build`;
+  --no-build       use the existing .aws-sam/build instead of running sam build
+${FIDELITY_USAGE}`;
 
 /** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE, on unless false. */
 export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
@@ -51,11 +53,14 @@ export interface KeepAliveRow {
 }
 
 export interface KeepAliveResults {
-  schema: 1;
+  /** 2: records the lab's fidelity. */
+  schema: 2;
   startedAt: string;
   finishedAt: string;
   /** Measured invokes per row. */
   invokes: number;
+  /** What the lab played of Lambda's network (what keep-alive saves depends on it) and code loading. */
+  fidelity: Fidelity;
   rows: KeepAliveRow[];
   checks: Check[];
   versions: Record<string, string>;
@@ -78,6 +83,7 @@ function options() {
       out: { type: "string" },
       "no-build": { type: "boolean" },
       help: { type: "boolean" },
+      ...FIDELITY_FLAGS,
     },
   });
   const template = readTemplate(resolve(values.template));
@@ -102,6 +108,7 @@ function options() {
     query,
     build: !values["no-build"],
     help: values.help === true,
+    fidelity: fidelityFrom(values),
     invokes: wholeNumber("invokes", values.invokes, 1)!,
     out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${timestamp()}`)),
   };
@@ -197,7 +204,8 @@ export function keepAliveMarkdown(results: KeepAliveResults): string {
     "# Keep-alive and AWS calls (local lab)",
     `${results.startedAt} – ${results.finishedAt}. Per function and K: one warm-up invoke, then ${results.invokes} invokes of the same warm ` +
       "environment, each making K sequential calls with the INIT's client (?calls=K). Latency is each call as the " +
-      "handler timed it; connections are the TCP connections the local AWS accepted during the measured invokes (one TLS session each).",
+      "handler timed it; connections are the TCP connections the local AWS accepted during the measured invokes (one TLS session each). " +
+      `Lab: ${describeFidelity(results.fidelity)}.`,
     keepAliveTable(results.rows),
     "## One warm environment, one connection",
     checkLines(results.checks),
@@ -221,7 +229,7 @@ async function main(): Promise<number> {
     await samBuild({ template: opts.template, quiet: true });
   }
   console.error("== starting the lab (local AWS + Lambda API)");
-  return withLab({ template: builtTemplateOf(opts.template) }, async (lab) => {
+  return withLab({ template: builtTemplateOf(opts.template), fidelity: opts.fidelity }, async (lab) => {
     const client = labClient(lab);
     const startedAt = new Date().toISOString();
     const rows: KeepAliveRow[] = [];
@@ -233,10 +241,11 @@ async function main(): Promise<number> {
     }
     const checks = rows.map(reuseCheck);
     const results: KeepAliveResults = {
-      schema: 1,
+      schema: 2,
       startedAt,
       finishedAt: new Date().toISOString(),
       invokes: opts.invokes,
+      fidelity: lab.fidelity,
       rows,
       checks,
       versions: localVersions(),

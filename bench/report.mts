@@ -2,6 +2,7 @@
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
+import { describeFidelity } from "../lab/fidelity.mts";
 import { type BenchResults, cellLabel, type Failure, type VariantResult } from "./results.mts";
 import { PERCENTILES, pairedComparison, summarize } from "./stats.mts";
 
@@ -162,7 +163,7 @@ export function failureTable(results: BenchResults, format: TableFormat): string
 
 function describeTarget(target: BenchResults["target"]): string {
   return target.kind === "local"
-    ? `local (${target.endpoint})`
+    ? `local (${target.endpoint}); ${describeFidelity(target.fidelity)}`
     : `AWS stack${target.stacks.length > 1 ? "s" : ""} ${target.stacks.join(", ")} in ${target.region}`;
 }
 

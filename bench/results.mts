@@ -1,6 +1,8 @@
 // The shape of a bench run's results.json: raw samples per variant, so every table, ratio and
 // chart can be recomputed from the file alone.
 
+import type { Fidelity } from "../lab/fidelity.mts";
+
 export interface Sample {
   /** 0-based round this sample belongs to; pairs variants measured in the same round. */
   round: number;
@@ -62,11 +64,11 @@ export interface ProcessStart {
 }
 
 export interface BenchResults {
-  /** 3: variants[] name their function and profile. */
-  schema: 3;
+  /** 3: variants[] name their function and profile; 4: a local target records the lab's fidelity. */
+  schema: 4;
   startedAt: string;
   finishedAt: string;
-  target: { kind: "local"; endpoint: string } | { kind: "aws"; stacks: string[]; region: string };
+  target: { kind: "local"; endpoint: string; fidelity: Fidelity } | { kind: "aws"; stacks: string[]; region: string };
   rounds: number;
   /** One entry per variant × runtime cell, in the order given (each round shuffles its own order). */
   variants: VariantResult[];

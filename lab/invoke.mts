@@ -12,13 +12,15 @@ import { appDirOf, buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "./events.mts";
+import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
 import { withLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
-const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE]
+const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--network N] [--code-loading M]
   --event FILE     the event, a JSON file (default: the function's HTTP API route event, or {})
   --profile P      build the function with this profile instead of its own (Metadata.BuildProperties.Profile)
-  --template FILE  the SAM template (default: template.yaml)`;
+  --template FILE  the SAM template (default: template.yaml)
+${FIDELITY_USAGE}`;
 
 const say = (line: string) => console.error(`== ${line}`);
 
@@ -63,7 +65,13 @@ async function servedFunction(templateFile: string, logicalId: string, profile: 
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCommandLine({
-    options: { event: { type: "string" }, profile: { type: "string" }, template: { type: "string", default: PROJECT_TEMPLATE }, help: { type: "boolean" } },
+    options: {
+      event: { type: "string" },
+      profile: { type: "string" },
+      template: { type: "string", default: PROJECT_TEMPLATE },
+      help: { type: "boolean" },
+      ...FIDELITY_FLAGS,
+    },
     allowPositionals: true,
   });
   if (values.help) {
@@ -81,6 +89,7 @@ async function main(): Promise<number> {
       `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
     );
   const event = values.event === undefined ? functionEvent(fn) : readEvent(values.event);
+  const fidelity = fidelityFrom(values);
   if (values.profile !== undefined) {
     try {
       profileNamed(values.profile);
@@ -93,7 +102,7 @@ async function main(): Promise<number> {
   say("starting the local AWS with the template's resources, and the lab");
   // One cold invoke: no provisioned environments, whatever samconfig.toml deploys with.
   const parameterOverrides = { ...samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml")), ProvisionedConcurrency: "0" };
-  return withLab({ template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides }, async (lab) => {
+  return withLab({ template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides, fidelity }, async (lab) => {
     if (lab.resources.notCreated) console.error(lab.resources.notCreated);
     const result = await lab.lambda.invoke(served.logicalId, Buffer.from(JSON.stringify(event)));
     for (const line of result.log) console.error(line);

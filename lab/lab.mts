@@ -14,6 +14,7 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
+import { type Fidelity, LAMBDA_FIDELITY } from "./fidelity.mts";
 import { servedFunctions } from "./functions.mts";
 import { HttpApi } from "./http-api.mts";
 
@@ -30,6 +31,7 @@ export interface Lab {
   functionOn(logicalId: string, runtime: string): string | undefined;
   /** What the template's own functions run on (its Runtime parameter). */
   runtime: Runtime;
+  fidelity: Fidelity;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
   runtimes?: Runtime[];
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
+  /** What of Lambda's network and code loading the lab plays (default: both, LAMBDA_FIDELITY). */
+  fidelity?: Fidelity;
 }
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
@@ -61,10 +65,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const template = readTemplate(templateFile, overrides);
   const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
   const { functions } = served;
+  const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
   let aws: LocalAws | undefined;
   let resources: CreatedResources;
   try {
-    aws = await startLocalAws();
+    aws = await startLocalAws({ network: fidelity.network });
     resources = await createResources(template, aws);
     for (const fn of functions) fn.variables = templateVariables(template, fn, resources.attributes);
   } catch (error) {
@@ -73,7 +78,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw error;
   }
   const services = { awsEndpoint: aws.endpoint, caFile: aws.caFile, calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
-  const lambda = new LambdaService(functions, services, { ...options, onLine: options.onFunctionLine });
+  const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);
   let stopped: Promise<void> | undefined;
@@ -82,7 +87,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()])
       .then(() => lab.aws.stop())
       .finally(served.cleanup));
-  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, stop };
+  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, fidelity, stop };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
     await lambda.provision();

@@ -6,10 +6,12 @@ import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber }
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
 import { startLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
-const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--no-build] [--quiet]`;
+const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--network N] [--code-loading M] [--no-build] [--quiet]
+${FIDELITY_USAGE}`;
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({
@@ -24,6 +26,7 @@ async function main(): Promise<number> {
       "no-freeze": { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
+      ...FIDELITY_FLAGS,
     },
   });
   const template = resolve(values.template);
@@ -48,6 +51,7 @@ async function main(): Promise<number> {
     concurrencyLimit: wholeNumber("concurrency-limit", values["concurrency-limit"], 1),
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     freeze: !values["no-freeze"],
+    fidelity: fidelityFrom(values),
     parameterOverrides,
     onFunctionLine: values.quiet ? undefined : (fn: string, line: string) => console.log(`[${fn}] ${line}`),
   });
@@ -56,6 +60,7 @@ async function main(): Promise<number> {
 HTTP API:   ${lab.apiUrl}
 Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created)${lab.resources.notCreated ? `\n${lab.resources.notCreated}` : ""}
 Runtime:    ${lab.runtime.name} (${lab.runtime.summary})
+Lambda-like: ${describeFidelity(lab.fidelity)}
 Provisioned concurrency: ${parameterOverrides.ProvisionedConcurrency ?? 0} per function
 Try: aws lambda invoke --endpoint-url ${lab.endpoint} --function-name ${first} --log-type Tail out.json
 Ctrl-C stops everything.`);

@@ -17,14 +17,15 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
+import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
-const USAGE =
-  "usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--no-build]";
+const USAGE = `usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--network N] [--code-loading M] [--no-build]
+${FIDELITY_USAGE}`;
 
 interface VariantSummary {
   requests: number;
@@ -60,6 +61,7 @@ function options() {
       stack: { type: "string" },
       region: { type: "string" },
       "no-build": { type: "boolean", default: false },
+      ...FIDELITY_FLAGS,
     },
   });
   const duration = Number(values.duration);
@@ -76,6 +78,7 @@ function options() {
     duration,
     provisioned,
     maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99),
+    fidelity: fidelityFrom(values),
     out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)),
   };
 }
@@ -264,7 +267,8 @@ async function main(): Promise<number> {
     const samconfig = samconfigParameterOverrides(join(appDirOf(template), "samconfig.toml"));
     for (const provisioned of [0, opts.provisioned]) {
       console.error(`== lab with provisioned concurrency ${provisioned} per function`);
-      await withLab({ template: builtTemplateOf(template), parameterOverrides: { ...samconfig, ProvisionedConcurrency: String(provisioned) } }, async (lab) => {
+      const parameterOverrides = { ...samconfig, ProvisionedConcurrency: String(provisioned) };
+      await withLab({ template: builtTemplateOf(template), parameterOverrides, fidelity: opts.fidelity }, async (lab) => {
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
         runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
       });

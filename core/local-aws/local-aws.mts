@@ -12,6 +12,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { listenOnLoopback } from "../loopback.mts";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
 import { spawnOwned } from "../processes.mts";
+import { LOOPBACK, link, type NetworkModel } from "./network.mts";
 
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
@@ -52,6 +53,8 @@ export interface LocalAws {
 export interface StartOptions {
   /** A fixed port; by default the OS picks a free one. */
   port?: number;
+  /** What connections through the endpoint cost (default: loopback, none). */
+  network?: NetworkModel;
   venvBin?: string;
 }
 
@@ -86,27 +89,22 @@ export async function assertPortFree(port: number): Promise<void> {
   await new Promise((resolve) => probe.close(resolve));
 }
 
-/** A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts. */
+/** A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts and plays the network (network.mts). */
 class CountingProxy {
   accepted = 0;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
-  constructor(upstreamPort: number) {
+  constructor(upstreamPort: number, network: NetworkModel) {
     // No Nagle on either side: a proxy that held small writes back would add delayed-ACK stalls (~40 ms).
     this.server = createServer({ noDelay: true }, (client) => {
       this.accepted++;
       const upstream = connect({ port: upstreamPort, host: "127.0.0.1", noDelay: true });
-      // Bytes both ways; an end (FIN) is passed on by pipe, a reset or failure resets the other side.
-      for (const [from, to] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        this.sockets.add(from);
-        from.once("close", () => this.sockets.delete(from));
-        from.on("error", () => to.destroy());
-        from.pipe(to);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.once("close", () => this.sockets.delete(socket));
       }
+      link(client, upstream, network);
     });
   }
 
@@ -227,7 +225,7 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
   };
 
   try {
-    proxy = new CountingProxy(await listeningPort(child, log));
+    proxy = new CountingProxy(await listeningPort(child, log), options.network ?? LOOPBACK);
     const port = await proxy.listen(options.port ?? 0);
     const endpoint = `https://127.0.0.1:${port}`;
     const caFile = join(certDir, "ca.pem");

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
+import { evictFromPageCache } from "../../core/page-cache.mts";
 import { RUNTIME_DIR } from "../../core/paths.mts";
 import { removeTree, spawnOwned } from "../../core/processes.mts";
 import { copyOptDir } from "../opt-dir.mts";
@@ -35,6 +36,8 @@ export interface EnvironmentOptions {
   onLine?: (line: string) => void;
   /** Stop the process (SIGSTOP) while it waits for an event, as Lambda freezes an idle environment. */
   freezeWhenIdle?: boolean;
+  /** Read the code from storage at INIT, as a new Lambda environment does: dropped from the page cache first. */
+  codeFromStorage?: boolean;
 }
 
 export class ExecutionEnvironment {
@@ -70,6 +73,8 @@ export class ExecutionEnvironment {
     const runtimeApi = await this.runtimeApi.listen();
     this.taskRoot = prepareTaskRoot(spec);
     if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
+    // The managed runtime (Node, the runtime client, the runtime's SDK copy) stays in memory: on Lambda it is part of a shared runtime image.
+    if (this.options.codeFromStorage) await evictFromPageCache(this.optDir ? [this.taskRoot, this.optDir] : [this.taskRoot]);
     const env = {
       ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
       AWS_LAMBDA_INITIALIZATION_TYPE: this.options.initializationType,

@@ -6,6 +6,7 @@ import { endLine, initReportLine, initStartLine, reportLine, startLine } from ".
 import type { AwsCall } from "../../core/local-aws/local-aws.mts";
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
+import type { CodeLoading } from "../fidelity.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
 
 export const REGION = "us-east-1";
@@ -107,6 +108,8 @@ export interface LambdaServiceOptions {
   initTimeoutMs?: number;
   /** Freeze idle environments (SIGSTOP) as Lambda does; default on. */
   freeze?: boolean;
+  /** Where a new environment's code comes from (lab/fidelity.mts); default none: wherever it is. */
+  codeLoading?: CodeLoading;
   /** Receives every line functions print, with the function's name. */
   onLine?: (functionName: string, line: string) => void;
 }
@@ -133,6 +136,7 @@ export class LambdaService {
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       initTimeoutMs: options.initTimeoutMs ?? INIT_TIMEOUT_MS,
       freeze: options.freeze ?? true,
+      codeLoading: options.codeLoading ?? "none",
       onLine: options.onLine,
     };
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
@@ -267,6 +271,7 @@ export class LambdaService {
       initializationType,
       onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),
       freezeWhenIdle: this.options.freeze,
+      codeFromStorage: this.options.codeLoading === "lambda",
     });
     fn.track(env);
     this.live.add(env);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { BenchResults } from "../../bench/results.mts";
 import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
 import { EXAMPLES_TEMPLATE, NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
 
 const bench = (...args: string[]) => benchWith({}, ...args);
@@ -35,7 +36,7 @@ describe("npm run bench -- --rounds 2", () => {
   });
 
   it("writes every variant's raw samples, paired by round, with versions and machine", () => {
-    expect(results).toMatchObject({ schema: 3, rounds: 2, target: { kind: "local" }, runtimes: ["node22"] });
+    expect(results).toMatchObject({ schema: 4, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
     expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
       FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]),
     );

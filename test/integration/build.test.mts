@@ -13,7 +13,17 @@ import { execOwned } from "../../core/processes.mts";
 import { CUSTOM_RUNTIMES, node22For, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
-import { builtFunction, builtFunctions, expectedSdkVersion, FUNCTION_NAMES, profileOf, run, servicesOf, succeeded } from "../support/lab.mts";
+import {
+  builtFunction,
+  builtFunctions,
+  expectedSdkVersion,
+  FUNCTION_NAMES,
+  profileOf,
+  run,
+  STS_FUNCTION_NAMES,
+  servicesOf,
+  succeeded,
+} from "../support/lab.mts";
 
 /** e_machine of an ELF header (offset 18) for 64-bit ARM, Lambda's arm64. */
 const ELF_MACHINE_AARCH64 = 183;
@@ -110,7 +120,7 @@ describe("Warp", () => {
   });
 });
 
-describe.each(FUNCTION_NAMES)("%s build-time constants", (name) => {
+describe.each(STS_FUNCTION_NAMES)("%s build-time constants", (name) => {
   it("are embedded as literals; no environment variable is read for them", () => {
     const code = artifact(name);
     expect(code).not.toMatch(/WARPSTART_/);

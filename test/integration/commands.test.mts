@@ -1,4 +1,4 @@
-// The lab's own commands (npm run lab, npm run aws) on a bad command line: the mistake, the
+// The lab's own commands (npm run lab, npm run aws, npm run bench) on a bad command line: the mistake, the
 // usage, exit 2, and nothing started.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -16,6 +16,14 @@ it.each([
     "usage: npm run lab",
   ],
   ["lab/start-lab.mts", ["--no-build", "--idle-timeout", "0"], 'error: --idle-timeout must be a whole number from 1, not "0"', "usage: npm run lab"],
+  ["lab/start-lab.mts", ["--no-build", "--network", "fast"], 'error: --network: "fast" is not a network: use lambda', "usage: npm run lab"],
+  ["bench/cli.mts", ["--no-build", "--code-loading", "cold"], 'error: --code-loading must be lambda or none, not "cold"', "usage: npm run bench"],
+  [
+    "bench/cli.mts",
+    ["--stack", "warpstart", "--network", "none"],
+    "error: --network and --code-loading set up the local lab; a --stack runs on Lambda itself",
+    "usage: npm run bench",
+  ],
   ["lab/serve-aws.mts", ["--port", "http"], 'error: --port must be a whole number from 1 to 65535, not "http"', "usage: npm run aws"],
   ["lab/serve-aws.mts", ["--template", "README.md"], "is not valid YAML", undefined],
 ])("%s %j says so and exits", (script, args, message, usage) => {

@@ -8,7 +8,7 @@ import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
-import { eventOf, expectedSdkVersion, FUNCTION_NAMES, forceColdStart, invokeLogged, profileOf } from "../support/lab.mts";
+import { eventOf, expectedSdkVersion, forceColdStart, invokeLogged, profileOf, STS_FUNCTION_NAMES } from "../support/lab.mts";
 
 const client = (lab: Lab) => labClient(lab, { maxAttempts: 1 });
 const invoke = invokeLogged;
@@ -22,7 +22,7 @@ describe("the built template", () => {
     await lab?.stop();
   });
 
-  describe.each(FUNCTION_NAMES)("%s", (variant) => {
+  describe.each(STS_FUNCTION_NAMES)("%s", (variant) => {
     it("starts cold (Init Duration in REPORT), then answers warm from the same environment", async () => {
       const cold = await invoke(lab, variant, eventOf(variant));
       expect(cold.functionError).toBeUndefined();
@@ -53,6 +53,14 @@ describe("the built template", () => {
       expect(warm.report).toMatchObject({ initDurationMs: null });
       expect(warm.log).not.toContain("INIT_START");
     });
+  });
+
+  it("starts Hello, the empty handler, cold, then answers warm", async () => {
+    const cold = await invoke(lab, "Hello", eventOf("Hello"));
+    expect(cold.functionError).toBeUndefined();
+    expect(cold.payload).toEqual({ statusCode: 200, body: JSON.stringify({ coldstart: true, initializationType: "on-demand" }) });
+    expect(cold.report!.initDurationMs).toBeGreaterThan(0);
+    expect(JSON.parse((await invoke(lab, "Hello", eventOf("Hello"))).payload.body)).toEqual({ coldstart: false, initializationType: "on-demand" });
   });
 
   it("makes the next invoke cold after UpdateFunctionConfiguration, and the SDK waiter sees it done", async () => {

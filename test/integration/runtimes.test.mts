@@ -9,7 +9,7 @@ import { RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { eventOf, FUNCTION_NAMES, invokeLogged } from "../support/lab.mts";
+import { eventOf, invokeLogged, STS_FUNCTION_NAMES } from "../support/lab.mts";
 
 const version = (pkg: string) =>
   (JSON.parse(readFileSync(join(PROJECT_ROOT, "tools/runtimes/node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
@@ -24,7 +24,7 @@ describe("the template's functions on every runtime", () => {
   });
 
   const whatRuns = { node24: `node ${version("node")}`, deno: `deno ${version("deno")}`, bun: `bun ${version("bun")}` };
-  const cells = FUNCTION_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) =>
+  const cells = STS_FUNCTION_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) =>
     (["node24", "deno", "bun"] as const).map((runtime) => [variant, runtime] as const),
   );
 
@@ -45,6 +45,13 @@ describe("the template's functions on every runtime", () => {
       lambdaRequestId: cold.report!.requestId,
     });
     expect(cold.payload.body).not.toContain("123456789012");
+  });
+
+  it.each(["node24", "deno", "bun"])("Hello, the empty handler, answers cold on %s", async (runtime) => {
+    const cold = await invokeLogged(lab, lab.functionOn("Hello", runtime)!, eventOf("Hello"));
+    expect(cold.functionError).toBeUndefined();
+    expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number) });
+    expect(cold.payload).toEqual({ statusCode: 200, body: JSON.stringify({ coldstart: true, initializationType: "on-demand" }) });
   });
 
   it.each(["deno", "bun"])("Raw fails INIT on %s, whose custom runtime ships no SDK, and says which import", async (runtime) => {

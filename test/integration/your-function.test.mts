@@ -178,7 +178,10 @@ describe("what a user sees when a step goes wrong", () => {
   }, 180_000);
 
   it.each([
-    [["NoSuchFunction"], "error: NoSuchFunction is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive"],
+    [
+      ["NoSuchFunction"],
+      "error: NoSuchFunction is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive, Hello",
+    ],
     [["Optimized", "--event", join(PROJECT_ROOT, "README.md")], `error: --event ${join(PROJECT_ROOT, "README.md")} is not JSON: Unexpected token`],
     [["Optimized", "--event", "/nonexistent.json"], "error: --event /nonexistent.json: ENOENT: no such file or directory"],
     [["Optimized", "--profile", "Fast"], 'error: --profile: Unknown build profile "Fast"'],

@@ -20,6 +20,8 @@ import { type RunOnceResult, runOnce } from "./run-once.mts";
 export const sourceFunctions = readTemplate(PROJECT_TEMPLATE).functions;
 export const builtFunctions = () => readTemplate(join(BUILD_DIR, "template.yaml")).functions;
 export const FUNCTION_NAMES = sourceFunctions.map((fn) => fn.logicalId);
+/** The demo functions that call STS during INIT and answer with what they are: all but Hello, the empty handler. */
+export const STS_FUNCTION_NAMES = sourceFunctions.filter((fn) => fn.handler !== "src/functions/hello/index.handler").map((fn) => fn.logicalId);
 
 export function sourceFunction(logicalId: string): TemplateFunction {
   const fn = sourceFunctions.find((candidate) => candidate.logicalId === logicalId);

@@ -29,10 +29,10 @@ function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
 function fixture(): BenchResults {
   return {
-    schema: 3,
+    schema: 4,
     startedAt: "2025-01-02T03:04:05.000Z",
     finishedAt: "2025-01-02T03:14:05.000Z",
-    target: { kind: "local", endpoint: "http://127.0.0.1:3001" },
+    target: { kind: "local", endpoint: "http://127.0.0.1:3001", fidelity: { network: { name: "dns=5,rtt=2", dnsMs: 5, rttMs: 2 }, codeLoading: "lambda" } },
     rounds: 4,
     variants: [
       variant("Raw", [
@@ -189,7 +189,9 @@ describe("markdownReport", () => {
   it("has the title, run facts, explanation and chart link", () => {
     expect(report.startsWith("# ")).toBe(true);
     expect(report).toContain("2025-01-02T03:04:05.000Z");
-    expect(report).toContain("http://127.0.0.1:3001");
+    expect(report).toContain(
+      "- Target: local (http://127.0.0.1:3001); network: DNS 5 ms per connection, RTT 2 ms; each new environment's code read from storage",
+    );
     expect(report).toContain("Rounds: 4");
     expect(report).toContain("first request for an event");
     expect(report).toContain("![Init Duration per variant](chart.svg)");

@@ -1,0 +1,44 @@
+// What of Lambda the lab plays beyond the runtime itself, on by default: the network between a
+// function and AWS (core/local-aws/network.mts) and where a new environment's code comes from
+// (core/page-cache.mts). The commands that start a lab take the same two flags.
+
+import { errorMessage, UsageError } from "../core/cli.mts";
+import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../core/local-aws/network.mts";
+
+/** `lambda`: a new environment reads its code (artifact, layers, a custom runtime's binary) from storage; `none`: from wherever it is. */
+export type CodeLoading = "lambda" | "none";
+
+export interface Fidelity {
+  network: NetworkModel;
+  codeLoading: CodeLoading;
+}
+
+export const LAMBDA_FIDELITY: Fidelity = { network: LAMBDA_NETWORK, codeLoading: "lambda" };
+
+/** parseArgs options for the two flags. */
+export const FIDELITY_FLAGS = { network: { type: "string" }, "code-loading": { type: "string" } } as const;
+
+export const FIDELITY_USAGE = `  --network N       the network between functions and the local AWS: lambda (default: ${describeNetwork(LAMBDA_NETWORK)}),
+                    none (loopback), or dns=MS,rtt=MS
+  --code-loading M  lambda (default: each new environment reads its artifact, layers and a custom runtime's
+                    binary from storage, not the page cache) or none`;
+
+export function fidelityFrom(values: { network?: string; "code-loading"?: string }): Fidelity {
+  let network = LAMBDA_FIDELITY.network;
+  if (values.network !== undefined) {
+    try {
+      network = parseNetwork(values.network);
+    } catch (error) {
+      throw new UsageError(`--network: ${errorMessage(error)}`);
+    }
+  }
+  const codeLoading = values["code-loading"] ?? LAMBDA_FIDELITY.codeLoading;
+  if (codeLoading !== "lambda" && codeLoading !== "none") throw new UsageError(`--code-loading must be lambda or none, not "${codeLoading}"`);
+  return { network, codeLoading };
+}
+
+/** One line for a report: what the run's lab played. */
+export function describeFidelity(fidelity: Fidelity): string {
+  const code = fidelity.codeLoading === "lambda" ? "each new environment's code read from storage" : "code from the page cache";
+  return `network: ${describeNetwork(fidelity.network)}; ${code}`;
+}
