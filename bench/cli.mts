@@ -260,11 +260,13 @@ async function main(): Promise<number> {
     );
     const progress = createProgress(steps, { stream: process.stderr, label: "cold starts" });
     const startedAt = new Date().toISOString();
+    const localLab = lab;
     const run = await runBench({
       client,
       variants,
       rounds: opts.rounds,
       runId: randomBytes(4).toString("hex"),
+      retire: localLab && ((functionName) => localLab.lambda.reclaimIdle(functionName)),
       onStep: ({ round, variant, ok }) => progress.tick(`round ${round + 1}/${opts.rounds} ${label(variant)}${ok ? "" : " FAILED"}`),
     });
     progress.done();

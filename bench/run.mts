@@ -25,6 +25,12 @@ export interface RunOptions {
   /** Tags each forced update, so concurrent runs never reuse each other's description. */
   runId: string;
   onStep?: (done: { round: number; variant: BenchVariant; ok: boolean }) => void;
+  /**
+   * Ends a cell's environment once it is measured. The lab needs it: an idle environment of one
+   * cell would keep a file another cell's cold start must read from storage (a custom runtime's
+   * binary) in the page cache; on Lambda every environment has its own copy.
+   */
+  retire?: (functionName: string) => Promise<void>;
   random?: () => number;
 }
 
@@ -96,6 +102,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
         } catch (error) {
           fail("cold", error);
         }
+        await options.retire?.(variant.functionName);
       } catch (error) {
         fail("update", error);
       }

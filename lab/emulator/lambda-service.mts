@@ -282,12 +282,21 @@ export class LambdaService {
   private release(fn: LambdaFunction, env: ExecutionEnvironment): void {
     fn.idle.push(env);
     if (this.provisioned.has(env)) return;
-    const timer = setTimeout(() => {
-      const index = fn.idle.indexOf(env);
-      if (index >= 0) void this.discard(fn.idle.splice(index, 1)[0]!);
-    }, this.options.idleTimeoutMs);
+    const timer = setTimeout(() => void this.reclaim(fn, env), this.options.idleTimeoutMs);
     timer.unref();
     this.reclaimTimers.set(env, timer);
+  }
+
+  /** Ends a function's idle on-demand environments now, as the idle timeout would later. */
+  async reclaimIdle(name: string): Promise<void> {
+    const fn = this.get(name);
+    await Promise.all(fn.idle.filter((env) => !this.provisioned.has(env)).map((env) => this.reclaim(fn, env)));
+  }
+
+  private async reclaim(fn: LambdaFunction, env: ExecutionEnvironment): Promise<void> {
+    clearTimeout(this.reclaimTimers.get(env));
+    const index = fn.idle.indexOf(env);
+    if (index >= 0) await this.discard(fn.idle.splice(index, 1)[0]!);
   }
 
   private async run(fn: LambdaFunction, env: ExecutionEnvironment, payload: Buffer, log: string[], initDurationMs: number | undefined): Promise<InvokeResult> {

@@ -87,6 +87,14 @@ describe("freeze and idle reclaim", () => {
     expect(second.ticks - first.ticks).toBeLessThan(5);
   });
 
+  it("reclaims a function's idle environments at once when asked (the bench retires each measured cell)", async () => {
+    const warm = (await invoke(lab, "Echo")).payload as { pid: number };
+    expect(lab.lambda.environments("Echo").idle).toBe(1);
+    await lab.lambda.reclaimIdle("Echo");
+    expect(lab.lambda.environments("Echo").idle).toBe(0);
+    expect(((await invoke(lab, "Echo")).payload as { pid: number }).pid).not.toBe(warm.pid);
+  });
+
   it("reclaims an environment left idle past the idle timeout; the next invoke is cold", async () => {
     const warm = await invoke(lab, "Echo");
     expect(lab.lambda.environments("Echo").idle).toBe(1);

@@ -88,6 +88,35 @@ describe("the bench's loop against a Lambda API", () => {
     expect(lambda.commandCalls(InvokeCommand)[0]!.args[0].input).toMatchObject({ FunctionName: "stack-Warp-abc", LogType: "Tail" });
   });
 
+  it("retires each cell's environment after its warm invoke, before the next cell's cold start", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({});
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
+    const events: string[] = [];
+    let invokes = 0;
+    lambda.on(InvokeCommand).callsFake((input: { FunctionName: string }) => {
+      events.push(`invoke ${input.FunctionName}`);
+      return { StatusCode: 200, Payload: body, LogResult: report(invokes++ % 2 === 0 ? 80 : undefined) }; // cold, warm, cold, warm
+    });
+    const other = { ...variant, name: "Other", functionName: "stack-Other-abc" };
+    const run = await runBench({
+      client: new LambdaClient({ region: "eu-west-1" }),
+      variants: [variant, other],
+      rounds: 1,
+      runId: "t",
+      random: () => 0.99, // keeps the order
+      retire: async (functionName) => void events.push(`retire ${functionName}`),
+    });
+    expect(events).toEqual([
+      "invoke stack-Warp-abc",
+      "invoke stack-Warp-abc",
+      "retire stack-Warp-abc",
+      "invoke stack-Other-abc",
+      "invoke stack-Other-abc",
+      "retire stack-Other-abc",
+    ]);
+    expect(run.variants.flatMap((result) => result.failures)).toEqual([]);
+  });
+
   it("counts a cold invoke that reports no Init Duration as a failure, never as a sample", async () => {
     lambda.on(UpdateFunctionConfigurationCommand).resolves({});
     lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
