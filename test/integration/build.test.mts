@@ -152,6 +152,11 @@ describe("no http at INIT (the guarantee the seed's node-http-handler patch gave
     expect(HTTP_MODULES.filter((name) => builtinsAtReady.includes(name))).toEqual([]);
   });
 
+  it.each(["Optimized", "Warp"])("%s's INIT does not load perf_hooks: timing the call costs the handler nothing Floor does not pay", async (name) => {
+    const { builtinsAtReady } = succeeded(await run(builtFunction(name), servicesOf(aws)));
+    expect(builtinsAtReady).not.toContain("perf_hooks");
+  });
+
   it("Bundled does load them (so this check can tell)", async () => {
     const { builtinsAtReady } = succeeded(await run(builtFunction("Bundled"), servicesOf(aws)));
     expect(HTTP_MODULES.filter((name) => builtinsAtReady.includes(name))).toEqual(HTTP_MODULES);

@@ -15,8 +15,8 @@ const loadedBuiltins = () => process.moduleLoadList.filter((m) => m.startsWith("
 let report;
 try {
   const module = await import(pathToFileURL(join(process.env.LAMBDA_TASK_ROOT, `${moduleName}.mjs`)).href);
+  const builtinsAtReady = loadedBuiltins(); // first: performance's first use loads perf_hooks
   const readyMs = performance.now(); // since this process started
-  const builtinsAtReady = loadedBuiltins();
   const handler = module[exportName];
   if (typeof handler !== "function") throw new Error(`${process.env._HANDLER} is undefined or not exported`);
   const event = JSON.parse(readFileSync(eventFile, "utf8"));

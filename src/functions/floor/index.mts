@@ -2,7 +2,7 @@
 // POST over node:https during INIT, parsed with a few regexes: as few modules as Node needs for
 // the same STS call, so it is the lower bound every SDK build is compared to.
 import { Agent, request } from "node:https";
-import { type CallerIdentity, identityHandler, maskAccountIds, stsInitError } from "../identity/identity.mts";
+import { type CallerIdentity, identityHandler, maskAccountIds, stopwatch, stsInitError } from "../identity/identity.mts";
 import { signRequest } from "./sigv4.mts";
 
 const STS_BODY = "Action=GetCallerIdentity&Version=2011-06-15";
@@ -52,8 +52,7 @@ function stsError(status: number, xml: string): string {
 }
 
 async function callerIdentity(): Promise<CallerIdentity> {
-  // Not performance.now(): the global's first use loads perf_hooks (11 modules) during INIT.
-  const started = process.hrtime.bigint();
+  const elapsedMs = stopwatch();
   try {
     const url = new URL(stsEndpoint);
     const headers = signRequest({
@@ -81,7 +80,7 @@ async function callerIdentity(): Promise<CallerIdentity> {
       userId: maskAccountIds(xmlText(xml, "UserId")),
       account: maskAccountIds(xmlText(xml, "Account")),
       arn: maskAccountIds(xmlText(xml, "Arn")),
-      initStsCallMs: Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100,
+      initStsCallMs: elapsedMs(),
     };
   } catch (cause) {
     throw stsInitError(stsEndpoint, cause);

@@ -1,7 +1,7 @@
 // The SDK side of the identity functions, shared by the ES-module handler (index.mts) and the
 // CommonJS one (../cjs/index.mts): one STS client per execution environment and its calls.
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { type BuildFacts, type CallerIdentity, maskAccountIds, roundMs, stsInitError } from "./identity.mts";
+import { type BuildFacts, type CallerIdentity, maskAccountIds, stopwatch, stsInitError } from "./identity.mts";
 
 // One client per execution environment, reused by every invoke (and its keep-alive socket: the
 // SDK's default https agent keeps alive). KEEP_ALIVE is a build-time constant from the template
@@ -25,7 +25,7 @@ const getCallerIdentity = () => sts.send(new GetCallerIdentityCommand({}));
 
 /** INIT's call: the masked identity and how long the call took; a failure names the endpoint. */
 export async function callerIdentity(): Promise<CallerIdentity> {
-  const started = performance.now();
+  const elapsedMs = stopwatch();
   try {
     const out = await getCallerIdentity();
     return {
@@ -33,7 +33,7 @@ export async function callerIdentity(): Promise<CallerIdentity> {
       userId: maskAccountIds(out.UserId),
       account: maskAccountIds(out.Account),
       arn: maskAccountIds(out.Arn),
-      initStsCallMs: roundMs(performance.now() - started),
+      initStsCallMs: elapsedMs(),
     };
   } catch (cause) {
     throw stsInitError(stsEndpoint, cause);

@@ -3,7 +3,7 @@
 // top-level await); each invoke makes K sequential calls (?calls=K): PutItem, or ListTables with
 // ?operation=ListTables, and reports each call's latency.
 import { DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { elapsedMs, invokeFacts, json, requestedCalls, timedCalls } from "../../shared/report.mts";
+import { invokeFacts, json, requestedCalls, stopwatch, timedCalls } from "../../shared/report.mts";
 
 declare const TABLE_NAME: string;
 declare const KEEP_ALIVE: boolean | undefined;
@@ -13,9 +13,9 @@ declare const KEEP_ALIVE: boolean | undefined;
 const keepAlive = typeof KEEP_ALIVE === "undefined" || KEEP_ALIVE;
 const dynamodb = new DynamoDBClient(keepAlive ? {} : { requestHandler: { httpsAgent: { keepAlive: false } } });
 
-const started = performance.now();
+const elapsedMs = stopwatch();
 const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
-const initCallMs = elapsedMs(started);
+const initCallMs = elapsedMs();
 
 let sequence = 0;
 const operations = {

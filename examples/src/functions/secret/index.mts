@@ -3,14 +3,14 @@
 // build embeds the secret's Name, which GetSecretValue takes as SecretId). Only its length is
 // ever reported.
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { elapsedMs, invokeFacts, json } from "../../shared/report.mts";
+import { invokeFacts, json, stopwatch } from "../../shared/report.mts";
 
 declare const SECRET_ID: string;
 
 const secrets = new SecretsManagerClient({});
 
-const started = performance.now();
+const elapsedMs = stopwatch();
 const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: SECRET_ID }));
-const initCallMs = elapsedMs(started);
+const initCallMs = elapsedMs();
 
 export const handler = async () => json({ ...invokeFacts(), secretId: SECRET_ID, secretLength: SecretString?.length ?? 0, initCallMs });

@@ -4,15 +4,15 @@
 // embedded at build time (BuildProperties.Define PARAMETER_NAME: !Ref GreetingParameter): no
 // environment variable to read.
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { elapsedMs, invokeFacts, json } from "../../shared/report.mts";
+import { invokeFacts, json, stopwatch } from "../../shared/report.mts";
 
 declare const PARAMETER_NAME: string;
 
 // One client per execution environment, reused by every invoke.
 const ssm = new SSMClient({});
 
-const started = performance.now();
+const elapsedMs = stopwatch();
 const { Parameter } = await ssm.send(new GetParameterCommand({ Name: PARAMETER_NAME }));
-const initCallMs = elapsedMs(started);
+const initCallMs = elapsedMs();
 
 export const handler = async () => json({ ...invokeFacts(), parameter: PARAMETER_NAME, value: Parameter?.Value, initCallMs });
