@@ -24,6 +24,8 @@ const KEEPS_OUT: Record<string, { modules: string[]; shownBy: string }> = {
   "node-streams-skip-webstreams": { modules: ["internal/webstreams/readablestream", "internal/webstreams/writablestream"], shownBy: "Optimized" },
   "global-process": { modules: ["process", "internal/process/report", "internal/process/finalization"], shownBy: "Optimized" },
   "uuid-without-webcrypto": { modules: ["internal/crypto/webcrypto"], shownBy: "Warp-no-codeCache" },
+  // process.stdout, created by Readable.pipe's look at it; a file here (run-once.mts).
+  "collect-body-without-pipe": { modules: ["internal/fs/sync_write_stream"], shownBy: "Optimized" },
 };
 const patchName = (file: string) => /\+\d{3}\+(.+)\.patch$/.exec(file)?.[1] ?? file;
 
@@ -61,7 +63,8 @@ describe.each(patchFiles)("%s", (file) => {
     mkdirSync(tree, { recursive: true });
     writeFileSync(join(tree, "package.json"), "{}");
     cpSync(join(PATCHES, "node_modules"), join(tree, "node_modules"), { recursive: true });
-    execFileSync("git", ["apply", "--reverse", join(PATCHES, file)], { cwd: tree });
+    // Patches of one file may change neighbouring lines: one line of context suffices to take one out.
+    execFileSync("git", ["apply", "--reverse", "-C1", join(PATCHES, file)], { cwd: tree });
     const withoutPatch = await builtinsAtInit(shownBy, tree, join(work, "without"));
 
     expect(modules.filter((name) => withPatch.includes(name))).toEqual([]);

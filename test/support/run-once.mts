@@ -3,7 +3,7 @@
 // handler module directly (no runtime client in the process), and returns what it answered
 // and which Node builtins its INIT loaded.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
@@ -24,16 +24,19 @@ export async function runOnce(spec: FunctionSpec, event: unknown, services: Loca
   const outFile = join(scratch, "result.json");
   const eventFile = join(scratch, "event.json");
   writeFileSync(eventFile, JSON.stringify(event));
+  // stdout to a file, wherever the tests run: creating process.stdout then always loads the same
+  // module (internal/fs/sync_write_stream), so whether INIT creates it shows in builtinsAtReady.
+  const stdout = openSync(join(scratch, "stdout.log"), "w");
   try {
     const stderr: string[] = [];
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(NODE22, [...RUNTIMES.node22.nodeFlags(spec.memoryMb), ...extraNodeFlags, CHILD, eventFile, outFile], {
         cwd: taskRoot,
         env: functionEnvironment(spec, taskRoot, services),
-        stdio: ["ignore", "inherit", "pipe"],
+        stdio: ["ignore", stdout, "pipe"],
       });
       const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+      child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString())); // stdio[2] is a pipe
       child.on("error", reject);
       child.on("exit", (code) => {
         clearTimeout(timer);
@@ -46,6 +49,7 @@ export async function runOnce(spec: FunctionSpec, event: unknown, services: Loca
       return { ok: false, errorType: "Runtime.ExitError", errorMessage: `process exited (code ${exitCode}) without a result: ${stderr.join("").slice(-2000)}` };
     }
   } finally {
+    closeSync(stdout);
     rmSync(scratch, { recursive: true, force: true });
     removeTree(taskRoot);
   }
