@@ -16,7 +16,7 @@ import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin 
 import { errorMessage } from "../core/cli.mts";
 import { labOverlayOf } from "../core/function-environment.mts";
 import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
-import { PROJECT_ROOT } from "../core/paths.mts";
+import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -225,7 +225,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
   // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
   const runsOn = runtimeOf(
-    readTemplate(template.file, samconfigParameterOverrides(join(dirname(template.file), "samconfig.toml"), "build")).functions.find(
+    readTemplate(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
       (f) => f.logicalId === fn.logicalId,
     )!,
   );

@@ -35,7 +35,8 @@ export interface Lab {
   stop(): Promise<void>;
 }
 
-export interface LabOptions extends Omit<LambdaServiceOptions, "onLine"> {
+// Code loading comes from `fidelity`, with the network, not from the service's own option.
+export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeLoading"> {
   /** The built template to serve (default .aws-sam/build/template.yaml). */
   template?: string;
   /** Template parameters, as sam deploy's --parameter-overrides (default: samconfig.toml's). */
