@@ -127,6 +127,8 @@ interface Cell {
   function: string;
   profile: string;
   name: string;
+  /** The function this one is the Floor of (Metadata.FloorOf), if it is one. */
+  floorOf?: string;
   served: TemplateFunction;
 }
 
@@ -142,10 +144,11 @@ async function cellsOf(
   for (const fn of functions) {
     const own = functionBuild(template, fn.logicalId).profileName;
     const served = built.functions.find((candidate) => candidate.logicalId === fn.logicalId) ?? fn;
+    const floorOf = fn.floorOf ?? undefined;
     for (const profile of profiles ?? [own]) {
       const name = cellName(fn.logicalId, profile, (profiles?.length ?? 1) > 1);
       if (profile === own) {
-        cells.push({ function: fn.logicalId, profile, name, served });
+        cells.push({ function: fn.logicalId, profile, name, floorOf, served });
         continue;
       }
       const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, profile);
@@ -153,7 +156,7 @@ async function cellsOf(
       await buildFunction(functionBuild(template, fn.logicalId, profile), codeDir);
       const labFunction = { ...served, logicalId: `${fn.logicalId}-${profile}`, codeDir };
       extra.push(labFunction);
-      cells.push({ function: fn.logicalId, profile, name, served: labFunction });
+      cells.push({ function: fn.logicalId, profile, name, floorOf, served: labFunction });
     }
   }
   return { cells, extra };
@@ -208,6 +211,7 @@ async function main(): Promise<number> {
         function: fn.logicalId,
         profile: functionBuild(opts.template, fn.logicalId).profileName,
         name: fn.logicalId,
+        floorOf: fn.floorOf ?? undefined,
         served: fn,
       }));
       targets = described.map(({ runtime, functions }, i) => ({ runtime, functionName: (cell) => functions.get(cell.function), where: `stack ${stacks[i]}` }));
@@ -248,7 +252,15 @@ async function main(): Promise<number> {
         const functionName = entry.functionName(cell);
         if (!functionName)
           throw new UsageError(`${cell.function} is not in the ${entry.where}${opts.stack ? ` (no ${cell.function}FunctionName output)` : ""}`);
-        return { name: cell.name, function: cell.function, profile: cell.profile, runtime: entry.runtime, functionName, event: functionEvent(cell.served) };
+        return {
+          name: cell.name,
+          function: cell.function,
+          profile: cell.profile,
+          floorOf: cell.floorOf,
+          runtime: entry.runtime,
+          functionName,
+          event: functionEvent(cell.served),
+        };
       }),
     );
     const runtimes = targets.map((entry) => entry.runtime);
@@ -284,7 +296,7 @@ async function main(): Promise<number> {
       if (codeCache && codeCache !== "absent") versions[`V8 code cache (${label(variant)})`] = codeCache;
     }
     const results: BenchResults = {
-      schema: 4,
+      schema: 5,
       startedAt,
       finishedAt: "",
       target,

@@ -87,6 +87,19 @@ export function ratioTable(results: BenchResults, baseline: string, metric: Metr
   return pairedTable(results, on, metric, format);
 }
 
+/**
+ * Each function against its Floor (the function whose template says FloorOf: it) on the same
+ * runtime, paired by round: the Floor in the same profile if the run measured it so, else the
+ * Floor as measured. "" when no measured function has a measured Floor.
+ */
+export function floorTable(results: BenchResults, metric: Metric, format: TableFormat): string {
+  const floorOf = (variant: VariantResult) => {
+    const floors = results.variants.filter((candidate) => candidate.floorOf === variant.function && candidate.runtime === variant.runtime);
+    return floors.find((floor) => floor.profile === variant.profile) ?? floors[0];
+  };
+  return pairedTable(results, floorOf, metric, format);
+}
+
 /** Every cell against the same variant on `runtime` (the runtime matrix's comparison); "" without it. */
 export function runtimeRatioTable(results: BenchResults, runtime: string, metric: Metric, format: TableFormat): string {
   if (results.runtimes.length < 2) return "";
@@ -168,6 +181,7 @@ function describeTarget(target: BenchResults["target"]): string {
 }
 
 const BASELINES = ["Raw", "Bundled", "Optimized", "Warp"];
+const FLOOR_NOTE = "ratio = function / its Floor, the same calls with no AWS SDK: 1.10 means 10% slower than the Floor";
 
 /** A complete report.md; chart.svg is expected next to it. */
 export function markdownReport(results: BenchResults): string {
@@ -222,6 +236,10 @@ export function markdownReport(results: BenchResults): string {
       if (table !== "") section(`${METRIC_LABELS[metric]} vs ${baseline}`, table);
     }
   }
+  for (const metric of ["initMs", "e2eMs"] as const) {
+    const table = floorTable(results, metric, "markdown");
+    if (table !== "") section(`${METRIC_LABELS[metric]}: each function vs its Floor`, FLOOR_NOTE, table);
+  }
 
   section("Warm E2E p50 (ms)", warmTable(results, "markdown"));
   section("Failures", failureTable(results, "markdown"));
@@ -260,6 +278,10 @@ export function consoleSummary(results: BenchResults): string {
       const table = ratioTable(results, baseline, metric, "text");
       if (table !== "") blocks.push(`${METRIC_LABELS[metric]} vs ${baseline} (ratio < 1 = faster; 95% bootstrap CI)\n${table}`);
     }
+  }
+  for (const metric of metrics) {
+    const table = floorTable(results, metric, "text");
+    if (table !== "") blocks.push(`${METRIC_LABELS[metric]}: each function vs its Floor (${FLOOR_NOTE}; 95% bootstrap CI)\n${table}`);
   }
   blocks.push(`Failures\n${failureTable(results, "text")}`);
   return `${blocks.join("\n\n")}\n`;

@@ -30,6 +30,8 @@ export interface VariantResult {
   /** The template function (logical id) and the build profile it ran in. */
   function: string;
   profile: string;
+  /** The function this one is the Floor of (its template's Metadata.FloorOf); absent for any other function. */
+  floorOf?: string;
   /** What ran it (core/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
@@ -64,8 +66,8 @@ export interface ProcessStart {
 }
 
 export interface BenchResults {
-  /** 3: variants[] name their function and profile; 4: a local target records the lab's fidelity. */
-  schema: 4;
+  /** 3: variants[] name their function and profile; 4: a local target records the lab's fidelity; 5: a Floor's variants name the function it is the Floor of. */
+  schema: 5;
   startedAt: string;
   finishedAt: string;
   target: { kind: "local"; endpoint: string; fidelity: Fidelity } | { kind: "aws"; stacks: string[]; region: string };

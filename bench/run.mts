@@ -12,6 +12,8 @@ export interface BenchVariant {
   name: string;
   function: string;
   profile: string;
+  /** The function this one is the Floor of, if it is one. */
+  floorOf?: string;
   runtime: string;
   functionName: string;
   /** The event each invoke sends (the function's HTTP API route event). */
@@ -58,6 +60,7 @@ export async function runBench(options: RunOptions): Promise<RunOutcome> {
         name: variant.name,
         function: variant.function,
         profile: variant.profile,
+        floorOf: variant.floorOf,
         runtime: variant.runtime,
         functionName: variant.functionName,
         samples: [],

@@ -96,6 +96,8 @@ export interface TemplateFunction {
   buildMethod: string | null;
   /** Metadata.BuildProperties as written, intrinsics unevaluated (the builder reads Profile and Define). */
   buildProperties: Record<string, unknown>;
+  /** Metadata.FloorOf: the function (logical id) this one is the Floor of, the same work with no SDK (null: none). */
+  floorOf: string | null;
   /** Environment.Variables (Globals merged) as written: references to resources are evaluated where they exist (resolveWithResources). */
   environment: Record<string, unknown>;
 }
@@ -248,6 +250,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         layers: ((props.Layers as unknown[] | undefined) ?? []).map((layer) => templateLayer(layer, template, file)),
         buildMethod: typeof metadata.BuildMethod === "string" ? metadata.BuildMethod : null,
         buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
+        floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
         environment: { ...globalVariables, ...ownVariables },
       };
     });
@@ -255,6 +258,14 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
     .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
   return { file, functions, resources, resolve: (value, created) => evaluate(value, template, overrides, created ?? {}, true) };
+}
+
+/** Metadata.FloorOf, checked: the logical id of another function of the template. */
+function floorOf(logicalId: string, value: unknown, template: Template, file: string): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== "string" || value === logicalId || template.Resources[value]?.Type !== "AWS::Serverless::Function")
+    throw new TemplateError(`${logicalId}: Metadata.FloorOf must name another function of ${file}, not ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** The functions of a template (with Globals applied), in template order. */

@@ -36,11 +36,13 @@ describe("npm run bench -- --rounds 2", () => {
   });
 
   it("writes every variant's raw samples, paired by round, with versions and machine", () => {
-    expect(results).toMatchObject({ schema: 4, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
+    expect(results).toMatchObject({ schema: 5, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
     expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
       FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]),
     );
     expect(results.variants.every((variant) => variant.runtime === "node22")).toBe(true);
+    // The template's FloorOf: only the Floor names a function it is the Floor of.
+    expect(results.variants.filter((variant) => variant.floorOf !== undefined).map((variant) => [variant.name, variant.floorOf])).toEqual([["Floor", "Warp"]]);
     for (const variant of results.variants) {
       expect(variant.failures).toEqual([]);
       expect(variant.samples.map((sample) => sample.round)).toEqual([0, 1]);
@@ -70,6 +72,7 @@ describe("npm run bench -- --rounds 2", () => {
     for (const name of FUNCTION_NAMES) expect(report).toMatch(new RegExp(`^\\| ${name} \\| 2 \\|`, "m"));
     expect(report).toMatch(/vs Raw/);
     expect(report).toMatch(/vs Optimized/);
+    expect(report).toContain("\n## Init Duration: each function vs its Floor\n");
     expect(report).toContain("chart.svg");
   });
 

@@ -18,7 +18,7 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
 
 function fixture(): BenchResults {
   return {
-    schema: 4,
+    schema: 5,
     startedAt: "2025-01-01T00:00:00.000Z",
     finishedAt: "2025-01-01T00:10:00.000Z",
     target: { kind: "aws", stacks: ["warpstart"], region: "eu-west-1" },

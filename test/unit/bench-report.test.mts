@@ -1,6 +1,7 @@
 import {
   consoleSummary,
   failureTable,
+  floorTable,
   markdownReport,
   matrixTable,
   percentileTable,
@@ -29,7 +30,7 @@ function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
 function fixture(): BenchResults {
   return {
-    schema: 4,
+    schema: 5,
     startedAt: "2025-01-02T03:04:05.000Z",
     finishedAt: "2025-01-02T03:14:05.000Z",
     target: { kind: "local", endpoint: "http://127.0.0.1:3001", fidelity: { network: { name: "dns=5,rtt=2", dnsMs: 5, rttMs: 2 }, codeLoading: "lambda" } },
@@ -145,6 +146,96 @@ describe("ratioTable", () => {
   it("returns an empty string when the baseline is missing", () => {
     expect(ratioTable(fixture(), "Nope", "initMs", "markdown")).toBe("");
     expect(ratioTable(fixture(), "Nope", "initMs", "text")).toBe("");
+  });
+});
+
+describe("floorTable", () => {
+  /** Two example clients and their Floors: SsmParameter is 1.1× its Floor in every round, Secret 2×; Raw has no Floor. */
+  function withFloors(): BenchResults {
+    const floor = (name: string, floorOf: string, rows: Parameters<typeof variant>[1]): VariantResult => ({ ...variant(name, rows), floorOf });
+    const results = fixture();
+    results.variants = [
+      variant("SsmParameter", [
+        [0, 110, 220, 5],
+        [1, 220, 440, 5],
+      ]),
+      floor("SsmParameterFloor", "SsmParameter", [
+        [0, 100, 200, 5],
+        [1, 200, 400, 5],
+      ]),
+      variant("Secret", [
+        [0, 200, 300, 5],
+        [1, 300, 400, 5],
+      ]),
+      floor("SecretFloor", "Secret", [
+        [0, 100, 150, 5],
+        [1, 150, 200, 5],
+      ]),
+      variant("Raw", [[0, 500, 600, 5]]),
+    ];
+    return results;
+  }
+
+  it("compares each function with the Floor that names it (FloorOf), paired by round, and leaves out the rest", () => {
+    const rows = floorTable(withFloors(), "initMs", "markdown").split("\n").slice(2).map(cells);
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ["SsmParameter", "2", "1.10 [1.10, 1.10]"],
+      ["Secret", "2", "2.00 [2.00, 2.00]"],
+    ]);
+    // SsmParameter's rounds are 10 and 20 ms slower than its Floor's: the median difference is 15.
+    expect(rows[0]![3]).toMatch(/^15\.0 \[\d+\.\d, \d+\.\d\]$/);
+    expect(floorTable(withFloors(), "e2eMs", "text")).toMatch(/^Secret\s+2\s+2\.00 \[2\.00, 2\.00\]/m);
+  });
+
+  it("pairs a function with its Floor on the same runtime, in the same profile when the run measured the Floor in it", () => {
+    const results = withFloors();
+    const cell = (source: VariantResult, profile: string, runtime: string): VariantResult => ({
+      ...source,
+      name: `${source.function}/${profile}`,
+      profile,
+      runtime,
+      functionName: `${source.function}-${profile}-${runtime}`,
+    });
+    const [ssm, ssmFloor] = results.variants;
+    const slower = (source: VariantResult): VariantResult => ({
+      ...source,
+      samples: source.samples.map((sample) => ({ ...sample, initMs: sample.initMs * 2 })),
+    });
+    results.runtimes = ["node22", "deno"];
+    results.variants = [
+      cell(ssm!, "Warp", "node22"),
+      cell(ssm!, "Bundled", "node22"),
+      cell(ssmFloor!, "Warp", "node22"),
+      cell(slower(ssmFloor!), "Optimized", "node22"),
+      cell(slower(ssm!), "Warp", "deno"),
+      cell(slower(ssmFloor!), "Optimized", "deno"),
+    ];
+    const rows = floorTable(results, "initMs", "markdown").split("\n").slice(2).map(cells);
+    // Bundled has no Floor of its profile: it gets the first measured on its runtime (Warp's).
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ["SsmParameter/Warp (node22)", "2", "1.10 [1.10, 1.10]"],
+      ["SsmParameter/Bundled (node22)", "2", "1.10 [1.10, 1.10]"],
+      ["SsmParameter/Warp (deno)", "2", "1.10 [1.10, 1.10]"],
+    ]);
+  });
+
+  it("is empty without a measured Floor, as in results written before schema 5", () => {
+    expect(floorTable(fixture(), "initMs", "markdown")).toBe("");
+    const results = withFloors();
+    results.variants = results.variants.filter((v) => v.floorOf === undefined);
+    expect(floorTable(results, "initMs", "text")).toBe("");
+  });
+
+  it("has its sections in report.md and the console summary, and only when there is a Floor", () => {
+    const report = markdownReport(withFloors());
+    expect(report).toContain("\n## Init Duration: each function vs its Floor\n");
+    expect(report).toContain("\n## Cold E2E: each function vs its Floor\n");
+    expect(report).toContain("| SsmParameter | 2 | 1.10 [1.10, 1.10] |");
+    const summary = consoleSummary(withFloors());
+    expect(summary).toMatch(/Init Duration: each function vs its Floor \(ratio = function \/ its Floor.*\)\nvariant\s+n pairs/);
+    expect(summary).toMatch(/^SsmParameter\s+2\s+1\.10 \[1\.10, 1\.10\]/m);
+    expect(markdownReport(fixture())).not.toContain("vs its Floor");
+    expect(consoleSummary(fixture())).not.toContain("vs its Floor");
   });
 });
 

@@ -69,6 +69,20 @@ describe("readTemplate", () => {
     ]);
   });
 
+  it("reads Metadata.FloorOf, which must name another function of the template", () => {
+    const floor = (floorOf: string) =>
+      write(
+        "template.yaml",
+        `${APP}  Floor:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile, FloorOf: ${floorOf} }\n    Properties: { CodeUri: app, Handler: src/floor.handler }\n`,
+      );
+    expect(readTemplate(floor("Fn")).functions.map((fn) => [fn.logicalId, fn.floorOf])).toEqual([
+      ["Fn", null],
+      ["Floor", "Fn"],
+    ]);
+    for (const wrong of ["Table", "Floor", "Missing"])
+      expect(() => readTemplate(floor(wrong))).toThrow(`Floor: Metadata.FloorOf must name another function of ${join(dir, "template.yaml")}, not "${wrong}"`);
+  });
+
   it("lists the resources whose condition holds, with a parameter override deciding it", () => {
     expect(readTemplate(write("template.yaml", APP)).resources.map((resource) => resource.logicalId)).toEqual(["Table"]);
     expect(readTemplate(write("template.yaml", APP), { Stage: "prod" }).resources.map((resource) => resource.logicalId)).toEqual(["Table", "ProdOnly"]);

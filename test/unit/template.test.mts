@@ -154,6 +154,20 @@ describe("examples/template.yaml", () => {
   it("declares only resources the lab can create in its local AWS, besides its HTTP API", () => {
     expect(examples.resources.map((resource) => resource.type).filter((type) => type !== "AWS::Serverless::HttpApi" && !(type in CREATABLE_TYPES))).toEqual([]);
   });
+  it("gives SsmParameter, Secret and DynamoDb each a Floor built as the demo's Floor is, with its twin's constants", () => {
+    const demoFloor = functions.find((fn) => fn.logicalId === "Floor")!;
+    expect(demoFloor.floorOf).toBe("Warp");
+    const floors = examples.functions.filter((fn) => fn.floorOf !== null);
+    expect(floors.map((fn) => [fn.logicalId, fn.floorOf])).toEqual([
+      ["SsmParameterFloor", "SsmParameter"],
+      ["SecretFloor", "Secret"],
+      ["DynamoDbFloor", "DynamoDb"],
+    ]);
+    for (const floor of floors) {
+      const twin = examples.functions.find((fn) => fn.logicalId === floor.floorOf)!;
+      expect(floor.buildProperties).toEqual({ Profile: demoFloor.buildProperties.Profile, Define: twin.buildProperties.Define });
+    }
+  });
   it("outputs each function's name, for the bench's --stack", () => {
     const outputs = loadTemplate(EXAMPLES_TEMPLATE).Outputs as Record<string, { Value: unknown }>;
     for (const fn of examples.functions) expect(outputs[`${fn.logicalId}FunctionName`]!.Value).toEqual({ Ref: fn.logicalId });

@@ -38,6 +38,11 @@ export function requestedCalls(event: { queryStringParameters?: Record<string, s
   return Number.isInteger(calls) && calls >= 1 && calls <= 100 ? calls : 0;
 }
 
+/** The per-invoke DynamoDB operation the event asks for: ?operation=ListTables, else PutItem. */
+export function requestedOperation(event: { queryStringParameters?: Record<string, string | undefined> } | undefined): "PutItem" | "ListTables" {
+  return event?.queryStringParameters?.operation === "ListTables" ? "ListTables" : "PutItem";
+}
+
 /** Makes `count` calls one after the other and times each. */
 export async function timedCalls(count: number, call: () => Promise<unknown>): Promise<{ count: number; latenciesMs: number[] }> {
   const latenciesMs: number[] = [];

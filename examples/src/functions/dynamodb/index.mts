@@ -3,7 +3,7 @@
 // top-level await); each invoke makes K sequential calls (?calls=K): PutItem, or ListTables with
 // ?operation=ListTables, and reports each call's latency.
 import { DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { invokeFacts, json, requestedCalls, stopwatch, timedCalls } from "../../shared/report.mts";
+import { invokeFacts, json, requestedCalls, requestedOperation, stopwatch, timedCalls } from "../../shared/report.mts";
 
 declare const TABLE_NAME: string;
 declare const KEEP_ALIVE: boolean | undefined;
@@ -24,7 +24,7 @@ const operations = {
 };
 
 export const handler = async (event: { queryStringParameters?: Record<string, string | undefined> }) => {
-  const operation = event?.queryStringParameters?.operation === "ListTables" ? "ListTables" : "PutItem";
+  const operation = requestedOperation(event);
   const calls = await timedCalls(requestedCalls(event), operations[operation]);
   return json({ ...invokeFacts(), table: TABLE_NAME, tableStatus: Table?.TableStatus, keepAlive, initCallMs, operation, calls });
 };
