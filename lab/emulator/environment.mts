@@ -55,6 +55,9 @@ export class ExecutionEnvironment {
   private partial = "";
   private frozen = false;
   private running = false;
+  /** When the process was started and when it first asked for an event (process.hrtime.bigint, the clock a function's own marks use). */
+  spawnedAt: bigint | null = null;
+  readyAt: bigint | null = null;
 
   private readonly options: EnvironmentOptions;
 
@@ -81,12 +84,17 @@ export class ExecutionEnvironment {
       AWS_LAMBDA_RUNTIME_API: runtimeApi,
       AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${this.id}`,
     };
-    const ready = new Promise<void>((resolve) => (this.runtimeApi.onNext = resolve));
+    const ready = new Promise<void>((resolve) => {
+      this.runtimeApi.onNext = () => {
+        this.readyAt ??= process.hrtime.bigint();
+        resolve();
+      };
+    });
     this.runtimeApi.onIdle = () => {
       if (this.options.freezeWhenIdle && !this.running) this.freeze();
     };
-    const started = performance.now();
     const [command, args] = launch(spec, this.optDir);
+    this.spawnedAt = process.hrtime.bigint();
     // Ends with the lab however the lab ends, frozen or not (core/processes.mts).
     const child = spawnOwned(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     this.process = child;
@@ -103,7 +111,7 @@ export class ExecutionEnvironment {
       ready.then(() => "ready" as const),
       this.exited,
     );
-    const initDurationMs = performance.now() - started;
+    const initDurationMs = Number((this.readyAt ?? process.hrtime.bigint()) - this.spawnedAt) / 1e6;
     if (outcome === "ready") return { kind: "ready", initDurationMs };
     if (outcome === "timeout") {
       await this.kill();

@@ -24,6 +24,8 @@ it.each([
     "error: --network and --code-loading set up the local lab; a --stack runs on Lambda itself",
     "usage: npm run bench",
   ],
+  ["bench/phases.mts", ["--no-build", "--variants", "Warp,Nope"], "error: unknown function(s) Nope; template.yaml has Raw,", "usage: npm run phases"],
+  ["bench/phases.mts", ["--no-build", "--rounds", "0"], 'error: --rounds must be a whole number from 1 to 1000, not "0"', "usage: npm run phases"],
   ["lab/serve-aws.mts", ["--port", "http"], 'error: --port must be a whole number from 1 to 65535, not "http"', "usage: npm run aws"],
   ["lab/serve-aws.mts", ["--template", "README.md"], "is not valid YAML", undefined],
 ])("%s %j says so and exits", (script, args, message, usage) => {

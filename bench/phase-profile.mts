@@ -1,0 +1,211 @@
+// Where a cold start's milliseconds go, by phase: the lab's own timestamps of an execution
+// environment (started, first asked for an event) and the marks bench/phase-marks.mjs leaves
+// inside the function's process, all on one monotonic clock. Pure: `npm run phases` (bench/phases.mts)
+// collects, this computes, tabulates and draws.
+
+import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
+import { escapeXml, niceTicks } from "./chart.mts";
+import { percentile } from "./stats.mts";
+
+/** The phases, in order; each ends where the next begins. */
+export const PHASES = [
+  { id: "processStart", label: "process start", says: "exec, Node's bootstrap, up to the first JavaScript (the marks' preload)" },
+  { id: "runtimeClient", label: "runtime client", says: "aws-lambda-ric loads, up to its import of the handler" },
+  {
+    id: "handlerLoad",
+    label: "handler load",
+    says: "the handler's modules and top-level code, up to its first AWS request (the SDK's request building included)",
+  },
+  { id: "awsCall", label: "AWS call", says: "request created to response headers: connection, TLS, the local AWS with Lambda's network" },
+  {
+    id: "restOfInit",
+    label: "rest of INIT",
+    says: "reading and parsing the answer, the rest of the top-level code, the runtime client's first request for an event",
+  },
+  { id: "firstInvoke", label: "first invoke", says: "the event delivered to the response read" },
+] as const;
+
+type PhaseId = (typeof PHASES)[number]["id"];
+export type PhaseDurations = Record<PhaseId, number>;
+
+/** What one cold start left: the lab's timestamps and the function's marks (ns, one monotonic clock). */
+export interface ColdStartTimeline {
+  spawnedAt: bigint;
+  readyAt: bigint;
+  invokeStartedAt: bigint;
+  invokeEndedAt: bigint;
+  /** From bench/phase-marks.mjs: preload, handler-import, aws-request, aws-response (the last two only if INIT calls AWS). */
+  marks: Record<string, bigint>;
+}
+
+/** The marks file's lines ("<name> <ns>"), as a record; a line that is not a mark is an error. */
+export function parseMarks(text: string): Record<string, bigint> {
+  const marks: Record<string, bigint> = {};
+  for (const line of text.split("\n").filter(Boolean)) {
+    const match = /^([a-z-]+) (\d+)$/.exec(line);
+    if (!match) throw new Error(`not a phase mark: ${JSON.stringify(line)}`);
+    marks[match[1]!] = BigInt(match[2]!);
+  }
+  return marks;
+}
+
+const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
+
+/**
+ * Each phase's milliseconds. Without an AWS request during INIT, handler load runs to the end of
+ * INIT and the AWS call and what follows it are 0. Marks out of order (or missing) are an error:
+ * they would mean the marks no longer measure what the phases say.
+ */
+export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
+  const { marks } = timeline;
+  const preload = marks.preload;
+  const handlerImport = marks["handler-import"];
+  if (preload === undefined || handlerImport === undefined) throw new Error(`missing marks: got ${Object.keys(marks).join(", ") || "none"}`);
+  const request = marks["aws-request"] ?? timeline.readyAt;
+  const response = marks["aws-response"] ?? request;
+  const points = [timeline.spawnedAt, preload, handlerImport, request, response, timeline.readyAt];
+  if (points.some((point, i) => i > 0 && point < points[i - 1]!)) throw new Error("phase marks out of order");
+  if (timeline.invokeEndedAt < timeline.invokeStartedAt) throw new Error("the invoke ended before it started");
+  return {
+    processStart: ms(timeline.spawnedAt, preload),
+    runtimeClient: ms(preload, handlerImport),
+    handlerLoad: ms(handlerImport, request),
+    awsCall: ms(request, response),
+    restOfInit: ms(response, timeline.readyAt),
+    firstInvoke: ms(timeline.invokeStartedAt, timeline.invokeEndedAt),
+  };
+}
+
+/** One measured function: its cold starts with marks, and Init Duration of the interleaved ones without. */
+export interface PhaseVariant {
+  name: string;
+  profile: string;
+  withMarks: PhaseDurations[];
+  /** Init Duration of the same function's cold starts without the marks: what the marks themselves cost. */
+  initWithoutMarksMs: number[];
+  failures: string[];
+}
+
+export interface PhaseResults {
+  schema: 1;
+  startedAt: string;
+  rounds: number;
+  fidelity: string;
+  variants: PhaseVariant[];
+  versions: Record<string, string>;
+}
+
+const INIT_PHASES: PhaseId[] = ["processStart", "runtimeClient", "handlerLoad", "awsCall", "restOfInit"];
+const initOf = (durations: PhaseDurations) => INIT_PHASES.reduce((sum, id) => sum + durations[id], 0);
+
+/** The p50 of each phase (so the p50s need not add up to the p50 of the whole). */
+function phaseMedians(variant: PhaseVariant): PhaseDurations {
+  return Object.fromEntries(
+    PHASES.map(({ id }) => [
+      id,
+      percentile(
+        variant.withMarks.map((d) => d[id]),
+        50,
+      ),
+    ]),
+  ) as PhaseDurations;
+}
+
+const fmt = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "–");
+
+/** A row per function: each phase's p50, Init p50 with the marks and without them. */
+export function phaseTable(results: PhaseResults, format: TableFormat): string {
+  const rows = results.variants
+    .filter((variant) => variant.withMarks.length > 0)
+    .map((variant) => {
+      const medians = phaseMedians(variant);
+      const initWithout = variant.initWithoutMarksMs.length ? percentile(variant.initWithoutMarksMs, 50) : Number.NaN;
+      return [
+        format === "text" ? variant.name : markdownText(variant.name),
+        String(variant.withMarks.length),
+        ...PHASES.map(({ id }) => fmt(medians[id])),
+        fmt(percentile(variant.withMarks.map(initOf), 50)),
+        fmt(initWithout),
+      ];
+    });
+  return renderTable(["function", "n", ...PHASES.map((phase) => phase.label), "Init p50", "Init p50, no marks"], rows, format);
+}
+
+export function phaseReport(results: PhaseResults): string {
+  const legend = PHASES.map((phase) => `- **${phase.label}**: ${phase.says}.`).join("\n");
+  const failures = results.variants.flatMap((variant) => variant.failures.map((failure) => `- ${markdownText(variant.name)}: ${markdownText(failure)}`));
+  return [
+    "# Cold start by phase",
+    "",
+    `${results.rounds} rounds, each function once with the phase marks and once without, in a shuffled order; ${results.fidelity}. ` +
+      "Each cell is that phase's p50 in ms; Init p50 is the whole INIT of the marked cold starts, and the last column the same " +
+      "function's unmarked ones (the difference is what the marks cost).",
+    "",
+    phaseTable(results, "markdown"),
+    "",
+    "![Cold start by phase](phases.svg)",
+    "",
+    legend,
+    ...(failures.length ? ["", "## Failures", "", ...failures] : []),
+    "",
+    "## Versions",
+    "",
+    renderTable(["component", "version"], Object.entries(results.versions), "markdown", ["left", "left"]),
+    "",
+  ].join("\n");
+}
+
+const COLORS = ["#9aa5b1", "#c3a6e0", "#4c78a8", "#f58518", "#e45756", "#72b7b2"];
+const WIDTH = 900;
+const LABEL_RIGHT = 150;
+const PLOT_LEFT = 160;
+const PLOT_RIGHT = 860;
+const TOP = 64;
+const ROW = 30;
+const BAR = 18;
+const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
+
+/** One stacked bar per function: each phase's p50, in phase order, on a shared ms axis. */
+export function phaseChartSvg(results: PhaseResults, title = "Cold start by phase (p50, ms)"): string {
+  const rows = results.variants.filter((variant) => variant.withMarks.length > 0).map((variant) => ({ name: variant.name, medians: phaseMedians(variant) }));
+  const total = (medians: PhaseDurations) => PHASES.reduce((sum, { id }) => sum + medians[id], 0);
+  const ticks = niceTicks(Math.max(1, ...rows.map((row) => total(row.medians))));
+  const max = ticks.at(-1)!;
+  const x = (value: number) => PLOT_LEFT + (value / max) * (PLOT_RIGHT - PLOT_LEFT);
+  const axisY = TOP + rows.length * ROW + 6;
+  const legendY = axisY + 40;
+  const height = legendY + 30;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" ${FONT} font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${WIDTH / 2}" y="28" text-anchor="middle" font-size="16" font-weight="600">${escapeXml(title)}</text>`,
+  ];
+  for (const tick of ticks) {
+    out.push(`<line x1="${x(tick)}" y1="${TOP - 8}" x2="${x(tick)}" y2="${axisY}" stroke="#e5e5e5"/>`);
+    out.push(`<text x="${x(tick)}" y="${axisY + 16}" text-anchor="middle" fill="#555">${tick}</text>`);
+  }
+  rows.forEach((row, i) => {
+    const y = TOP + i * ROW;
+    out.push(`<text x="${LABEL_RIGHT}" y="${y + BAR / 2 + 4}" text-anchor="end">${escapeXml(row.name)}</text>`);
+    let at = 0;
+    PHASES.forEach(({ id, label }, p) => {
+      const width = x(at + row.medians[id]) - x(at);
+      out.push(
+        `<rect x="${x(at).toFixed(1)}" y="${y}" width="${Math.max(0, width).toFixed(1)}" height="${BAR}" fill="${COLORS[p]}"><title>${escapeXml(`${row.name}: ${label} ${fmt(row.medians[id])} ms`)}</title></rect>`,
+      );
+      at += row.medians[id];
+    });
+    out.push(`<text x="${x(at) + 4}" y="${y + BAR / 2 + 4}" fill="#333">${fmt(at)}</text>`);
+  });
+  out.push(
+    `<text x="${(PLOT_LEFT + PLOT_RIGHT) / 2}" y="${axisY + 32}" text-anchor="middle" fill="#555">ms, phase after phase (each its p50; the first invoke follows INIT)</text>`,
+  );
+  let legendX = PLOT_LEFT - 120;
+  PHASES.forEach(({ label }, p) => {
+    out.push(`<rect x="${legendX}" y="${legendY}" width="12" height="12" fill="${COLORS[p]}"/>`);
+    out.push(`<text x="${legendX + 16}" y="${legendY + 10}">${escapeXml(label)}</text>`);
+    legendX += 26 + label.length * 7;
+  });
+  out.push("</svg>");
+  return `${out.join("\n")}\n`;
+}

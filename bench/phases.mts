@@ -1,0 +1,191 @@
+// `npm run phases -- [--template FILE] [--variants A,B] [--rounds N] [--out DIR] [--no-build]`:
+// where each function's cold start goes, by phase (bench/phase-profile.mts). Each round starts
+// every function twice in the lab, in a shuffled order: once with bench/phase-marks.mjs preloaded
+// (its phases), once without (its Init Duration as the bench sees it, to show what marking costs).
+// The lab's own execution environments run them, with its network and code loading.
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { functionBuild } from "../builder/build.mts";
+import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { readTemplate } from "../core/template.mts";
+import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
+import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
+import { functionEvent } from "../lab/events.mts";
+import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
+import { type Lab, startLab } from "../lab/lab.mts";
+import { samBuild } from "../lab/sam.mts";
+import { localVersions } from "./environment.mts";
+import {
+  type ColdStartTimeline,
+  type PhaseResults,
+  type PhaseVariant,
+  parseMarks,
+  phaseChartSvg,
+  phaseDurations,
+  phaseReport,
+  phaseTable,
+} from "./phase-profile.mts";
+import { createProgress } from "./progress.mts";
+import { mulberry32 } from "./stats.mts";
+
+const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [--rounds N] [--out DIR] [--no-build]
+  --template FILE  the SAM template (default: template.yaml)
+  --variants LIST  the functions to profile (default: all of the template's)
+  --rounds N       cold starts per function with the marks, and as many without (default 10)
+  --out DIR        where phases.json, phases.md and phases.svg go (default results/phases-<time>)
+  --no-build       use what sam build last built
+${FIDELITY_USAGE}`;
+
+const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;
+const INIT_TIMEOUT_MS = 10_000;
+const INVOKE_TIMEOUT_MS = 30_000;
+
+function options() {
+  const { values } = parseCommandLine({
+    options: {
+      template: { type: "string", default: PROJECT_TEMPLATE },
+      variants: { type: "string" },
+      rounds: { type: "string" },
+      out: { type: "string" },
+      "no-build": { type: "boolean", default: false },
+      help: { type: "boolean" },
+      ...FIDELITY_FLAGS,
+    },
+  });
+  const templateFile = resolve(values.template);
+  const template = readTemplate(templateFile);
+  const names =
+    values.variants
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean) ?? template.functions.map((fn) => fn.logicalId);
+  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
+  if (unknown.length)
+    throw new UsageError(
+      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
+    );
+  if (names.length === 0) throw new UsageError("no function to profile");
+  return {
+    help: values.help,
+    template,
+    names,
+    rounds: wholeNumber("rounds", values.rounds, 1, 1000) ?? 10,
+    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `phases-${timestamp()}`)),
+    build: !values["no-build"],
+    fidelity: fidelityFrom(values),
+  };
+}
+
+/** One cold start and its first invoke in a new execution environment; with marks, its timeline. */
+async function coldStart(lab: Lab, fn: ServedFunction, marksFile: string | null): Promise<{ initMs: number; timeline: ColdStartTimeline | null }> {
+  const env = new ExecutionEnvironment({
+    spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
+    services: { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
+    variables: { ...fn.variables, ...(marksFile && { NODE_OPTIONS: `--import=${MARKS_PRELOAD}`, WARPSTART_PHASE_MARKS: marksFile }) },
+    initializationType: "on-demand",
+    codeFromStorage: lab.fidelity.codeLoading === "lambda",
+  });
+  try {
+    const init = await env.init(INIT_TIMEOUT_MS);
+    if (init.kind !== "ready") throw new Error(`INIT did not complete (${init.kind}): ${env.takeLog().slice(-5).join(" | ")}`);
+    const invocation = {
+      requestId: randomUUID(),
+      payload: Buffer.from(JSON.stringify(functionEvent(fn))),
+      deadlineMs: Date.now() + INVOKE_TIMEOUT_MS,
+      functionArn: fn.logicalId,
+      traceId: "",
+    };
+    const invokeStartedAt = process.hrtime.bigint();
+    const outcome = await env.invoke(invocation, INVOKE_TIMEOUT_MS);
+    const invokeEndedAt = process.hrtime.bigint();
+    if (outcome.kind !== "response") throw new Error(`the first invoke failed (${outcome.kind}): ${env.takeLog().slice(-5).join(" | ")}`);
+    const timeline =
+      marksFile === null
+        ? null
+        : {
+            spawnedAt: env.spawnedAt!,
+            readyAt: env.readyAt!,
+            invokeStartedAt,
+            invokeEndedAt,
+            marks: parseMarks(readFileSync(marksFile, "utf8")),
+          };
+    return { initMs: init.initDurationMs, timeline };
+  } finally {
+    await env.kill();
+  }
+}
+
+async function main(): Promise<number> {
+  const opts = options();
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const profiles = new Map(opts.names.map((name) => [name, functionBuild(opts.template, name).profileName]));
+  if (opts.build) {
+    console.error(`== sam build ${opts.names.join(" ")}`);
+    await samBuild({ template: opts.template.file, resources: opts.names, quiet: true });
+  }
+  console.error("== starting the local AWS with the template's resources");
+  // Every cold start is one this tool starts: no provisioned environments, whatever samconfig.toml deploys with.
+  const parameterOverrides = { ...samconfigParameterOverrides(join(appDirOf(opts.template.file), "samconfig.toml")), ProvisionedConcurrency: "0" };
+  const lab = await startLab({ template: builtTemplateOf(opts.template.file), only: opts.names, parameterOverrides, fidelity: opts.fidelity });
+  const removeHandlers = onEndingSignal(() => lab.stop());
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
+  try {
+    const variants = new Map<string, PhaseVariant>(
+      opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], failures: [] }]),
+    );
+    const random = mulberry32(Number.parseInt(randomBytes(4).toString("hex"), 16));
+    const runs = opts.names.flatMap((name) => [
+      { name, marked: true },
+      { name, marked: false },
+    ]);
+    const progress = createProgress(opts.rounds * runs.length, { label: "cold starts" });
+    const startedAt = new Date().toISOString();
+    for (let round = 0; round < opts.rounds; round++) {
+      const order = [...runs].sort(() => random() - 0.5);
+      for (const { name, marked } of order) {
+        const variant = variants.get(name)!;
+        const marksFile = marked ? join(scratch, `${name}-${round}.marks`) : null;
+        try {
+          const { initMs, timeline } = await coldStart(lab, lab.lambda.served(name), marksFile);
+          if (timeline) variant.withMarks.push(phaseDurations(timeline));
+          else variant.initWithoutMarksMs.push(initMs);
+        } catch (error) {
+          variant.failures.push(`round ${round + 1}${marked ? " (marked)" : ""}: ${errorMessage(error)}`);
+        }
+        progress.tick(`round ${round + 1}/${opts.rounds} ${name}${marked ? " (marked)" : ""}`);
+      }
+    }
+    progress.done();
+    const results: PhaseResults = {
+      schema: 1,
+      startedAt,
+      rounds: opts.rounds,
+      fidelity: describeFidelity(lab.fidelity),
+      variants: [...variants.values()],
+      versions: localVersions([lab.runtime]),
+    };
+    mkdirSync(opts.out, { recursive: true });
+    writeFileSync(join(opts.out, "phases.json"), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(join(opts.out, "phases.md"), phaseReport(results));
+    writeFileSync(join(opts.out, "phases.svg"), phaseChartSvg(results));
+    console.log(`Cold start by phase, p50 (ms)\n${phaseTable(results, "text")}`);
+    const failed = results.variants.filter((variant) => variant.failures.length > 0);
+    for (const variant of failed) console.error(`${variant.name} failed ${variant.failures.length} time(s); first: ${variant.failures[0]}`);
+    console.error(`== ${relative(process.cwd(), opts.out)}/phases.{json,md,svg}`);
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    removeHandlers();
+    rmSync(scratch, { recursive: true, force: true });
+    await lab.stop();
+  }
+}
+
+runCommand(USAGE, main);

@@ -1,0 +1,42 @@
+// `npm run phases` against the lab (the build from globalSetup): one round of a Warp function and
+// the empty handler, then the files a user opens. No timing is asserted: only that each phase
+// was seen where it must be.
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+
+describe("npm run phases -- --variants Warp,Hello --rounds 1", () => {
+  const out = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
+  let run: SpawnSyncReturns<string>;
+  let results: PhaseResults;
+  beforeAll(() => {
+    run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/phases.mts"), "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--out", out], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, CI: "true" },
+    });
+    results = JSON.parse(readFileSync(join(out, "phases.json"), "utf8"));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("exits 0 with the phase table on stdout and the report's files written", () => {
+    expect(run.stderr).not.toMatch(/failed \d+ time/);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^function\s+n\s+process start\s+runtime client\s+handler load\s+AWS call\s+rest of INIT\s+first invoke\s+Init p50/m);
+    for (const file of ["phases.md", "phases.svg"]) expect(existsSync(join(out, file))).toBe(true);
+  });
+
+  it("times every phase of a function that calls AWS during INIT, and no AWS call for one that does not", () => {
+    const [warp, hello] = results.variants;
+    expect(warp).toMatchObject({ name: "Warp", profile: "Warp", failures: [] });
+    expect(warp!.withMarks).toHaveLength(1);
+    expect(warp!.initWithoutMarksMs).toHaveLength(1);
+    for (const { id } of PHASES) expect(warp!.withMarks[0]![id]).toBeGreaterThan(0);
+    expect(hello!.withMarks[0]).toMatchObject({ awsCall: 0, restOfInit: 0 });
+    expect(hello!.withMarks[0]!.handlerLoad).toBeGreaterThan(0);
+  });
+});

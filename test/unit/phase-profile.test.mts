@@ -1,0 +1,73 @@
+import { type ColdStartTimeline, type PhaseResults, parseMarks, phaseChartSvg, phaseDurations, phaseReport, phaseTable } from "../../bench/phase-profile.mts";
+
+const MS = 1_000_000n;
+
+/** A cold start whose phases last 30, 10, 60, 20 and 5 ms, with a 4 ms first invoke. */
+function timeline(overrides: Partial<ColdStartTimeline> = {}): ColdStartTimeline {
+  return {
+    spawnedAt: 1000n * MS,
+    readyAt: 1125n * MS,
+    invokeStartedAt: 1130n * MS,
+    invokeEndedAt: 1134n * MS,
+    marks: { preload: 1030n * MS, "handler-import": 1040n * MS, "aws-request": 1100n * MS, "aws-response": 1120n * MS },
+    ...overrides,
+  };
+}
+
+test("each phase ends where the next begins, and INIT's phases add up to Init Duration", () => {
+  const phases = phaseDurations(timeline());
+  expect(phases).toEqual({ processStart: 30, runtimeClient: 10, handlerLoad: 60, awsCall: 20, restOfInit: 5, firstInvoke: 4 });
+  expect(phases.processStart + phases.runtimeClient + phases.handlerLoad + phases.awsCall + phases.restOfInit).toBe(125);
+});
+
+test("without an AWS request during INIT, handler load runs to the end of INIT", () => {
+  const marks = { preload: 1030n * MS, "handler-import": 1040n * MS };
+  expect(phaseDurations(timeline({ marks }))).toMatchObject({ handlerLoad: 85, awsCall: 0, restOfInit: 0 });
+});
+
+test("marks that are missing or out of order are an error, not a phase", () => {
+  expect(() => phaseDurations(timeline({ marks: { preload: 1030n * MS } }))).toThrow("missing marks: got preload");
+  const late = { ...timeline().marks, "handler-import": 1110n * MS };
+  expect(() => phaseDurations(timeline({ marks: late }))).toThrow("phase marks out of order");
+});
+
+test("the marks file parses line by line, and anything else in it is an error", () => {
+  expect(parseMarks("preload 12\nhandler-import 15\n")).toEqual({ preload: 12n, "handler-import": 15n });
+  expect(() => parseMarks("preload 12\nnoise\n")).toThrow('not a phase mark: "noise"');
+});
+
+function results(): PhaseResults {
+  const warp = phaseDurations(timeline());
+  return {
+    schema: 1,
+    startedAt: "2026-11-23T00:00:00.000Z",
+    rounds: 3,
+    fidelity: "Lambda's network",
+    variants: [
+      {
+        name: "Warp",
+        profile: "Warp",
+        withMarks: [warp, { ...warp, handlerLoad: 70 }, { ...warp, handlerLoad: 50 }],
+        initWithoutMarksMs: [120, 118, 122],
+        failures: [],
+      },
+      { name: "A<B>", profile: "Optimized", withMarks: [], initWithoutMarksMs: [], failures: ["round 1: INIT did not complete (init-error)"] },
+    ],
+    versions: { esbuild: "0.28.2" },
+  };
+}
+
+test("the table gives each phase's p50, Init p50 with and without the marks, and leaves out functions with no cold start", () => {
+  const table = phaseTable(results(), "text");
+  expect(table).toMatch(/Warp\s+3\s+30\.0\s+10\.0\s+60\.0\s+20\.0\s+5\.0\s+4\.0\s+125\.0\s+120\.0/);
+  expect(table).not.toContain("A<B>");
+});
+
+test("the report lists failures and versions; the chart escapes names and draws a bar per phase", () => {
+  const report = phaseReport(results());
+  expect(report).toContain("round 1: INIT did not complete (init-error)");
+  expect(report).toContain("| esbuild | 0.28.2 |");
+  const svg = phaseChartSvg({ ...results(), variants: [{ ...results().variants[0]!, name: "A&B" }] });
+  expect(svg).toContain("A&amp;B");
+  expect(svg.match(/<rect x=/g)).toHaveLength(6 + 6); // six phase segments and six legend keys
+});
