@@ -28,6 +28,10 @@ registerHooks({
   },
 });
 
+// Warp's chunk loader says how far it got (src/warp/sdk-chunk-loader.mts; the channel's name
+// comes from bench/phases.mts, so it is written once, in src/warp/symbols.mts).
+subscribe(process.env.WARPSTART_SDK_CHUNK_CHANNEL, (point) => mark(`sdk-chunk-${point}`));
+
 // The function's AWS calls go over HTTPS; the runtime client's own calls do not.
 subscribe("http.client.request.start", ({ request }) => request.protocol === "https:" && mark("aws-request"));
 subscribe("http.client.response.finish", ({ request }) => request.protocol === "https:" && mark("aws-response"));

@@ -25,8 +25,17 @@ export const PHASES = [
   { id: "firstInvoke", label: "first invoke", says: "the event delivered to the response read" },
 ] as const;
 
+/** A Warp function's handler load, split where its SDK chunk loader says how far it got. */
+export const CHUNK_STEPS = [
+  { id: "beforeChunk", label: "up to the chunk" },
+  { id: "chunkCompile", label: "chunk read, cache deserialized" },
+  { id: "chunkEvaluate", label: "chunk evaluated" },
+  { id: "afterChunk", label: "after the chunk, up to the request" },
+] as const;
+
 type PhaseId = (typeof PHASES)[number]["id"];
-export type PhaseDurations = Record<PhaseId, number>;
+type ChunkStepId = (typeof CHUNK_STEPS)[number]["id"];
+export type PhaseDurations = Record<PhaseId, number> & { chunkSteps?: Record<ChunkStepId, number> };
 
 /** What one cold start left: the lab's timestamps and the function's marks (ns, one monotonic clock). */
 export interface ColdStartTimeline {
@@ -34,7 +43,10 @@ export interface ColdStartTimeline {
   readyAt: bigint;
   invokeStartedAt: bigint;
   invokeEndedAt: bigint;
-  /** From bench/phase-marks.mjs: preload, handler-import, aws-request, aws-response (the last two only if INIT calls AWS). */
+  /**
+   * From bench/phase-marks.mjs: preload, handler-import, aws-request, aws-response (the last two
+   * only if INIT calls AWS), and sdk-chunk-started, -compiled, -evaluated (only from Warp's chunk).
+   */
   marks: Record<string, bigint>;
 }
 
@@ -53,7 +65,7 @@ const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 
 /**
  * Each phase's milliseconds. Without an AWS request during INIT, handler load runs to the end of
- * INIT and the AWS call and what follows it are 0. Marks out of order (or missing) are an error:
+ * INIT and the AWS call and what follows it are 0 (a request made later is the first invoke's). Marks out of order (or missing) are an error:
  * they would mean the marks no longer measure what the phases say.
  */
 export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
@@ -61,12 +73,14 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
   const preload = marks.preload;
   const handlerImport = marks["handler-import"];
   if (preload === undefined || handlerImport === undefined) throw new Error(`missing marks: got ${Object.keys(marks).join(", ") || "none"}`);
-  const request = marks["aws-request"] ?? timeline.readyAt;
-  const response = marks["aws-response"] ?? request;
+  // A request after INIT is the first invoke's (a CommonJS handler cannot wait for one at INIT).
+  const duringInit = (mark: bigint | undefined) => (mark !== undefined && mark <= timeline.readyAt ? mark : undefined);
+  const request = duringInit(marks["aws-request"]) ?? timeline.readyAt;
+  const response = duringInit(marks["aws-response"]) ?? request;
   const points = [timeline.spawnedAt, preload, handlerImport, request, response, timeline.readyAt];
   if (points.some((point, i) => i > 0 && point < points[i - 1]!)) throw new Error("phase marks out of order");
   if (timeline.invokeEndedAt < timeline.invokeStartedAt) throw new Error("the invoke ended before it started");
-  return {
+  const durations: PhaseDurations = {
     processStart: ms(timeline.spawnedAt, preload),
     runtimeClient: ms(preload, handlerImport),
     handlerLoad: ms(handlerImport, request),
@@ -74,6 +88,18 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
     restOfInit: ms(response, timeline.readyAt),
     firstInvoke: ms(timeline.invokeStartedAt, timeline.invokeEndedAt),
   };
+  const chunk = [marks["sdk-chunk-started"], marks["sdk-chunk-compiled"], marks["sdk-chunk-evaluated"]];
+  if (chunk.every((point) => point !== undefined)) {
+    const [started, compiled, evaluated] = chunk as [bigint, bigint, bigint];
+    if (!(handlerImport <= started && started <= compiled && compiled <= evaluated && evaluated <= request)) throw new Error("SDK chunk marks out of order");
+    durations.chunkSteps = {
+      beforeChunk: ms(handlerImport, started),
+      chunkCompile: ms(started, compiled),
+      chunkEvaluate: ms(compiled, evaluated),
+      afterChunk: ms(evaluated, request),
+    };
+  }
+  return durations;
 }
 
 /** One measured function: its cold starts with marks, and Init Duration of the interleaved ones without. */
@@ -96,22 +122,31 @@ export interface PhaseResults {
 }
 
 const INIT_PHASES: PhaseId[] = ["processStart", "runtimeClient", "handlerLoad", "awsCall", "restOfInit"];
-const initOf = (durations: PhaseDurations) => INIT_PHASES.reduce((sum, id) => sum + durations[id], 0);
+const initOf = (durations: PhaseDurations): number => INIT_PHASES.reduce((sum, id) => sum + durations[id], 0);
 
 /** The p50 of each phase (so the p50s need not add up to the p50 of the whole). */
-function phaseMedians(variant: PhaseVariant): PhaseDurations {
-  return Object.fromEntries(
-    PHASES.map(({ id }) => [
-      id,
-      percentile(
-        variant.withMarks.map((d) => d[id]),
-        50,
-      ),
-    ]),
-  ) as PhaseDurations;
+function phaseMedians(variant: PhaseVariant): Record<PhaseId, number> {
+  const median = (id: PhaseId) =>
+    percentile(
+      variant.withMarks.map((durations) => durations[id]),
+      50,
+    );
+  return Object.fromEntries(PHASES.map(({ id }) => [id, median(id)])) as Record<PhaseId, number>;
 }
 
 const fmt = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "–");
+
+/** A row per function with an SDK chunk: each step of its handler load, p50. "" when none has one. */
+export function chunkStepTable(results: PhaseResults, format: TableFormat): string {
+  const rows = results.variants.flatMap((variant) => {
+    const steps = variant.withMarks.flatMap((durations) => (durations.chunkSteps ? [durations.chunkSteps] : []));
+    if (steps.length === 0) return [];
+    const p50 = (values: number[]) => fmt(percentile(values, 50));
+    const name = format === "text" ? variant.name : markdownText(variant.name);
+    return [[name, String(steps.length), ...CHUNK_STEPS.map(({ id }) => p50(steps.map((step) => step[id]))), p50(variant.withMarks.map((d) => d.handlerLoad))]];
+  });
+  return rows.length === 0 ? "" : renderTable(["function", "n", ...CHUNK_STEPS.map((step) => step.label), "handler load"], rows, format);
+}
 
 /** A row per function: each phase's p50, Init p50 with the marks and without them. */
 export function phaseTable(results: PhaseResults, format: TableFormat): string {
@@ -146,6 +181,7 @@ export function phaseReport(results: PhaseResults): string {
     "![Cold start by phase](phases.svg)",
     "",
     legend,
+    ...chunkSection(results),
     ...(failures.length ? ["", "## Failures", "", ...failures] : []),
     "",
     "## Versions",
@@ -153,6 +189,19 @@ export function phaseReport(results: PhaseResults): string {
     renderTable(["component", "version"], Object.entries(results.versions), "markdown", ["left", "left"]),
     "",
   ].join("\n");
+}
+
+function chunkSection(results: PhaseResults): string[] {
+  const table = chunkStepTable(results, "markdown");
+  if (table === "") return [];
+  return [
+    "",
+    "## Handler load of Warp's SDK chunk (p50, ms)",
+    "",
+    "Where Warp's chunk loader said it started, compiled (read the chunk, deserialized its code cache) and evaluated the chunk.",
+    "",
+    table,
+  ];
 }
 
 const COLORS = ["#9aa5b1", "#c3a6e0", "#4c78a8", "#f58518", "#e45756", "#72b7b2"];
@@ -168,7 +217,7 @@ const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
 /** One stacked bar per function: each phase's p50, in phase order, on a shared ms axis. */
 export function phaseChartSvg(results: PhaseResults, title = "Cold start by phase (p50, ms)"): string {
   const rows = results.variants.filter((variant) => variant.withMarks.length > 0).map((variant) => ({ name: variant.name, medians: phaseMedians(variant) }));
-  const total = (medians: PhaseDurations) => PHASES.reduce((sum, { id }) => sum + medians[id], 0);
+  const total = (medians: Record<PhaseId, number>) => PHASES.reduce((sum, { id }) => sum + medians[id], 0);
   const ticks = niceTicks(Math.max(1, ...rows.map((row) => total(row.medians))));
   const max = ticks.at(-1)!;
   const x = (value: number) => PLOT_LEFT + (value / max) * (PLOT_RIGHT - PLOT_LEFT);

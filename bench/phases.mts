@@ -19,9 +19,11 @@ import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, startLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
+import { SDK_CHUNK_CHANNEL } from "../src/warp/symbols.mts";
 import { localVersions } from "./environment.mts";
 import {
   type ColdStartTimeline,
+  chunkStepTable,
   type PhaseResults,
   type PhaseVariant,
   parseMarks,
@@ -86,7 +88,10 @@ async function coldStart(lab: Lab, fn: ServedFunction, marksFile: string | null)
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
     services: { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
-    variables: { ...fn.variables, ...(marksFile && { NODE_OPTIONS: `--import=${MARKS_PRELOAD}`, WARPSTART_PHASE_MARKS: marksFile }) },
+    variables: {
+      ...fn.variables,
+      ...(marksFile && { NODE_OPTIONS: `--import=${MARKS_PRELOAD}`, WARPSTART_PHASE_MARKS: marksFile, WARPSTART_SDK_CHUNK_CHANNEL: SDK_CHUNK_CHANNEL }),
+    },
     initializationType: "on-demand",
     codeFromStorage: lab.fidelity.codeLoading === "lambda",
   });
@@ -128,8 +133,8 @@ async function main(): Promise<number> {
   }
   const profiles = new Map(opts.names.map((name) => [name, functionBuild(opts.template, name).profileName]));
   if (opts.build) {
-    console.error(`== sam build ${opts.names.join(" ")}`);
-    await samBuild({ template: opts.template.file, resources: opts.names, quiet: true });
+    console.error("== sam build"); // of the whole template: sam build takes one function or all
+    await samBuild({ template: opts.template.file, quiet: true });
   }
   console.error("== starting the local AWS with the template's resources");
   // Every cold start is one this tool starts: no provisioned environments, whatever samconfig.toml deploys with.
@@ -177,6 +182,8 @@ async function main(): Promise<number> {
     writeFileSync(join(opts.out, "phases.md"), phaseReport(results));
     writeFileSync(join(opts.out, "phases.svg"), phaseChartSvg(results));
     console.log(`Cold start by phase, p50 (ms)\n${phaseTable(results, "text")}`);
+    const chunkSteps = chunkStepTable(results, "text");
+    if (chunkSteps !== "") console.log(`\nHandler load of Warp's SDK chunk, p50 (ms)\n${chunkSteps}`);
     const failed = results.variants.filter((variant) => variant.failures.length > 0);
     for (const variant of failed) console.error(`${variant.name} failed ${variant.failures.length} time(s); first: ${variant.failures[0]}`);
     console.error(`== ${relative(process.cwd(), opts.out)}/phases.{json,md,svg}`);

@@ -3,12 +3,17 @@
 // CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
 // SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
 // when the Node version, the V8 flags or the CPU differ: the status is checked.
-import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_SCRIPT } from "./symbols.mts";
+import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_SCRIPT } from "./symbols.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
 const { readFileSync } = process.getBuiltinModule("node:fs");
 const { Script } = process.getBuiltinModule("node:vm");
 const { fileURLToPath } = process.getBuiltinModule("node:url");
+// Tells a profiler where the chunk's milliseconds go (`npm run phases` subscribes); with no
+// subscriber a publish is a no-op, and the module is one Node loads before any user code.
+const progress = process.getBuiltinModule("node:diagnostics_channel").channel(SDK_CHUNK_CHANNEL);
+
+progress.publish("started");
 
 const chunkPath = fileURLToPath(new URL("sdk.cjs", import.meta.url));
 let cachedData: Buffer | undefined;
@@ -23,6 +28,7 @@ const script = new Script(`(function (exports, require, module, __filename, __di
   filename: chunkPath,
   cachedData,
 });
+progress.publish("compiled");
 const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "accepted";
 // Said only when it costs something: the log shows it on Lambda, and the bench reads it.
 if (status === "rejected") console.warn(CACHE_REJECTED);
@@ -39,6 +45,7 @@ const requireBuiltin = (id: string) => {
   return builtin;
 };
 script.runInThisContext()(module.exports, requireBuiltin, module, chunkPath, fileURLToPath(new URL(".", import.meta.url)));
+progress.publish("evaluated");
 
 /** The SDK modules the handler imports, by specifier (builder/sdk.mts, chunkEntry). */
 export const { sdkPackages } = module.exports;

@@ -1,8 +1,11 @@
 // Where Warp's chunk loader leaves what others read: the handler (whether V8 took the code
-// cache), the build (the compiled chunk, whose code cache it saves after a full INIT) and the
-// log (a rejected cache, which the bench looks for).
+// cache), the build (the compiled chunk, whose code cache it saves after a full INIT), the log
+// (a rejected cache, which the bench looks for) and a profiler (the chunk's progress).
 export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
 export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
+
+/** The diagnostics channel on which the chunk loader says "started", "compiled" (read, cache deserialized) and "evaluated". */
+export const SDK_CHUNK_CHANNEL = "warpstart:sdk-chunk";
 
 /** Whether V8 took the build's code cache for this architecture, or there is none. */
 export type CodeCacheStatus = "accepted" | "rejected" | "absent";

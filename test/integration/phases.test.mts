@@ -1,11 +1,11 @@
 // `npm run phases` against the lab (the build from globalSetup): one round of a Warp function and
 // the empty handler, then the files a user opens. No timing is asserted: only that each phase
-// was seen where it must be.
+// (and each step of Warp's chunk loading) was seen where it must be.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
+import { CHUNK_STEPS, PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 
 describe("npm run phases -- --variants Warp,Hello --rounds 1", () => {
@@ -36,6 +36,9 @@ describe("npm run phases -- --variants Warp,Hello --rounds 1", () => {
     expect(warp!.withMarks).toHaveLength(1);
     expect(warp!.initWithoutMarksMs).toHaveLength(1);
     for (const { id } of PHASES) expect(warp!.withMarks[0]![id]).toBeGreaterThan(0);
+    // Warp's chunk loader said how far it got; the empty handler has no chunk.
+    for (const { id } of CHUNK_STEPS) expect(warp!.withMarks[0]!.chunkSteps?.[id]).toBeGreaterThan(0);
+    expect(hello!.withMarks[0]!.chunkSteps).toBeUndefined();
     expect(hello!.withMarks[0]).toMatchObject({ awsCall: 0, restOfInit: 0 });
     expect(hello!.withMarks[0]!.handlerLoad).toBeGreaterThan(0);
   });

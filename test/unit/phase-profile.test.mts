@@ -1,4 +1,13 @@
-import { type ColdStartTimeline, type PhaseResults, parseMarks, phaseChartSvg, phaseDurations, phaseReport, phaseTable } from "../../bench/phase-profile.mts";
+import {
+  type ColdStartTimeline,
+  chunkStepTable,
+  type PhaseResults,
+  parseMarks,
+  phaseChartSvg,
+  phaseDurations,
+  phaseReport,
+  phaseTable,
+} from "../../bench/phase-profile.mts";
 
 const MS = 1_000_000n;
 
@@ -25,10 +34,28 @@ test("without an AWS request during INIT, handler load runs to the end of INIT",
   expect(phaseDurations(timeline({ marks }))).toMatchObject({ handlerLoad: 85, awsCall: 0, restOfInit: 0 });
 });
 
+test("a request made after INIT belongs to the first invoke, as a CommonJS handler's does", () => {
+  const marks = { preload: 1030n * MS, "handler-import": 1040n * MS, "aws-request": 1131n * MS, "aws-response": 1133n * MS };
+  expect(phaseDurations(timeline({ marks }))).toMatchObject({ handlerLoad: 85, awsCall: 0, restOfInit: 0, firstInvoke: 4 });
+});
+
 test("marks that are missing or out of order are an error, not a phase", () => {
   expect(() => phaseDurations(timeline({ marks: { preload: 1030n * MS } }))).toThrow("missing marks: got preload");
   const late = { ...timeline().marks, "handler-import": 1110n * MS };
   expect(() => phaseDurations(timeline({ marks: late }))).toThrow("phase marks out of order");
+});
+
+test("Warp's chunk loader's points split the handler load into four steps; out of order, they are an error", () => {
+  const chunk = { "sdk-chunk-started": 1045n * MS, "sdk-chunk-compiled": 1050n * MS, "sdk-chunk-evaluated": 1080n * MS };
+  expect(phaseDurations(timeline({ marks: { ...timeline().marks, ...chunk } })).chunkSteps).toEqual({
+    beforeChunk: 5,
+    chunkCompile: 5,
+    chunkEvaluate: 30,
+    afterChunk: 20,
+  });
+  expect(phaseDurations(timeline()).chunkSteps).toBeUndefined();
+  const late = { ...chunk, "sdk-chunk-evaluated": 1105n * MS }; // after the request
+  expect(() => phaseDurations(timeline({ marks: { ...timeline().marks, ...late } }))).toThrow("SDK chunk marks out of order");
 });
 
 test("the marks file parses line by line, and anything else in it is an error", () => {
@@ -61,6 +88,14 @@ test("the table gives each phase's p50, Init p50 with and without the marks, and
   const table = phaseTable(results(), "text");
   expect(table).toMatch(/Warp\s+3\s+30\.0\s+10\.0\s+60\.0\s+20\.0\s+5\.0\s+4\.0\s+125\.0\s+120\.0/);
   expect(table).not.toContain("A<B>");
+});
+
+test("the chunk table has a row per function with an SDK chunk, and is empty without one", () => {
+  const steps = { beforeChunk: 5, chunkCompile: 5, chunkEvaluate: 30, afterChunk: 20 };
+  const withChunk = results();
+  withChunk.variants[0]!.withMarks = withChunk.variants[0]!.withMarks.map((durations) => ({ ...durations, chunkSteps: steps }));
+  expect(chunkStepTable(withChunk, "text")).toMatch(/Warp\s+3\s+5\.0\s+5\.0\s+30\.0\s+20\.0\s+60\.0/);
+  expect(chunkStepTable(results(), "text")).toBe("");
 });
 
 test("the report lists failures and versions; the chart escapes names and draws a bar per phase", () => {
