@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import { keepsAlive } from "../builder/build.mts";
 import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
@@ -31,10 +32,6 @@ const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [-
   --out DIR        where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
   --no-build       use the existing .aws-sam/build instead of running sam build
 ${FIDELITY_USAGE}`;
-
-/** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE, on unless false. */
-export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
-  (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
 /** One variant at one K: every call's latency and the connections the N invokes opened. */
 export interface KeepAliveRow {

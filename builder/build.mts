@@ -138,6 +138,10 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
   );
 }
 
+/** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE (the identity handlers read it), on unless false. */
+export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
+  (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
+
 /** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
 function sdkVersion(imports: SdkImports, tree: string | null): string {
   if (!tree) return "provided by the runtime";

@@ -50,6 +50,9 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
   return lines.join("\n");
 }
 
+/** The runtime whose Node makes every code cache: nodejs22.x, the template's default (a V8 cache is only good for its own V8). */
+export const CODE_CACHE_RUNTIME = RUNTIMES.node22;
+
 export interface CodeCacheTarget {
   template: SamTemplate;
   fn: TemplateFunction;
@@ -70,8 +73,7 @@ async function init(
   mode: "write" | "status",
   architecture: string,
 ): Promise<string> {
-  // Made for nodejs22.x, the template's default runtime: a V8 cache is only good for its own V8.
-  const runtime = RUNTIMES.node22;
+  const runtime = CODE_CACHE_RUNTIME;
   const { fn, artifactDir } = target;
   const [command, prefix] = node22For(architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
@@ -133,4 +135,4 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: n
 }
 
 /** The cache file V8 of an architecture takes, as the chunk loader reads it (src/warp/sdk-chunk-loader.mts). */
-const cacheFileOf = (architecture: string) => `sdk.${nodeArch(architecture)}.cache`;
+export const cacheFileOf = (architecture: string) => `sdk.${nodeArch(architecture)}.cache`;

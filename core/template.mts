@@ -219,8 +219,13 @@ function evaluate(
   return Object.fromEntries(entries.map(([key, inner]) => [key, again(inner)]).filter(([, inner]) => inner !== NO_VALUE));
 }
 
+interface ReadOptions {
+  /** Leave out layers that are not the template's own (a published layer's ARN) instead of failing: for readers that never run the function. */
+  skipForeignLayers?: boolean;
+}
+
 /** The template's functions and other resources, with Globals applied and conditions evaluated. */
-export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
+export function readTemplate(file: string, overrides: Record<string, string> = {}, options: ReadOptions = {}): SamTemplate {
   const template = loadTemplate(file);
   // Without `created`, references to resources stay as written (strict: false).
   const lenient = (value: unknown) => evaluate(value, template, overrides, undefined, false);
@@ -247,7 +252,9 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         architecture: String((props.Architectures as string[] | undefined)?.[0] ?? "x86_64"),
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
         httpPath: route?.Properties?.Path ?? null,
-        layers: ((props.Layers as unknown[] | undefined) ?? []).map((layer) => templateLayer(layer, template, file)),
+        layers: ((props.Layers as unknown[] | undefined) ?? [])
+          .filter((layer) => !options.skipForeignLayers || isOwnLayer(layer, template))
+          .map((layer) => templateLayer(layer, template, file)),
         buildMethod: typeof metadata.BuildMethod === "string" ? metadata.BuildMethod : null,
         buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
         floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
@@ -271,6 +278,12 @@ function floorOf(logicalId: string, value: unknown, template: Template, file: st
 /** The functions of a template (with Globals applied), in template order. */
 export function templateFunctions(file: string, overrides: Record<string, string> = {}): TemplateFunction[] {
   return readTemplate(file, overrides).functions;
+}
+
+/** Whether a function's layer is a Ref to an AWS::Serverless::LayerVersion of the template. */
+function isOwnLayer(layer: unknown, template: Template): boolean {
+  const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
+  return typeof logicalId === "string" && template.Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion";
 }
 
 /** A function's layer: a Ref to a LayerVersion of the template (an ARN of a published layer cannot run locally). */

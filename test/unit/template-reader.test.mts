@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keepsAlive } from "../../bench/keepalive.mts";
+import { keepsAlive } from "../../builder/build.mts";
 import { templateVariables } from "../../core/function-environment.mts";
 import { samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
@@ -116,6 +116,24 @@ describe("readTemplate", () => {
 
   it("says so for a file that does not exist", () => {
     expect(() => readTemplate(join(dir, "missing.yaml"))).toThrow(`cannot read the template ${join(dir, "missing.yaml")}: ENOENT`);
+  });
+
+  it("a published layer (an ARN) fails the lab's reading, and a reader that never runs the function may leave it out", () => {
+    const file = write(
+      "template.yaml",
+      `Transform: AWS::Serverless-2016-10-31
+Resources:
+  Shared: { Type: AWS::Serverless::LayerVersion, Properties: { ContentUri: layer } }
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: nodejs22.x
+      Handler: index.handler
+      Layers: [arn:aws:lambda:us-east-1:123456789012:layer:insights:1, !Ref Shared]
+`,
+    );
+    expect(() => readTemplate(file)).toThrow('Layer "arn:aws:lambda:us-east-1:123456789012:layer:insights:1" is not a Ref to an AWS::Serverless::LayerVersion');
+    expect(readTemplate(file, {}, { skipForeignLayers: true }).functions[0]!.layers).toEqual([{ logicalId: "Shared", contentDir: join(dir, "layer") }]);
   });
 });
 
