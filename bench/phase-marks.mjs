@@ -18,6 +18,10 @@ const mark = (name, at = process.hrtime.bigint()) => {
 
 mark("preload");
 
+// Profiled runs (npm run phases -- --cpu-prof): Node writes the --cpu-prof profile only when the
+// process exits, so the lab's SIGTERM at shutdown ends it by exiting.
+if (process.env.NODE_OPTIONS?.includes("--cpu-prof")) process.once("SIGTERM", () => process.exit(0));
+
 // The runtime client imports the handler from the task root: its first module resolved there.
 const taskRoot = pathToFileURL(`${process.env.LAMBDA_TASK_ROOT}/`).href;
 registerHooks({

@@ -102,6 +102,68 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
   return durations;
 }
 
+/** Where a profiled cold start's handler load went, by what V8's CPU profiler saw running. */
+const PROFILE_PARTS = [
+  { id: "builtins", label: "Node builtins loaded" },
+  { id: "httpsRequest", label: "request and TLS socket created" },
+  { id: "gc", label: "garbage collector" },
+  { id: "code", label: "the handler's and the SDK's code" },
+] as const;
+
+type ProfilePartId = (typeof PROFILE_PARTS)[number]["id"];
+export type ProfileSplit = Record<ProfilePartId, number>;
+
+/** The parts of a .cpuprofile (Chrome DevTools format, as node --cpu-prof writes it) that the split reads. */
+export interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string }; children?: number[] }>;
+  /** µs, on the same monotonic clock as the marks. */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Node's functions that load a builtin (an ES import, require, process.getBuiltinModule), by file. */
+const BUILTIN_LOADERS: Record<string, string[]> = {
+  "node:internal/bootstrap/realm": ["compileForPublicLoader", "compileForInternalLoader", "requireBuiltin"],
+  "node:internal/modules/helpers": ["loadBuiltinModule", "getBuiltinModule"],
+};
+
+/** A frame's part: the first match walking up from the sampled frame decides. */
+function partOf(frame: { functionName: string; url: string }): ProfilePartId | null {
+  if (frame.functionName === "(garbage collector)") return "gc";
+  if (BUILTIN_LOADERS[frame.url]?.includes(frame.functionName)) return "builtins";
+  if (frame.url === "node:https" && frame.functionName === "request") return "httpsRequest";
+  return null;
+}
+
+/**
+ * The handler load of one profiled cold start (from the handler's import to its first AWS request,
+ * or INIT's end without one), split by what was running: each sample's time goes to the part of
+ * the nearest frame up its stack that has one, else to the code.
+ */
+export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>, readyAt: bigint): ProfileSplit {
+  const from = marks["handler-import"];
+  if (from === undefined) throw new Error("the profiled run left no handler-import mark");
+  const request = marks["aws-request"];
+  const to = request !== undefined && request <= readyAt ? request : readyAt;
+  const [fromUs, toUs] = [Number(from / 1000n), Number(to / 1000n)];
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const split: ProfileSplit = { builtins: 0, httpsRequest: 0, gc: 0, code: 0 };
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < fromUs || at >= toUs) return;
+    // A sample stands for the time until the next one.
+    const lasted = profile.timeDeltas[i + 1] ?? 0;
+    let part: ProfilePartId | null = null;
+    for (let node: number | undefined = id; node !== undefined && part === null; node = parentOf.get(node)) part = partOf(byId.get(node)!.callFrame);
+    split[part ?? "code"] += lasted / 1000;
+  });
+  return split;
+}
+
 /** One measured function: its cold starts with marks, and Init Duration of the interleaved ones without. */
 export interface PhaseVariant {
   name: string;
@@ -109,6 +171,8 @@ export interface PhaseVariant {
   withMarks: PhaseDurations[];
   /** Init Duration of the same function's cold starts without the marks: what the marks themselves cost. */
   initWithoutMarksMs: number[];
+  /** With --cpu-prof: the handler load of each profiled cold start (a third start per round), by what was running. */
+  profiled: ProfileSplit[];
   failures: string[];
 }
 
@@ -148,6 +212,19 @@ export function chunkStepTable(results: PhaseResults, format: TableFormat): stri
   return rows.length === 0 ? "" : renderTable(["function", "n", ...CHUNK_STEPS.map((step) => step.label), "handler load"], rows, format);
 }
 
+/** A row per profiled function: each part of its handler load, p50 (profiled runs: the profiler slows them). "" when none was. */
+export function profileTable(results: PhaseResults, format: TableFormat): string {
+  const rows = results.variants
+    .filter((variant) => variant.profiled.length > 0)
+    .map((variant) => {
+      const p50 = (values: number[]) => fmt(percentile(values, 50));
+      const name = format === "text" ? variant.name : markdownText(variant.name);
+      const total = variant.profiled.map((split) => PROFILE_PARTS.reduce((sum, { id }) => sum + split[id], 0));
+      return [name, String(variant.profiled.length), ...PROFILE_PARTS.map(({ id }) => p50(variant.profiled.map((split) => split[id]))), p50(total)];
+    });
+  return rows.length === 0 ? "" : renderTable(["function", "n", ...PROFILE_PARTS.map((part) => part.label), "handler load, profiled"], rows, format);
+}
+
 /** A row per function: each phase's p50, Init p50 with the marks and without them. */
 export function phaseTable(results: PhaseResults, format: TableFormat): string {
   const rows = results.variants
@@ -182,6 +259,7 @@ export function phaseReport(results: PhaseResults): string {
     "",
     legend,
     ...chunkSection(results),
+    ...profileSection(results),
     ...(failures.length ? ["", "## Failures", "", ...failures] : []),
     "",
     "## Versions",
@@ -199,6 +277,21 @@ function chunkSection(results: PhaseResults): string[] {
     "## Handler load of Warp's SDK chunk (p50, ms)",
     "",
     "Where Warp's chunk loader said it started, compiled (read the chunk, deserialized its code cache) and evaluated the chunk.",
+    "",
+    table,
+  ];
+}
+
+function profileSection(results: PhaseResults): string[] {
+  const table = profileTable(results, "markdown");
+  if (table === "") return [];
+  return [
+    "",
+    "## Handler load under V8's CPU profiler (p50, ms)",
+    "",
+    "A third cold start per round, with `--cpu-prof` (`profiles/` holds each .cpuprofile): each sample of the handler load goes to the builtins " +
+      "Node loaded, the creation of the request and its TLS socket, the garbage collector, or else the handler's and the SDK's code. " +
+      "The profiler slows everything down: compare the rows, not these times with the phases above.",
     "",
     table,
   ];

@@ -4,9 +4,9 @@
 // (its phases), once without (its Init Duration as the bench sees it, to show what marking costs).
 // The lab's own execution environments run them, with its network and code loading.
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
 import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
@@ -23,14 +23,18 @@ import { SDK_CHUNK_CHANNEL } from "../src/warp/symbols.mts";
 import { localVersions } from "./environment.mts";
 import {
   type ColdStartTimeline,
+  type CpuProfile,
   chunkStepTable,
   type PhaseResults,
   type PhaseVariant,
+  type ProfileSplit,
   parseMarks,
   phaseChartSvg,
   phaseDurations,
   phaseReport,
   phaseTable,
+  profileSplit,
+  profileTable,
 } from "./phase-profile.mts";
 import { createProgress } from "./progress.mts";
 import { mulberry32 } from "./stats.mts";
@@ -41,11 +45,16 @@ const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [
   --rounds N       cold starts per function with the marks, and as many without (default 10)
   --out DIR        where phases.json, phases.md and phases.svg go (default results/phases-<time>)
   --no-build       use what sam build last built
+  --cpu-prof       a third cold start per round under V8's CPU profiler: its handler load split into builtins,
+                   request creation, garbage collection and code; each .cpuprofile kept in DIR/profiles
 ${FIDELITY_USAGE}`;
 
 const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;
 const INIT_TIMEOUT_MS = 10_000;
 const INVOKE_TIMEOUT_MS = 30_000;
+const SHUTDOWN_GRACE_MS = 5_000;
+// 100 µs (Node's default is 1 ms): fine enough to see steps of a millisecond.
+const PROFILE_INTERVAL_US = 100;
 
 function options() {
   const { values } = parseCommandLine({
@@ -55,6 +64,7 @@ function options() {
       rounds: { type: "string" },
       out: { type: "string" },
       "no-build": { type: "boolean", default: false },
+      "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean" },
       ...FIDELITY_FLAGS,
     },
@@ -79,19 +89,37 @@ function options() {
     rounds: wholeNumber("rounds", values.rounds, 1, 1000) ?? 10,
     out: resolve(values.out ?? join(PROJECT_ROOT, "results", `phases-${timestamp()}`)),
     build: !values["no-build"],
+    cpuProf: values["cpu-prof"],
     fidelity: fidelityFrom(values),
   };
 }
 
-/** One cold start and its first invoke in a new execution environment; with marks, its timeline. */
-async function coldStart(lab: Lab, fn: ServedFunction, marksFile: string | null): Promise<{ initMs: number; timeline: ColdStartTimeline | null }> {
+/** How a cold start is run: with the marks (its phases), without (Init as the bench sees it), or with the marks under V8's CPU profiler. */
+type RunKind = "marked" | "plain" | "profiled";
+
+/** What one cold start gave: Init Duration, and with marks its timeline; profiled, its handler load split. */
+interface ColdStart {
+  initMs: number;
+  timeline: ColdStartTimeline | null;
+  profile: ProfileSplit | null;
+}
+
+/** NODE_OPTIONS and the marks' variables for a run; a profiled run's profile goes to `profileFile`. */
+function runVariables(kind: RunKind, marksFile: string, profileFile: string): Record<string, string> {
+  if (kind === "plain") return {};
+  const profiler =
+    kind === "profiled"
+      ? ` --cpu-prof --cpu-prof-interval=${PROFILE_INTERVAL_US} --cpu-prof-dir=${dirname(profileFile)} --cpu-prof-name=${basename(profileFile)}`
+      : "";
+  return { NODE_OPTIONS: `--import=${MARKS_PRELOAD}${profiler}`, WARPSTART_PHASE_MARKS: marksFile, WARPSTART_SDK_CHUNK_CHANNEL: SDK_CHUNK_CHANNEL };
+}
+
+/** One cold start and its first invoke in a new execution environment. */
+async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile: string, profileFile: string): Promise<ColdStart> {
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
     services: { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
-    variables: {
-      ...fn.variables,
-      ...(marksFile && { NODE_OPTIONS: `--import=${MARKS_PRELOAD}`, WARPSTART_PHASE_MARKS: marksFile, WARPSTART_SDK_CHUNK_CHANNEL: SDK_CHUNK_CHANNEL }),
-    },
+    variables: { ...fn.variables, ...runVariables(kind, marksFile, profileFile) },
     initializationType: "on-demand",
     codeFromStorage: lab.fidelity.codeLoading === "lambda",
   });
@@ -109,17 +137,15 @@ async function coldStart(lab: Lab, fn: ServedFunction, marksFile: string | null)
     const outcome = await env.invoke(invocation, INVOKE_TIMEOUT_MS);
     const invokeEndedAt = process.hrtime.bigint();
     if (outcome.kind !== "response") throw new Error(`the first invoke failed (${outcome.kind}): ${env.takeLog().slice(-5).join(" | ")}`);
-    const timeline =
-      marksFile === null
-        ? null
-        : {
-            spawnedAt: env.spawnedAt!,
-            readyAt: env.readyAt!,
-            invokeStartedAt,
-            invokeEndedAt,
-            marks: parseMarks(readFileSync(marksFile, "utf8")),
-          };
-    return { initMs: init.initDurationMs, timeline };
+    if (kind === "plain") return { initMs: init.initDurationMs, timeline: null, profile: null };
+    const marks = parseMarks(readFileSync(marksFile, "utf8"));
+    const timeline = { spawnedAt: env.spawnedAt!, readyAt: env.readyAt!, invokeStartedAt, invokeEndedAt, marks };
+    if (kind === "marked") return { initMs: init.initDurationMs, timeline, profile: null };
+    // Node writes the profile as the process exits: the shutdown's SIGTERM makes it exit (bench/phase-marks.mjs).
+    await env.shutdown(SHUTDOWN_GRACE_MS);
+    if (!existsSync(profileFile)) throw new Error(`the profiled process wrote no CPU profile (${profileFile})`);
+    const profile = JSON.parse(readFileSync(profileFile, "utf8")) as CpuProfile;
+    return { initMs: init.initDurationMs, timeline: null, profile: profileSplit(profile, marks, env.readyAt!) };
   } finally {
     await env.kill();
   }
@@ -142,30 +168,36 @@ async function main(): Promise<number> {
   const lab = await startLab({ template: builtTemplateOf(opts.template.file), only: opts.names, parameterOverrides, fidelity: opts.fidelity });
   const removeHandlers = onEndingSignal(() => lab.stop());
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
+  mkdirSync(join(opts.out, "profiles"), { recursive: true });
   try {
     const variants = new Map<string, PhaseVariant>(
-      opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], failures: [] }]),
+      opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], profiled: [], failures: [] }]),
     );
     const random = mulberry32(Number.parseInt(randomBytes(4).toString("hex"), 16));
-    const runs = opts.names.flatMap((name) => [
-      { name, marked: true },
-      { name, marked: false },
-    ]);
+    const kinds: RunKind[] = opts.cpuProf ? ["marked", "plain", "profiled"] : ["marked", "plain"];
+    const runs = opts.names.flatMap((name) => kinds.map((kind) => ({ name, kind })));
     const progress = createProgress(opts.rounds * runs.length, { label: "cold starts" });
     const startedAt = new Date().toISOString();
     for (let round = 0; round < opts.rounds; round++) {
       const order = [...runs].sort(() => random() - 0.5);
-      for (const { name, marked } of order) {
+      for (const { name, kind } of order) {
         const variant = variants.get(name)!;
-        const marksFile = marked ? join(scratch, `${name}-${round}.marks`) : null;
+        const label = kind === "plain" ? "" : ` (${kind})`;
         try {
-          const { initMs, timeline } = await coldStart(lab, lab.lambda.served(name), marksFile);
-          if (timeline) variant.withMarks.push(phaseDurations(timeline));
-          else variant.initWithoutMarksMs.push(initMs);
+          const run = await coldStart(
+            lab,
+            lab.lambda.served(name),
+            kind,
+            join(scratch, `${name}-${round}-${kind}.marks`),
+            join(opts.out, "profiles", `${name}-${round + 1}.cpuprofile`),
+          );
+          if (run.timeline) variant.withMarks.push(phaseDurations(run.timeline));
+          else if (run.profile) variant.profiled.push(run.profile);
+          else variant.initWithoutMarksMs.push(run.initMs);
         } catch (error) {
-          variant.failures.push(`round ${round + 1}${marked ? " (marked)" : ""}: ${errorMessage(error)}`);
+          variant.failures.push(`round ${round + 1}${label}: ${errorMessage(error)}`);
         }
-        progress.tick(`round ${round + 1}/${opts.rounds} ${name}${marked ? " (marked)" : ""}`);
+        progress.tick(`round ${round + 1}/${opts.rounds} ${name}${label}`);
       }
     }
     progress.done();
@@ -177,13 +209,14 @@ async function main(): Promise<number> {
       variants: [...variants.values()],
       versions: localVersions([lab.runtime]),
     };
-    mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "phases.json"), `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(join(opts.out, "phases.md"), phaseReport(results));
     writeFileSync(join(opts.out, "phases.svg"), phaseChartSvg(results));
     console.log(`Cold start by phase, p50 (ms)\n${phaseTable(results, "text")}`);
     const chunkSteps = chunkStepTable(results, "text");
     if (chunkSteps !== "") console.log(`\nHandler load of Warp's SDK chunk, p50 (ms)\n${chunkSteps}`);
+    const profiled = profileTable(results, "text");
+    if (profiled !== "") console.log(`\nHandler load under V8's CPU profiler, p50 (ms; the profiler slows everything)\n${profiled}`);
     const failed = results.variants.filter((variant) => variant.failures.length > 0);
     for (const variant of failed) console.error(`${variant.name} failed ${variant.failures.length} time(s); first: ${variant.failures[0]}`);
     console.error(`== ${relative(process.cwd(), opts.out)}/phases.{json,md,svg}`);

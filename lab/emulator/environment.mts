@@ -166,6 +166,20 @@ export class ExecutionEnvironment {
     }
   }
 
+  /**
+   * Ends the process as Lambda's Shutdown phase ends a runtime: SIGTERM, and SIGKILL if it has not
+   * exited within `graceMs`; then cleans up. What a process does on SIGTERM (write a CPU profile)
+   * is then done.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    if (this.process && this.exitInfo === null) {
+      this.thaw();
+      this.process.kill("SIGTERM");
+      await race(graceMs, this.exited, this.exited);
+    }
+    await this.kill();
+  }
+
   /** Ends the process (SIGKILL: Lambda gives no grace to a discarded environment) and cleans up. */
   async kill(): Promise<void> {
     if (this.process && this.exitInfo === null) {

@@ -1,5 +1,5 @@
-// `npm run phases` against the lab (the build from globalSetup): one round of a Warp function and
-// the empty handler, then the files a user opens. No timing is asserted: only that each phase
+// `npm run phases -- --cpu-prof` against the lab (the build from globalSetup): one round of a Warp
+// function and the empty handler, then the files a user opens. No timing is asserted: only that each phase
 // (and each step of Warp's chunk loading) was seen where it must be.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { CHUNK_STEPS, PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 
-describe("npm run phases -- --variants Warp,Hello --rounds 1", () => {
+describe("npm run phases -- --variants Warp,Hello --rounds 1 --cpu-prof", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
   let run: SpawnSyncReturns<string>;
   let results: PhaseResults;
   beforeAll(() => {
-    run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/phases.mts"), "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--out", out], {
+    run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/phases.mts"), "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--cpu-prof", "--out", out], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 120_000,
@@ -41,5 +41,14 @@ describe("npm run phases -- --variants Warp,Hello --rounds 1", () => {
     expect(hello!.withMarks[0]!.chunkSteps).toBeUndefined();
     expect(hello!.withMarks[0]).toMatchObject({ awsCall: 0, restOfInit: 0 });
     expect(hello!.withMarks[0]!.handlerLoad).toBeGreaterThan(0);
+  });
+
+  it("--cpu-prof: a third cold start under V8's profiler, its profile kept and its handler load split", () => {
+    const [warp] = results.variants;
+    expect(warp!.profiled).toHaveLength(1);
+    // Warp's handler load loads builtins, creates the STS request and runs the SDK's code.
+    for (const part of ["builtins", "httpsRequest", "code"] as const) expect(warp!.profiled[0]![part]).toBeGreaterThan(0);
+    expect(existsSync(join(out, "profiles", "Warp-1.cpuprofile"))).toBe(true);
+    expect(run.stdout).toContain("Handler load under V8's CPU profiler");
   });
 });

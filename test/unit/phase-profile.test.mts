@@ -1,5 +1,6 @@
 import {
   type ColdStartTimeline,
+  type CpuProfile,
   chunkStepTable,
   type PhaseResults,
   parseMarks,
@@ -7,6 +8,8 @@ import {
   phaseDurations,
   phaseReport,
   phaseTable,
+  profileSplit,
+  profileTable,
 } from "../../bench/phase-profile.mts";
 
 const MS = 1_000_000n;
@@ -76,9 +79,10 @@ function results(): PhaseResults {
         profile: "Warp",
         withMarks: [warp, { ...warp, handlerLoad: 70 }, { ...warp, handlerLoad: 50 }],
         initWithoutMarksMs: [120, 118, 122],
+        profiled: [],
         failures: [],
       },
-      { name: "A<B>", profile: "Optimized", withMarks: [], initWithoutMarksMs: [], failures: ["round 1: INIT did not complete (init-error)"] },
+      { name: "A<B>", profile: "Optimized", withMarks: [], initWithoutMarksMs: [], profiled: [], failures: ["round 1: INIT did not complete (init-error)"] },
     ],
     versions: { esbuild: "0.28.2" },
   };
@@ -105,4 +109,37 @@ test("the report lists failures and versions; the chart escapes names and draws 
   const svg = phaseChartSvg({ ...results(), variants: [{ ...results().variants[0]!, name: "A&B" }] });
   expect(svg).toContain("A&amp;B");
   expect(svg.match(/<rect x=/g)).toHaveLength(6 + 6); // six phase segments and six legend keys
+});
+
+/** A profile of 1 ms samples from t = 1000 ms: a builtin's load under the handler, the request's creation, the GC, plain code. */
+function profile(): CpuProfile {
+  const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
+  return {
+    nodes: [
+      frame(1, "(root)", "", [2, 5]),
+      frame(2, "", "file:///var/task/index.mjs", [3, 4]),
+      frame(3, "compileForPublicLoader", "node:internal/bootstrap/realm", [6]),
+      frame(4, "request", "node:https"),
+      frame(5, "(garbage collector)", ""),
+      frame(6, "parse", "node:internal/url"),
+    ],
+    startTime: 1_000_000,
+    // t = 1000 (before the handler's import), then 1040..1045 (in the handler load), then 1101 (after the request)
+    samples: [2, 6, 3, 4, 5, 2, 2, 2],
+    timeDeltas: [0, 40_000, 1_000, 1_000, 1_000, 1_000, 1_000, 56_000],
+  };
+}
+
+test("a profiled handler load is split by the nearest frame up each sample's stack that names a part", () => {
+  const marks = { preload: 1030n * MS, "handler-import": 1040n * MS, "aws-request": 1100n * MS };
+  // Samples at 1040 (a builtin's parse: builtins), 1041 (builtins), 1042 (request), 1043 (GC), 1044 and 1045 (code); the last lasts up to 1101.
+  expect(profileSplit(profile(), marks, 1125n * MS)).toEqual({ builtins: 2, httpsRequest: 1, gc: 1, code: 1 + 56 });
+  expect(() => profileSplit(profile(), { preload: 1n }, 1125n * MS)).toThrow("the profiled run left no handler-import mark");
+});
+
+test("the profile table has a row per profiled function, and is empty without one", () => {
+  const profiled = results();
+  profiled.variants[0]!.profiled = [{ builtins: 40, httpsRequest: 10, gc: 2, code: 30 }];
+  expect(profileTable(profiled, "text")).toMatch(/Warp\s+1\s+40\.0\s+10\.0\s+2\.0\s+30\.0\s+82\.0/);
+  expect(profileTable(results(), "text")).toBe("");
 });
