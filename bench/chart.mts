@@ -19,7 +19,7 @@ const LABEL_RIGHT = 170; // variant names end here (right-aligned)
 const PLOT_LEFT = 180;
 const PLOT_RIGHT = 640;
 const NOTE_LEFT = 652; // "p50 … ms (n=…)" starts here
-const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
+export const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string);

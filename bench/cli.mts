@@ -10,7 +10,7 @@ import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
-import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { functionNames, stackOutputs } from "../core/stacks.mts";
@@ -83,24 +83,15 @@ function options() {
     throw new UsageError(`--runtimes: ${errorMessage(error)}`);
   }
   if (runtimes?.length === 0) throw new UsageError("--runtimes needs at least one runtime");
-  const list = (text: string) =>
-    text
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean);
   const names = values.variants
-    ? list(values.variants)
+    ? commaList(values.variants)
     : values.ablate
       ? template.functions.filter((fn) => fn.buildProperties.Profile === "Warp").map((fn) => fn.logicalId)
       : template.functions.map((fn) => fn.logicalId);
-  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
-  if (unknown.length)
-    throw new UsageError(
-      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
-    );
+  assertFunctionsOf(template, names);
   if (names.length === 0)
     throw new UsageError(values.ablate ? "no function of the template is built with Warp: name the ones to ablate with --variants" : "no function to measure");
-  const profiles = values.ablate ? ["Optimized", "Warp", ...Object.keys(warpAblations())] : values.profiles ? list(values.profiles) : undefined;
+  const profiles = values.ablate ? ["Optimized", "Warp", ...Object.keys(warpAblations())] : values.profiles ? commaList(values.profiles) : undefined;
   for (const profile of profiles ?? []) {
     try {
       profileNamed(profile);

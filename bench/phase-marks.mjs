@@ -10,10 +10,10 @@ const { pathToFileURL } = process.getBuiltinModule("node:url");
 
 const marksFile = process.env.WARPSTART_PHASE_MARKS;
 const seen = new Set();
-const mark = (name, at = process.hrtime.bigint()) => {
+const mark = (name) => {
   if (seen.has(name)) return;
   seen.add(name);
-  appendFileSync(marksFile, `${name} ${at}\n`);
+  appendFileSync(marksFile, `${name} ${process.hrtime.bigint()}\n`);
 };
 
 mark("preload");

@@ -4,7 +4,7 @@
 // collects, this computes, tabulates and draws.
 
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
-import { escapeXml, niceTicks } from "./chart.mts";
+import { escapeXml, FONT, niceTicks } from "./chart.mts";
 import { percentile } from "./stats.mts";
 
 /** The phases, in order; each ends where the next begins. */
@@ -63,9 +63,12 @@ export function parseMarks(text: string): Record<string, bigint> {
 
 const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 
+/** A mark made during INIT (by `readyAt`), or undefined: a request made later is the first invoke's (a CommonJS handler cannot wait for one at INIT). */
+const duringInit = (mark: bigint | undefined, readyAt: bigint) => (mark !== undefined && mark <= readyAt ? mark : undefined);
+
 /**
  * Each phase's milliseconds. Without an AWS request during INIT, handler load runs to the end of
- * INIT and the AWS call and what follows it are 0 (a request made later is the first invoke's). Marks out of order (or missing) are an error:
+ * INIT and the AWS call and what follows it are 0. Marks out of order (or missing) are an error:
  * they would mean the marks no longer measure what the phases say.
  */
 export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
@@ -73,10 +76,8 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
   const preload = marks.preload;
   const handlerImport = marks["handler-import"];
   if (preload === undefined || handlerImport === undefined) throw new Error(`missing marks: got ${Object.keys(marks).join(", ") || "none"}`);
-  // A request after INIT is the first invoke's (a CommonJS handler cannot wait for one at INIT).
-  const duringInit = (mark: bigint | undefined) => (mark !== undefined && mark <= timeline.readyAt ? mark : undefined);
-  const request = duringInit(marks["aws-request"]) ?? timeline.readyAt;
-  const response = duringInit(marks["aws-response"]) ?? request;
+  const request = duringInit(marks["aws-request"], timeline.readyAt) ?? timeline.readyAt;
+  const response = duringInit(marks["aws-response"], timeline.readyAt) ?? request;
   const points = [timeline.spawnedAt, preload, handlerImport, request, response, timeline.readyAt];
   if (points.some((point, i) => i > 0 && point < points[i - 1]!)) throw new Error("phase marks out of order");
   if (timeline.invokeEndedAt < timeline.invokeStartedAt) throw new Error("the invoke ended before it started");
@@ -144,8 +145,7 @@ function partOf(frame: { functionName: string; url: string }): ProfilePartId | n
 export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>, readyAt: bigint): ProfileSplit {
   const from = marks["handler-import"];
   if (from === undefined) throw new Error("the profiled run left no handler-import mark");
-  const request = marks["aws-request"];
-  const to = request !== undefined && request <= readyAt ? request : readyAt;
+  const to = duringInit(marks["aws-request"], readyAt) ?? readyAt;
   const [fromUs, toUs] = [Number(from / 1000n), Number(to / 1000n)];
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
@@ -199,15 +199,16 @@ function phaseMedians(variant: PhaseVariant): Record<PhaseId, number> {
 }
 
 const fmt = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "–");
+const p50Cell = (values: number[]) => fmt(percentile(values, 50));
+const nameCell = (variant: PhaseVariant, format: TableFormat) => (format === "text" ? variant.name : markdownText(variant.name));
 
 /** A row per function with an SDK chunk: each step of its handler load, p50. "" when none has one. */
 export function chunkStepTable(results: PhaseResults, format: TableFormat): string {
   const rows = results.variants.flatMap((variant) => {
     const steps = variant.withMarks.flatMap((durations) => (durations.chunkSteps ? [durations.chunkSteps] : []));
     if (steps.length === 0) return [];
-    const p50 = (values: number[]) => fmt(percentile(values, 50));
-    const name = format === "text" ? variant.name : markdownText(variant.name);
-    return [[name, String(steps.length), ...CHUNK_STEPS.map(({ id }) => p50(steps.map((step) => step[id]))), p50(variant.withMarks.map((d) => d.handlerLoad))]];
+    const stepCells = CHUNK_STEPS.map(({ id }) => p50Cell(steps.map((step) => step[id])));
+    return [[nameCell(variant, format), String(steps.length), ...stepCells, p50Cell(variant.withMarks.map((d) => d.handlerLoad))]];
   });
   return rows.length === 0 ? "" : renderTable(["function", "n", ...CHUNK_STEPS.map((step) => step.label), "handler load"], rows, format);
 }
@@ -217,10 +218,9 @@ export function profileTable(results: PhaseResults, format: TableFormat): string
   const rows = results.variants
     .filter((variant) => variant.profiled.length > 0)
     .map((variant) => {
-      const p50 = (values: number[]) => fmt(percentile(values, 50));
-      const name = format === "text" ? variant.name : markdownText(variant.name);
       const total = variant.profiled.map((split) => PROFILE_PARTS.reduce((sum, { id }) => sum + split[id], 0));
-      return [name, String(variant.profiled.length), ...PROFILE_PARTS.map(({ id }) => p50(variant.profiled.map((split) => split[id]))), p50(total)];
+      const partCells = PROFILE_PARTS.map(({ id }) => p50Cell(variant.profiled.map((split) => split[id])));
+      return [nameCell(variant, format), String(variant.profiled.length), ...partCells, p50Cell(total)];
     });
   return rows.length === 0 ? "" : renderTable(["function", "n", ...PROFILE_PARTS.map((part) => part.label), "handler load, profiled"], rows, format);
 }
@@ -231,13 +231,12 @@ export function phaseTable(results: PhaseResults, format: TableFormat): string {
     .filter((variant) => variant.withMarks.length > 0)
     .map((variant) => {
       const medians = phaseMedians(variant);
-      const initWithout = variant.initWithoutMarksMs.length ? percentile(variant.initWithoutMarksMs, 50) : Number.NaN;
       return [
-        format === "text" ? variant.name : markdownText(variant.name),
+        nameCell(variant, format),
         String(variant.withMarks.length),
         ...PHASES.map(({ id }) => fmt(medians[id])),
-        fmt(percentile(variant.withMarks.map(initOf), 50)),
-        fmt(initWithout),
+        p50Cell(variant.withMarks.map(initOf)),
+        variant.initWithoutMarksMs.length ? p50Cell(variant.initWithoutMarksMs) : fmt(Number.NaN),
       ];
     });
   return renderTable(["function", "n", ...PHASES.map((phase) => phase.label), "Init p50", "Init p50, no marks"], rows, format);
@@ -258,8 +257,18 @@ export function phaseReport(results: PhaseResults): string {
     "![Cold start by phase](phases.svg)",
     "",
     legend,
-    ...chunkSection(results),
-    ...profileSection(results),
+    ...optionalSection(
+      "Handler load of Warp's SDK chunk (p50, ms)",
+      "Where Warp's chunk loader said it started, compiled (read the chunk, deserialized its code cache) and evaluated the chunk.",
+      chunkStepTable(results, "markdown"),
+    ),
+    ...optionalSection(
+      "Handler load under V8's CPU profiler (p50, ms)",
+      "A third cold start per round, with `--cpu-prof` (`profiles/` holds each .cpuprofile): each sample of the handler load goes to the builtins " +
+        "Node loaded, the creation of the request and its TLS socket, the garbage collector, or else the handler's and the SDK's code. " +
+        "The profiler slows everything down: compare the rows, not these times with the phases above.",
+      profileTable(results, "markdown"),
+    ),
     ...(failures.length ? ["", "## Failures", "", ...failures] : []),
     "",
     "## Versions",
@@ -269,32 +278,9 @@ export function phaseReport(results: PhaseResults): string {
   ].join("\n");
 }
 
-function chunkSection(results: PhaseResults): string[] {
-  const table = chunkStepTable(results, "markdown");
-  if (table === "") return [];
-  return [
-    "",
-    "## Handler load of Warp's SDK chunk (p50, ms)",
-    "",
-    "Where Warp's chunk loader said it started, compiled (read the chunk, deserialized its code cache) and evaluated the chunk.",
-    "",
-    table,
-  ];
-}
-
-function profileSection(results: PhaseResults): string[] {
-  const table = profileTable(results, "markdown");
-  if (table === "") return [];
-  return [
-    "",
-    "## Handler load under V8's CPU profiler (p50, ms)",
-    "",
-    "A third cold start per round, with `--cpu-prof` (`profiles/` holds each .cpuprofile): each sample of the handler load goes to the builtins " +
-      "Node loaded, the creation of the request and its TLS socket, the garbage collector, or else the handler's and the SDK's code. " +
-      "The profiler slows everything down: compare the rows, not these times with the phases above.",
-    "",
-    table,
-  ];
+/** A report section that is there only when its table is (a table of nothing is ""). */
+function optionalSection(title: string, text: string, table: string): string[] {
+  return table === "" ? [] : ["", `## ${title}`, "", text, "", table];
 }
 
 const COLORS = ["#9aa5b1", "#c3a6e0", "#4c78a8", "#f58518", "#e45756", "#72b7b2"];
@@ -305,7 +291,6 @@ const PLOT_RIGHT = 860;
 const TOP = 64;
 const ROW = 30;
 const BAR = 18;
-const FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
 
 /** One stacked bar per function: each phase's p50, in phase order, on a shared ms axis. */
 export function phaseChartSvg(results: PhaseResults, title = "Cold start by phase (p50, ms)"): string {

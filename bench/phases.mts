@@ -1,7 +1,8 @@
-// `npm run phases -- [--template FILE] [--variants A,B] [--rounds N] [--out DIR] [--no-build]`:
+// `npm run phases -- [--template FILE] [--variants A,B] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]`:
 // where each function's cold start goes, by phase (bench/phase-profile.mts). Each round starts
-// every function twice in the lab, in a shuffled order: once with bench/phase-marks.mjs preloaded
-// (its phases), once without (its Init Duration as the bench sees it, to show what marking costs).
+// every function in the lab, in a shuffled order: once with bench/phase-marks.mjs preloaded (its
+// phases), once without (its Init Duration as the bench sees it, to show what marking costs) and,
+// with --cpu-prof, once more under V8's CPU profiler.
 // The lab's own execution environments run them, with its network and code loading.
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
-import { errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate } from "../core/template.mts";
@@ -39,7 +40,7 @@ import {
 import { createProgress } from "./progress.mts";
 import { mulberry32 } from "./stats.mts";
 
-const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [--rounds N] [--out DIR] [--no-build]
+const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]
   --template FILE  the SAM template (default: template.yaml)
   --variants LIST  the functions to profile (default: all of the template's)
   --rounds N       cold starts per function with the marks, and as many without (default 10)
@@ -69,18 +70,9 @@ function options() {
       ...FIDELITY_FLAGS,
     },
   });
-  const templateFile = resolve(values.template);
-  const template = readTemplate(templateFile);
-  const names =
-    values.variants
-      ?.split(",")
-      .map((name) => name.trim())
-      .filter(Boolean) ?? template.functions.map((fn) => fn.logicalId);
-  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
-  if (unknown.length)
-    throw new UsageError(
-      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), templateFile)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
-    );
+  const template = readTemplate(resolve(values.template));
+  const names = values.variants ? commaList(values.variants) : template.functions.map((fn) => fn.logicalId);
+  assertFunctionsOf(template, names);
   if (names.length === 0) throw new UsageError("no function to profile");
   return {
     help: values.help,
@@ -168,7 +160,7 @@ async function main(): Promise<number> {
   const lab = await startLab({ template: builtTemplateOf(opts.template.file), only: opts.names, parameterOverrides, fidelity: opts.fidelity });
   const removeHandlers = onEndingSignal(() => lab.stop());
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
-  mkdirSync(join(opts.out, "profiles"), { recursive: true });
+  mkdirSync(opts.cpuProf ? join(opts.out, "profiles") : opts.out, { recursive: true });
   try {
     const variants = new Map<string, PhaseVariant>(
       opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], profiled: [], failures: [] }]),

@@ -1,7 +1,9 @@
 // What every command of the project does the same way: bad flags exit 2 with the usage, other
 // failures exit 1 with one line, a run's output folder is named by its start time, and a
 // foreground command cleans up on Ctrl-C, SIGTERM or a closed terminal (SIGHUP).
+import { relative } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { SamTemplate } from "./template.mts";
 
 /** A mistake in the command line: the message, then the usage, exit 2. */
 export class UsageError extends Error {
@@ -41,6 +43,23 @@ export function wholeNumber(flag: string, raw: string | undefined, min: number, 
     throw new UsageError(`--${flag} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ""}, not "${raw}"`);
   }
   return value;
+}
+
+/** The items of a comma-separated flag (--variants A,B), trimmed, empty ones left out. */
+export function commaList(text: string): string[] {
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** A UsageError naming the functions `names` has that the template does not, and the ones it has. */
+export function assertFunctionsOf(template: Pick<SamTemplate, "file" | "functions">, names: string[]): void {
+  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
+  if (unknown.length)
+    throw new UsageError(
+      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), template.file)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
+    );
 }
 
 /** A run's start time as a folder name: 2026-11-22-23-45-01. */

@@ -281,19 +281,18 @@ export function templateFunctions(file: string, overrides: Record<string, string
 }
 
 /** Whether a function's layer is a Ref to an AWS::Serverless::LayerVersion of the template. */
-function isOwnLayer(layer: unknown, template: Template): boolean {
+function isOwnLayer(layer: unknown, template: Template): layer is { Ref: string } {
   const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
   return typeof logicalId === "string" && template.Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion";
 }
 
 /** A function's layer: a Ref to a LayerVersion of the template (an ARN of a published layer cannot run locally). */
 function templateLayer(layer: unknown, template: Template, file: string): TemplateLayer {
-  const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
-  const resource = typeof logicalId === "string" ? template.Resources[logicalId] : undefined;
-  if (resource?.Type !== "AWS::Serverless::LayerVersion") {
+  if (!isOwnLayer(layer, template)) {
     throw new TemplateError(
       `Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`,
     );
   }
-  return { logicalId: logicalId as string, contentDir: resolve(dirname(file), String(resource.Properties?.ContentUri)) };
+  const { Ref: logicalId } = layer;
+  return { logicalId, contentDir: resolve(dirname(file), String(template.Resources[logicalId]!.Properties?.ContentUri)) };
 }

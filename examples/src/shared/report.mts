@@ -1,6 +1,8 @@
 // What every example reports about itself, for the lab, the bench and the load test to read:
 // its build (constants the pipeline embeds), whether this was the environment's first invoke,
 // how it was initialized, and whether V8 took Warp's code cache. No I/O, nothing at import.
+import { stopwatch } from "../../../src/functions/shared/stopwatch.mts";
+
 declare const WARPSTART_FUNCTION: string;
 declare const WARPSTART_PROFILE: string;
 declare const WARPSTART_SDK_VERSION: string;
@@ -22,15 +24,8 @@ export function invokeFacts() {
   return facts;
 }
 
-/**
- * Starts a stopwatch: the function it returns gives the milliseconds since, two decimals.
- * process.hrtime, not performance.now(): the global's first use loads perf_hooks (9 modules)
- * during INIT, a cost of the measuring, not of what is measured.
- */
-export function stopwatch(): () => number {
-  const started = process.hrtime.bigint();
-  return () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;
-}
+// The project's stopwatch (see there why not performance.now()), for the examples' handlers too.
+export { stopwatch };
 
 /** K from the event's ?calls=K (1-100; anything else: 0), for the per-invoke calls the keep-alive study times. */
 export function requestedCalls(event: { queryStringParameters?: Record<string, string | undefined> } | undefined): number {

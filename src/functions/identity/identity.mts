@@ -3,6 +3,7 @@
 // no I/O at import.
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { CODE_CACHE_STATUS, type CodeCacheStatus } from "../../warp/symbols.mts";
+import { stopwatch } from "../shared/stopwatch.mts";
 import { artifactBytes, runtimeBuildDate } from "./artifact.mts";
 
 const ACCOUNT_ID = /(?<!\d)\d{12}(?!\d)/g;
@@ -72,16 +73,6 @@ export function requestedCalls(event: unknown): number {
   if (typeof calls !== "string" || !/^\d{1,3}$/.test(calls)) return 0;
   const count = Number(calls);
   return count >= 1 && count <= MAX_CALLS ? count : 0;
-}
-
-/**
- * Starts a stopwatch: the function it returns gives the milliseconds since, two decimals, as
- * every latency in the body. process.hrtime, not performance.now(): the global's first use loads
- * perf_hooks (9 modules) during INIT, a cost of the measuring, not of what is measured.
- */
-export function stopwatch(): () => number {
-  const started = process.hrtime.bigint();
-  return () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;
 }
 
 /** Makes `count` calls one after the other, timing each; the first failure fails them all, saying which call it was. */
