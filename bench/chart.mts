@@ -1,8 +1,8 @@
 // A standalone SVG box plot of one metric per variant, for report.md. Hand-written SVG keeps the
 // bench free of charting dependencies; the layout is fixed-width and simple on purpose.
 
+import { percentile } from "../core/stats.mts";
 import { type BenchResults, cellLabel } from "./results.mts";
-import { percentile } from "./stats.mts";
 
 export interface ChartOptions {
   metric?: "initMs" | "e2eMs";

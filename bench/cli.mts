@@ -11,7 +11,9 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { type BenchVariant, runBench } from "../core/cold-starts.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { createProgress } from "../core/progress.mts";
 import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { functionNames, stackOutputs } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -23,10 +25,8 @@ import { samBuild } from "../lab/sam.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
 import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "./process-start.mts";
-import { createProgress } from "./progress.mts";
 import { consoleSummary, markdownReport } from "./report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart } from "./results.mts";
-import { type BenchVariant, runBench } from "./run.mts";
 
 const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--variants A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--network N] [--code-loading M] [--no-build] [--verbose]
   --rounds N       forced cold starts per cell (default 30)

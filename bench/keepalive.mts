@@ -12,6 +12,7 @@ import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { keepsAlive } from "../builder/build.mts";
 import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { summarize } from "../core/stats.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
@@ -20,7 +21,6 @@ import { type Lab, labClient, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
-import { summarize } from "./stats.mts";
 
 const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--network N] [--code-loading M] [--no-build]
   --template FILE  the SAM template (default: template.yaml)

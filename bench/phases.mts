@@ -12,7 +12,9 @@ import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { createProgress } from "../core/progress.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { mulberry32 } from "../core/stats.mts";
 import { readTemplate } from "../core/template.mts";
 import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
@@ -37,8 +39,6 @@ import {
   profileSplit,
   profileTable,
 } from "./phase-profile.mts";
-import { createProgress } from "./progress.mts";
-import { mulberry32 } from "./stats.mts";
 
 const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]
   --template FILE  the SAM template (default: template.yaml)

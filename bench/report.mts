@@ -1,10 +1,11 @@
 // Turns a BenchResults into tables: Markdown for report.md, aligned plain text for the terminal.
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
+import type { Failure, VariantResult } from "../core/cold-starts.mts";
+import { PERCENTILES, pairedComparison, summarize } from "../core/stats.mts";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
-import { type BenchResults, cellLabel, type Failure, type VariantResult } from "./results.mts";
-import { PERCENTILES, pairedComparison, summarize } from "./stats.mts";
+import { type BenchResults, cellLabel } from "./results.mts";
 
 export type Metric = "initMs" | "e2eMs";
 

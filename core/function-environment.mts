@@ -4,7 +4,7 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOCAL_REGION } from "./local-aws/local-aws.mts";
@@ -66,6 +66,11 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
     mkdirSync(STATE_DIR, { recursive: true });
     symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
   }
+  // Node takes a .js file's module format from the nearest package.json: above /var/task there is
+  // none, so it is CommonJS unless the artifact says otherwise; here the project's "type": "module"
+  // would be the nearest. One with no type ends the lookup where Lambda's would.
+  const noFormat = join(STATE_DIR, "package.json");
+  if (managed && !existsSync(noFormat)) writeFileSync(noFormat, "{}\n");
   const owned = ownedDir(managed ? LAB_RUN_DIR : join(tmpdir(), "warpstart-lab"));
   mkdirSync(join(owned, "task"), { recursive: true });
   return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name), labOverlayOf(spec.codeDir)); // Lambda's /var/task is read-only

@@ -34,7 +34,7 @@ const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
   { tag: `!${name}`, collection: "map", resolve: (map: { toJSON(): unknown }) => ({ [fnName(name)]: map.toJSON() }) } as unknown as CollectionTag,
 ]);
 
-interface TemplateResourceEntry {
+export interface TemplateResourceEntry {
   Type: string;
   Condition?: string;
   Properties?: Record<string, unknown>;

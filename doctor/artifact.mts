@@ -34,6 +34,8 @@ export interface BuiltFunction {
   /** The handler module, relative to the artifact, and how Node loads it. */
   handlerFile: string;
   format: "esm" | "cjs";
+  /** Built by this project's pipeline (its metafile is beside the artifact): its fixes are build profiles and properties. */
+  pipeline: boolean;
   graph: ModuleGraph;
   ownCode: OwnCode[];
   /** The file names in the handler's folder (a code cache, source maps). */
@@ -178,6 +180,7 @@ export async function readBuiltFunction(fn: TemplateFunction): Promise<BuiltFunc
     fn,
     handlerFile,
     format: moduleFormat(artifactDir, handlerFile),
+    pipeline: fromBuild !== null,
     graph,
     ownCode: graph.ownFiles.filter((file) => existsSync(file)).map((file) => ({ file: relative(shownFrom, file), text: readFileSync(file, "utf8") })),
     besideHandler: readdirSync(dirname(join(artifactDir, handlerFile))),

@@ -8,7 +8,7 @@ import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { CUSTOM_RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
-import { CHECK_IDS, type CheckId, type FunctionReport, finding } from "./findings.mts";
+import { type CheckId, type FunctionReport, finding, STATIC_ONLY } from "./findings.mts";
 
 const NODE_RUNTIMES = ["nodejs20.x", "nodejs22.x", "nodejs24.x"];
 
@@ -144,9 +144,18 @@ function keepAliveTurnedOff(code: OwnCode): number[] {
   return lines;
 }
 
-function keepAliveOff({ fn, ownCode }: BuiltFunction): string | null {
-  const places = ownCode.flatMap((code) => keepAliveTurnedOff(code).map((line) => `keepAlive: false at ${code.file}:${line}`));
-  if (!keepsAlive(fn)) places.push("the build defines KEEP_ALIVE: false (BuildProperties.Define)");
+/** Where keep-alive is turned off for good: places in the function's own code, and whether its build's Define does it. */
+export function keepAliveOffAt({ fn, ownCode }: BuiltFunction): { inCode: string[]; byDefine: boolean } {
+  return {
+    inCode: ownCode.flatMap((code) => keepAliveTurnedOff(code).map((line) => `${code.file}:${line}`)),
+    byDefine: !keepsAlive(fn),
+  };
+}
+
+function keepAliveOff(built: BuiltFunction): string | null {
+  const { inCode, byDefine } = keepAliveOffAt(built);
+  const places = inCode.map((place) => `keepAlive: false at ${place}`);
+  if (byDefine) places.push("the build defines KEEP_ALIVE: false (BuildProperties.Define)");
   if (places.length === 0) return null;
   return `${listed(places)}: every AWS call opens a new TLS connection`;
 }
@@ -168,7 +177,8 @@ function codeCacheMismatch({ fn, besideHandler }: BuiltFunction): string | null 
   return problems.length === 0 ? null : problems.join("; ");
 }
 
-const CHECK_FUNCTIONS: Record<CheckId, (built: BuiltFunction) => string | null> = {
+/** The checks that read the build; init-error needs the lab (doctor/dynamic.mts). */
+const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error">, (built: BuiltFunction) => string | null> = {
   "runtime-sdk": runtimeSdk,
   "credential-providers": credentialProviders,
   commonjs,
@@ -179,14 +189,18 @@ const CHECK_FUNCTIONS: Record<CheckId, (built: BuiltFunction) => string | null> 
   "code-cache-mismatch": codeCacheMismatch,
 };
 
-/** Every check on one built function. */
+export const STATIC_CHECK_IDS = Object.keys(CHECK_FUNCTIONS) as (keyof typeof CHECK_FUNCTIONS)[];
+
+/** Every static check on one built function. */
 export function examine(built: BuiltFunction): FunctionReport {
-  const found = CHECK_IDS.map((id) => [id, CHECK_FUNCTIONS[id](built)] as const);
+  const found = STATIC_CHECK_IDS.map((id) => [id, CHECK_FUNCTIONS[id](built)] as const);
   return {
     name: built.fn.logicalId,
     runtime: runtimeLabel(built.fn),
     findings: found.filter(([, message]) => message !== null).map(([id, message]) => finding(id, message!)),
     passed: found.filter(([, message]) => message === null).map(([id]) => id),
     bundle: built.graph.bundle,
+    init: null,
+    whyNotTraced: STATIC_ONLY,
   };
 }

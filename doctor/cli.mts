@@ -1,24 +1,34 @@
-// `npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--fail-on warn|error]
-// [--no-build] [Function ...]`: builds a SAM app (sam build in its folder, with whatever builder
-// each function declares), examines each Node.js function's build for the cold-start pitfalls of
-// doctor/checks.mts, and reports them: a table per function on stdout, Markdown, JSON. With
+// `npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static]
+// [--fail-on warn|error] [--no-build] [Function ...]`: builds a SAM app (sam build in its folder,
+// with whatever builder each function declares), examines each Node.js function's build for the
+// cold-start pitfalls of doctor/checks.mts, measures in the lab what fixing each would buy
+// (doctor/measure.mts), and reports them: a table per function on stdout, Markdown, JSON. With
 // --fail-on, exits 1 when a finding of that severity or worse exists (for CI).
 import { existsSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
+import { errorMessage, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { createProgress } from "../core/progress.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type SamTemplate } from "../core/template.mts";
+import { describeFidelity } from "../lab/fidelity.mts";
+import { withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
-import { ArtifactError, readBuiltFunction } from "./artifact.mts";
+import { ArtifactError, type BuiltFunction, readBuiltFunction } from "./artifact.mts";
 import { examine, runtimeLabel, whyNotExamined } from "./checks.mts";
-import { type DoctorReport, failsAt, type Severity } from "./findings.mts";
+import { traceInLab } from "./dynamic.mts";
+import { type DoctorReport, type Finding, failsAt, type Severity } from "./findings.mts";
+import { buildFixes, coldStartsOf, measureFixes } from "./measure.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
-const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--fail-on warn|error] [--no-build] [Function ...]
+const DEFAULT_ROUNDS = 15;
+
+const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [Function ...]
   --template FILE  the SAM template (default: template.yaml); sam build builds its app first
   --json FILE      also write the report as JSON
   --markdown FILE  also write the report as Markdown
+  --rounds N       cold starts of each function and of each of its fixes, interleaved (default ${DEFAULT_ROUNDS})
+  --static         the static checks only: no lab, nothing measured
   --fail-on S      exit 1 when a finding of severity S (warn or error) or worse exists
   --no-build       examine the app's last build (.aws-sam/build) instead of running sam build
   Function ...     the functions to examine (default: every Node.js function of the template)`;
@@ -41,6 +51,51 @@ function failOn(raw: string | undefined): Severity | undefined {
   return raw;
 }
 
+/** The lab's part: a traced cold start of each function, then each fixable finding built fixed and measured against its function as it is. */
+async function inTheLab(
+  templateFile: string,
+  overrides: Record<string, string>,
+  examined: { built: BuiltFunction; findings: Finding[] }[],
+  rounds: number,
+  report: DoctorReport,
+): Promise<boolean> {
+  say("building each finding's fix (sam build of a template of fixed copies)");
+  const builds = await buildFixes(templateFile, overrides, examined);
+  try {
+    say("starting the lab (local AWS with the template's resources, Lambda API)");
+    await withLab(
+      {
+        template: builtTemplateOf(templateFile),
+        parameterOverrides: overrides,
+        only: examined.map(({ built }) => built.fn.logicalId),
+        extraFunctions: builds.functions,
+      },
+      async (lab) => {
+        report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
+        for (const [index, { built }] of examined.entries()) {
+          const fn = report.functions.find((candidate) => candidate.name === built.fn.logicalId)!;
+          say(`tracing a cold start of ${fn.name} (${index + 1}/${examined.length})`);
+          await traceInLab(lab, fn, built);
+        }
+        const total = coldStartsOf(builds, rounds);
+        if (total === 0) return;
+        say(`measuring ${builds.fixes.length} fix${builds.fixes.length === 1 ? "" : "es"}: ${total} cold starts, order shuffled per round`);
+        const progress = createProgress(total, { label: "cold starts" });
+        await measureFixes(lab, builds, rounds, progress);
+        progress.done();
+      },
+    );
+    return true;
+  } catch (error) {
+    // The static findings stand; the ones left to measure say why they are not.
+    console.error(`error: the lab failed, so nothing more is measured: ${errorMessage(error)}`);
+    for (const { finding } of builds.fixes) if (!finding.measured) finding.whyNotMeasured = `the lab failed: ${errorMessage(error).split("\n")[0]}`;
+    return false;
+  } finally {
+    builds.cleanup();
+  }
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseCommandLine({
     options: {
@@ -48,6 +103,8 @@ async function main(): Promise<number> {
       json: { type: "string" },
       markdown: { type: "string" },
       "fail-on": { type: "string" },
+      rounds: { type: "string" },
+      static: { type: "boolean" },
       "no-build": { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -58,6 +115,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const threshold = failOn(values["fail-on"]);
+  const rounds = wholeNumber("rounds", values.rounds, 1, 1000) ?? DEFAULT_ROUNDS;
+  if (values.static && values.rounds !== undefined) throw new UsageError("--static measures nothing: leave out --rounds");
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
   const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
@@ -95,23 +154,28 @@ async function main(): Promise<number> {
   }
 
   const built = readOrExplain(builtTemplateOf(templateFile), overrides);
-  const report: DoctorReport = { template: templateFile, functions: [], skipped };
+  const report: DoctorReport = { template: templateFile, functions: [], skipped, measuring: null };
+  const examinedBuilds: { built: BuiltFunction; findings: Finding[] }[] = [];
   for (const [index, fn] of examined.entries()) {
     say(`examining ${fn.logicalId} (${index + 1}/${examined.length})`);
     const builtFn = built.functions.find((candidate) => candidate.logicalId === fn.logicalId);
     try {
       if (!builtFn) throw new ArtifactError("it is not in the built template: was it built?");
-      report.functions.push(examine(await readBuiltFunction(builtFn)));
+      const builtFunction = await readBuiltFunction(builtFn);
+      const examination = examine(builtFunction);
+      report.functions.push(examination);
+      examinedBuilds.push({ built: builtFunction, findings: examination.findings });
     } catch (error) {
       if (!(error instanceof ArtifactError)) throw error;
       report.skipped.push({ name: fn.logicalId, runtime: runtimeLabel(fn), why: error.message });
     }
   }
+  const labFailed = !values.static && examinedBuilds.length > 0 && !(await inTheLab(templateFile, overrides, examinedBuilds, rounds, report));
 
   console.log(renderText(report));
   if (values.json !== undefined) writeFileSync(resolve(values.json), renderJson(report));
   if (values.markdown !== undefined) writeFileSync(resolve(values.markdown), renderMarkdown(report));
-  return threshold && failsAt(report, threshold) ? 1 : 0;
+  return labFailed || (threshold && failsAt(report, threshold)) ? 1 : 0;
 }
 
 runCommand(USAGE, main);

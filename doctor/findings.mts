@@ -1,6 +1,6 @@
 // What the doctor says about a function: every check it runs, how bad a problem it finds is, the
 // fix in one line (with the README section that explains it), and the report's shape (--json).
-// A finding's cost is for the measuring step to fill in: until it exists, `measured` is null.
+// A finding's cost is the measuring step's (doctor/measure.mts): until it runs, `measured` is null.
 
 export type Severity = "info" | "warn" | "error";
 const SEVERITIES: Severity[] = ["info", "warn", "error"];
@@ -49,6 +49,11 @@ const CHECKS = {
     title: "keep-alive is not turned off",
     fix: "leave the SDK's https agent at its default (keepAlive: true)",
   },
+  "init-error": {
+    severity: "error",
+    title: "INIT completes in the lab",
+    fix: "fix what INIT throws (the message is the runtime's error); `npm run invoke` shows the function's whole log",
+  },
   "code-cache-mismatch": {
     severity: "error",
     title: "the V8 code cache fits the function",
@@ -57,16 +62,27 @@ const CHECKS = {
 } satisfies Record<string, CheckInfo>;
 
 export type CheckId = keyof typeof CHECKS;
-export const CHECK_IDS = Object.keys(CHECKS) as CheckId[];
 
 /** Where the README explains a check and its fix. */
 const readmeLink = (id: CheckId) => `README.md#${id}`;
 
-/** What the measuring step will record for a finding: how much longer a cold start takes with the problem than with it fixed. */
-interface MeasuredCost {
-  /** Median over the rounds, in milliseconds. */
-  deltaMs: number;
+/**
+ * What a finding costs: the function as it is and as the fix would have it, measured in one
+ * interleaved run (paired by round), p50s in milliseconds.
+ */
+export interface MeasuredCost {
+  /** Init Duration of the cold start, or a warm invoke's end-to-end time (keep-alive pays there). */
+  metric: "init" | "warm";
+  /** Rounds both measured. */
   rounds: number;
+  asIsMs: number;
+  fixedMs: number;
+  /** Median of the per-round differences as it is − fixed: what the fix buys (negative: it costs). */
+  deltaMs: number;
+  deltaCi95: [number, number] | null;
+  /** asIsMs / fixedMs. */
+  ratio: number;
+  ratioCi95: [number, number] | null;
 }
 
 export interface Finding {
@@ -74,14 +90,26 @@ export interface Finding {
   severity: Severity;
   message: string;
   fix: string;
-  /** null: the doctor's measuring step is not built yet, so nothing is measured. */
+  /** null: not measured (whyNotMeasured says why). */
   measured: MeasuredCost | null;
+  whyNotMeasured: string | null;
 }
 
 /** The code INIT loads: its size and the inputs that take the most of it. */
 export interface BundleSize {
   bytes: number;
   largestInputs: { path: string; bytes: number }[];
+}
+
+/** One traced cold start in the lab: where INIT's time went, what the handler's import loaded, the AWS calls INIT made. */
+interface InitSummary {
+  initMs: number;
+  phases: { beforeHandlerMs: number; loadingCodeMs: number; topLevelWorkMs: number; afterHandlerMs: number };
+  /** Builtins the handler's import loaded, in load order. */
+  builtins: string[];
+  /** Those of them a cold start should load only when it needs them. */
+  heavyBuiltins: string[];
+  awsCalls: { service: string; operation: string; startMs: number; ms: number; status: number }[];
 }
 
 export interface FunctionReport {
@@ -92,6 +120,9 @@ export interface FunctionReport {
   /** The checks that found nothing. */
   passed: CheckId[];
   bundle: BundleSize;
+  /** Its traced cold start (null: not traced, whyNotTraced says why). */
+  init: InitSummary | null;
+  whyNotTraced: string | null;
 }
 
 /** A function of the template the doctor does not examine, and why. */
@@ -105,11 +136,16 @@ export interface DoctorReport {
   template: string;
   functions: FunctionReport[];
   skipped: SkippedFunction[];
+  /** How the measuring step ran (null: --static). */
+  measuring: { rounds: number; lab: string } | null;
 }
+
+/** Why a finding of the static checks alone is not measured. */
+export const STATIC_ONLY = "the doctor ran its static checks only (--static)";
 
 export function finding(id: CheckId, message: string): Finding {
   const { severity, fix } = CHECKS[id];
-  return { id, severity, message, fix: `${fix} (${readmeLink(id)})`, measured: null };
+  return { id, severity, message, fix: `${fix} (${readmeLink(id)})`, measured: null, whyNotMeasured: STATIC_ONLY };
 }
 
 /** Whether any finding is at or above a severity (--fail-on). */

@@ -1,14 +1,50 @@
 // The doctor's report: a table per function for the terminal, the same as Markdown (--markdown),
-// and JSON (--json). Measured costs are "not measured" until the measuring step fills them in.
+// and JSON (--json). A finding's Measured Δ is what its fix bought in the lab, or why it is not measured.
 import { relative } from "node:path";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
-import type { BundleSize, DoctorReport, Finding, FunctionReport } from "./findings.mts";
+import type { BundleSize, DoctorReport, Finding, FunctionReport, MeasuredCost } from "./findings.mts";
 
 const NOT_MEASURED = "not measured";
-export const MEASURING_NOTE = "Measured Δ: not measured yet (the doctor's measuring step is not built); every finding's measured is null.";
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-const measuredDelta = (found: Finding) => (found.measured ? `+${found.measured.deltaMs.toFixed(1)} ms` : NOT_MEASURED);
+const ms = (value: number) => `${value > 0 ? "+" : ""}${value.toFixed(1)} ms`;
+const interval = ([low, high]: [number, number], digits: number) => `[${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
+const METRIC: Record<MeasuredCost["metric"], string> = { init: "Init", warm: "warm invoke" };
+
+/** The table's cell: what the fix buys, its 95% CI, and the metric when it is not Init. */
+function measuredDelta({ measured }: Finding): string {
+  if (!measured) return NOT_MEASURED;
+  return `${ms(measured.deltaMs)}${measured.deltaCi95 ? ` ${interval(measured.deltaCi95, 1)}` : ""}${measured.metric === "init" ? "" : ` (${METRIC[measured.metric]})`}`;
+}
+
+/** The line under a finding: its measurement in full, or why there is none. */
+function measurement({ measured, whyNotMeasured }: Finding): string {
+  if (!measured) return `not measured: ${whyNotMeasured}`;
+  const ratio = `×${measured.ratio.toFixed(2)}${measured.ratioCi95 ? ` ${interval(measured.ratioCi95, 2)}` : ""}`;
+  return `measured: ${METRIC[measured.metric]} p50 ${measured.asIsMs.toFixed(1)} ms as it is, ${measured.fixedMs.toFixed(1)} ms fixed (${ratio}, ${measured.rounds} rounds)`;
+}
+
+const fixed1 = (value: number) => value.toFixed(1);
+
+/** The traced cold start, in a few lines: INIT's split, its AWS calls, the builtins its handler's import loaded. */
+function initLines(fn: FunctionReport): string[] {
+  if (!fn.init) return [`INIT not traced: ${fn.whyNotTraced}`];
+  const { initMs, phases, awsCalls, builtins, heavyBuiltins } = fn.init;
+  const calls = awsCalls.map((call) => `${call.service} ${call.operation} (${call.status}) at ${fixed1(call.startMs)} ms, ${fixed1(call.ms)} ms`);
+  const heavy = heavyBuiltins.length ? `; of them ${heavyBuiltins.join(", ")} only when needed` : "";
+  return [
+    `INIT in the lab ${fixed1(initMs)} ms: before the handler ${fixed1(phases.beforeHandlerMs)}, loading its code ${fixed1(phases.loadingCodeMs)}, top-level work ${fixed1(phases.topLevelWorkMs)}, after it ${fixed1(phases.afterHandlerMs)}`,
+    `  AWS calls during INIT: ${calls.join("; ") || "none"}`,
+    `  builtins its import loaded: ${builtins.join(", ") || "none new"}${heavy}`,
+  ];
+}
+
+/** What Measured Δ means in this report. */
+export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
+  if (!report.measuring) return "Measured Δ: not measured (--static: the static checks only).";
+  return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${report.measuring.rounds} rounds in the lab, the function and its fixes in a shuffled order each round (${report.measuring.lab}).`;
+}
+
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 function findingsTable(fn: FunctionReport, format: TableFormat): string {
@@ -43,32 +79,34 @@ function summary(report: DoctorReport): string {
 /** The terminal's report: per function, its findings' table, what each found, and the code INIT loads. */
 export function renderText(report: DoctorReport): string {
   const sections = report.functions.map((fn) => {
-    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`];
+    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`, ...initLines(fn)];
     if (fn.findings.length > 0) {
       lines.push(findingsTable(fn, "text"));
-      for (const found of fn.findings) lines.push(`  ${found.id}: ${found.message}`);
+      for (const found of fn.findings) lines.push(`  ${found.id}: ${found.message}`, `    ${measurement(found)}`);
     }
     if (fn.bundle.largestInputs.length > 0) lines.push(bundleTable(fn.bundle, "text"));
     return lines.join("\n");
   });
   const skipped = report.skipped.map((fn) => `skipped ${fn.name} (${fn.runtime}): ${fn.why}`);
-  return [`The doctor on ${templateShown(report)}`, ...sections, ...skipped, MEASURING_NOTE, summary(report)].join("\n\n");
+  return [`The doctor on ${templateShown(report)}`, ...sections, ...skipped, measuringNote(report), summary(report)].join("\n\n");
 }
 
 /** The same report as Markdown (--markdown FILE). */
 export function renderMarkdown(report: DoctorReport): string {
   const sections = report.functions.map((fn) => {
-    const lines = [`## ${markdownText(fn.name)} (${fn.runtime})`, "", verdict(fn), ""];
+    const lines = [`## ${markdownText(fn.name)} (${fn.runtime})`, "", verdict(fn), "", ...initLines(fn).map((line) => `- ${markdownText(line.trim())}`), ""];
     if (fn.findings.length > 0) {
       lines.push(findingsTable(fn, "markdown"), "");
-      for (const found of fn.findings) lines.push(`- **${found.id}**: ${markdownText(found.message)}`);
+      for (const found of fn.findings) lines.push(`- **${found.id}**: ${markdownText(found.message)}; ${markdownText(measurement(found))}`);
       lines.push("");
     }
     if (fn.bundle.largestInputs.length > 0) lines.push(bundleTable(fn.bundle, "markdown"));
     return lines.join("\n");
   });
   const skipped = report.skipped.length ? ["## Skipped", "", ...report.skipped.map((fn) => `- ${markdownText(`${fn.name} (${fn.runtime}): ${fn.why}`)}`)] : [];
-  return [`# The doctor on ${markdownText(templateShown(report))}`, summary(report), `_${MEASURING_NOTE}_`, ...sections, ...skipped].join("\n\n").concat("\n");
+  return [`# The doctor on ${markdownText(templateShown(report))}`, summary(report), `_${markdownText(measuringNote(report))}_`, ...sections, ...skipped]
+    .join("\n\n")
+    .concat("\n");
 }
 
 /** The report as JSON (--json FILE): findings hold problems only, passed the checks that found none. */

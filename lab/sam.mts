@@ -9,13 +9,16 @@ class SamError extends Error {
 }
 
 /** Runs `sam <args>` in a folder (default: the project's); resolves with its output, rejects with it on failure. */
-export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPLATE), venvBin = VENV_BIN } = {}): Promise<string> {
+export function sam(
+  args: string[],
+  { quiet = false, cwd = dirname(PROJECT_TEMPLATE), venvBin = VENV_BIN, env = {} as Record<string, string> } = {},
+): Promise<string> {
   const bin = join(venvBin, "sam");
   if (!existsSync(bin)) return Promise.reject(new SamError(`SAM CLI not found at ${bin}; ${SETUP_HINT}.`));
   return new Promise((resolve, reject) => {
     const child = spawnOwned(bin, args, {
       cwd,
-      env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
+      env: { ...process.env, ...env, SAM_CLI_TELEMETRY: "0" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const output: string[] = [];
@@ -32,11 +35,31 @@ export function sam(args: string[], { quiet = false, cwd = dirname(PROJECT_TEMPL
   });
 }
 
+interface SamBuildOptions {
+  /** Default: the project's template. */
+  template?: string;
+  /** Only these logical ids (default: all). */
+  resources?: string[];
+  quiet?: boolean;
+  /** The SAM app whose folder (and samconfig.toml) the build runs in (default: the template's own). */
+  appDir?: string;
+  /** Where the artifacts and built template go (default: the app's .aws-sam/build). */
+  buildDir?: string;
+  /** Added to the build's environment (the Makefile reads WARPSTART_TEMPLATE). */
+  env?: Record<string, string>;
+}
+
 /**
- * `sam build` of a template (default: the project's), in its folder with its samconfig.toml's
+ * `sam build` of a template (default: the project's), in its app's folder with its samconfig.toml's
  * settings (build in source, parallel, makefile builder); with logical ids, only those.
  */
-export function samBuild(options: { template?: string; resources?: string[]; quiet?: boolean } = {}): Promise<string> {
+export function samBuild(options: SamBuildOptions = {}): Promise<string> {
   const template = resolve(options.template ?? PROJECT_TEMPLATE);
-  return sam(["build", ...(options.resources ?? []), "--template-file", basename(template)], { quiet: options.quiet, cwd: dirname(template) });
+  const appDir = options.appDir ?? dirname(template);
+  const args = ["build", ...(options.resources ?? []), "--template-file", appDir === dirname(template) ? basename(template) : template];
+  if (options.buildDir) args.push("--build-dir", options.buildDir);
+  // SAM looks for samconfig.toml beside the template: a template elsewhere builds with the app's settings.
+  const appConfig = join(appDir, "samconfig.toml");
+  if (appDir !== dirname(template) && existsSync(appConfig)) args.push("--config-file", appConfig);
+  return sam(args, { quiet: options.quiet, cwd: appDir, env: options.env });
 }

@@ -1,6 +1,8 @@
 // npm run doctor on real builds: the fixture SAM apps of test/fixtures/sam-apps/doctor/, each built
 // once by the doctor's own `sam build` (the project's makefile pipeline; SAM's esbuild and npm
-// builders), give each function exactly the findings it is named after, and Clean none; the
+// builders), give each function exactly the findings it is named after, and Clean none; each
+// function's cold start traced in the lab; each fixable finding built fixed (its build without
+// the finding) and measured against the function as it is, the others saying why not; the
 // project's template (built by globalSetup): Raw's SDK from the runtime, Warp clean. Bad input:
 // one line saying what is wrong, and the exit code. --json's shape, --markdown, --fail-on.
 import { spawnSync } from "node:child_process";
@@ -27,6 +29,11 @@ const doctor = (...args: string[]) =>
 const outputOf = (run: ReturnType<typeof doctor>) => ({ status: run.status, output: `${run.stdout}\n${run.stderr}`.slice(-4000) });
 const findingIds = (report: DoctorReport) => Object.fromEntries(report.functions.map((fn) => [fn.name, fn.findings.map((found) => found.id)]));
 
+/** Enough to pair rounds; what the fixes buy is the bench's business, not a test's. */
+const ROUNDS = 2;
+const measuredIds = (report: DoctorReport) =>
+  Object.fromEntries(report.functions.map((fn) => [fn.name, fn.findings.filter((found) => found.measured).map((found) => found.id)]));
+
 const out = mkdtempSync(join(tmpdir(), "doctor-"));
 /** Each fixture app, built and examined once: the run, and its --json report. */
 const examined: Record<string, { run: ReturnType<typeof doctor>; report: DoctorReport }> = {};
@@ -37,7 +44,7 @@ beforeAll(() => {
     ["esbuild", ESBUILD_APP],
   ]) {
     const json = join(out, `${name}.json`);
-    const run = doctor("--template", template!, "--json", json, "--markdown", join(out, `${name}.md`));
+    const run = doctor("--template", template!, "--rounds", String(ROUNDS), "--json", json, "--markdown", join(out, `${name}.md`));
     expect(outputOf(run)).toMatchObject({ status: 0 });
     examined[name!] = { run, report: JSON.parse(readFileSync(json, "utf8")) as DoctorReport };
   }
@@ -53,6 +60,7 @@ it("the project's makefile pipeline: each function has exactly the finding it is
     SourceMaps: ["environment-variables", "source-maps"],
     KeepAliveOff: ["keep-alive-off"],
     CodeCacheMismatch: ["code-cache-mismatch"],
+    InitError: ["init-error"],
   });
 });
 
@@ -70,7 +78,7 @@ it("SAM's esbuild builder (and its npm builder, Unbundled): each function has ex
   });
 });
 
-it("--json: each function's name, runtime, findings (problems only, nothing measured yet) and passed checks", () => {
+it("--json: each function's name, runtime, findings (problems only, each measured or why not), passed checks and traced INIT", () => {
   const { report } = examined.makefile!;
   expect(report.skipped).toEqual([]);
   const runtimeSdk = report.functions.find((fn) => fn.name === "RuntimeSdk")!;
@@ -83,11 +91,43 @@ it("--json: each function's name, runtime, findings (problems only, nothing meas
         severity: "error",
         message: "imports @aws-sdk/client-sts unbundled: INIT resolves and loads the SDK file by file from the runtime's own copy (or a layer's)",
         fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (README.md#runtime-sdk)",
-        measured: null,
+        measured: {
+          metric: "init",
+          rounds: ROUNDS,
+          asIsMs: expect.any(Number),
+          fixedMs: expect.any(Number),
+          deltaMs: expect.any(Number),
+          deltaCi95: expect.any(Array),
+          ratio: expect.any(Number),
+          ratioCi95: expect.any(Array),
+        },
+        whyNotMeasured: null,
       },
     ],
-    passed: ["credential-providers", "commonjs", "environment-variables", "source-maps", "esbuild-target", "keep-alive-off", "code-cache-mismatch"],
+    passed: [
+      "credential-providers",
+      "commonjs",
+      "environment-variables",
+      "source-maps",
+      "esbuild-target",
+      "keep-alive-off",
+      "code-cache-mismatch",
+      "init-error",
+    ],
     bundle: { bytes: expect.any(Number), largestInputs: [{ path: `${FIXTURES}/makefile/src/functions/sts/index.mts`, bytes: expect.any(Number) }] },
+    init: {
+      initMs: expect.any(Number),
+      phases: {
+        beforeHandlerMs: expect.any(Number),
+        loadingCodeMs: expect.any(Number),
+        topLevelWorkMs: expect.any(Number),
+        afterHandlerMs: expect.any(Number),
+      },
+      builtins: expect.arrayContaining(["node:https"]),
+      heavyBuiltins: expect.any(Array),
+      awsCalls: [{ service: "sts", operation: "GetCallerIdentity", startMs: expect.any(Number), ms: expect.any(Number), status: 200 }],
+    },
+    whyNotTraced: null,
   });
   const codeCache = report.functions.find((fn) => fn.name === "CodeCacheMismatch")!;
   expect(codeCache.runtime).toBe("nodejs24.x");
@@ -109,23 +149,99 @@ it("what each finding found names the place: the variables, the line that turns 
   );
 });
 
-it("the terminal's report: a table per function, the fix and its README section, and that nothing is measured yet", () => {
+it("every finding a build fixes is measured, its fixed build without it; the others say why not", () => {
+  expect(measuredIds(examined.makefile!.report)).toEqual({
+    Clean: [],
+    RuntimeSdk: ["runtime-sdk"],
+    CredentialProviders: ["credential-providers"],
+    CommonJs: ["commonjs"],
+    EnvironmentVariables: [],
+    SourceMaps: ["source-maps"],
+    KeepAliveOff: [],
+    CodeCacheMismatch: [],
+    InitError: [],
+  });
+  // SAM's esbuild builder runs a CommonJS plain.js as CommonJS, in the lab as on Lambda.
+  expect(measuredIds(examined.esbuild!.report)).toEqual({
+    Clean: [],
+    RuntimeSdk: ["runtime-sdk"],
+    CredentialProviders: ["credential-providers"],
+    CommonJs: ["commonjs"],
+    EsbuildTarget: ["esbuild-target"],
+    SamDefaults: ["commonjs", "esbuild-target"],
+    SourceMaps: ["source-maps"],
+    KeepAliveOff: [],
+    Unbundled: [],
+  });
+  const whyNot = (app: string, fn: string, id: string) =>
+    examined[app]!.report.functions.find((found) => found.name === fn)!.findings.find((found) => found.id === id)!.whyNotMeasured;
+  expect(whyNot("makefile", "KeepAliveOff", "keep-alive-off")).toBe("keepAlive: false is in the function's code: the fix is a change to it");
+  expect(whyNot("makefile", "EnvironmentVariables", "environment-variables")).toMatch(/^the lab does not play Lambda's decryption/);
+  expect(whyNot("makefile", "CodeCacheMismatch", "code-cache-mismatch")).toMatch(/^the fix runs the function where the cache was made/);
+  expect(whyNot("esbuild", "Unbundled", "runtime-sdk")).toMatch(/^the function is not bundled \(SAM's npm builder\)/);
+});
+
+it("an INIT that fails in the lab: a finding with the runtime's error, and the rest examined", () => {
+  const initError = examined.makefile!.report.functions.find((fn) => fn.name === "InitError")!;
+  expect(initError.findings).toEqual([
+    expect.objectContaining({
+      id: "init-error",
+      severity: "error",
+      message: "InitError: INIT failed (init-error): Error: TABLE_NAME is not set",
+      whyNotMeasured: "there is nothing to measure until INIT completes",
+    }),
+  ]);
+  expect(initError).toMatchObject({ init: null, whyNotTraced: "its INIT failed" });
+  expect(examined.makefile!.run.stdout).toMatch(/^init-error +error +not measured +fix what INIT throws/m);
+});
+
+it("each function's cold start, traced: Clean's one INIT call, the builtins its import loaded", () => {
+  const clean = examined.esbuild!.report.functions.find((fn) => fn.name === "Clean")!;
+  expect(clean.init!.awsCalls.map((call) => `${call.service} ${call.operation}`)).toEqual(["sts GetCallerIdentity"]);
+  expect(clean.init!.builtins).toEqual(expect.arrayContaining(["node:tls", "node:https"]));
+  const plain = examined.esbuild!.report.functions.find((fn) => fn.name === "EsbuildTarget")!;
+  expect(plain.init).toMatchObject({ awsCalls: [], phases: { topLevelWorkMs: 0 } });
+});
+
+it("the terminal's report: a table per function, what each fix bought, the fix and its README section, progress on stderr", () => {
   const { run } = examined.makefile!;
-  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 7 checks passed; INIT loads [\d.]+ KiB$/m);
-  expect(run.stdout).toMatch(/^commonjs +warn +not measured +build an ES module .* \(README\.md#commonjs\)$/m);
-  expect(run.stdout).toContain("Measured Δ: not measured yet (the doctor's measuring step is not built)");
+  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 8 checks passed; INIT loads [\d.]+ KiB$/m);
+  expect(run.stdout).toMatch(/^commonjs +warn +[+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] +build an ES module .* \(README\.md#commonjs\)$/m);
+  expect(run.stdout).toMatch(/^ {4}measured: Init p50 [\d.]+ ms as it is, [\d.]+ ms fixed \(×[\d.]+ \[[\d.]+, [\d.]+\], 2 rounds\)$/m);
+  expect(run.stdout).toMatch(/^keep-alive-off +warn +not measured +leave the SDK's https agent/m);
+  expect(run.stdout).toContain(
+    `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${ROUNDS} rounds in the lab`,
+  );
   expect(run.stderr).toContain("== sam build in test/fixtures/sam-apps/doctor/makefile");
-  expect(run.stderr).toContain("== examining CodeCacheMismatch (8/8)");
-  expect(readFileSync(join(out, "makefile.md"), "utf8")).toContain("| commonjs | warn | not measured | build an ES module");
+  expect(run.stderr).toContain("== examining InitError (9/9)");
+  expect(run.stderr).toContain("== tracing a cold start of InitError (9/9)");
+  expect(run.stderr).toContain("== measuring 4 fixes: 16 cold starts, order shuffled per round");
+  expect(readFileSync(join(out, "makefile.md"), "utf8")).toMatch(/\| commonjs \| warn \| [+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] \| build an ES module/);
+});
+
+it("--static: the static checks only, no lab", () => {
+  const run = doctor("--template", MAKEFILE_APP, "--no-build", "--static", "CommonJs");
+  expect(outputOf(run)).toMatchObject({ status: 0 });
+  expect(run.stdout).toMatch(/^commonjs +warn +not measured +build an ES module/m);
+  expect(run.stdout).toContain("INIT not traced: the doctor ran its static checks only (--static)");
+  expect(run.stdout).toContain("Measured Δ: not measured (--static: the static checks only).");
+  expect(run.stderr).not.toContain("== starting the lab");
 });
 
 it("the project's template: Raw takes the SDK from the runtime, Warp has no findings", () => {
   const json = join(out, "project.json");
-  const run = doctor("--no-build", "--json", json);
+  const run = doctor("--no-build", "--rounds", "1", "--json", json);
   expect(outputOf(run)).toMatchObject({ status: 0 });
-  const ids = findingIds(JSON.parse(readFileSync(json, "utf8")) as DoctorReport);
+  const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
+  const ids = findingIds(report);
   expect(ids.Raw).toEqual(["runtime-sdk"]);
   expect(ids.Warp).toEqual([]);
+  // Warp's traced cold start: its one INIT call, none of the builtins to load only when needed.
+  const warp = report.functions.find((fn) => fn.name === "Warp")!;
+  expect(warp.init).toMatchObject({ heavyBuiltins: [], awsCalls: [{ service: "sts", operation: "GetCallerIdentity" }] });
+  // A CommonJS source built as an ES module fails at INIT: not measured, and the runtime's error says why.
+  const cjs = report.functions.find((fn) => fn.name === "Cjs")!.findings[0]!;
+  expect(cjs.whyNotMeasured).toMatch(/^no round measured both: Runtime.InitError: ReferenceError: __filename is not defined in ES module scope/);
   // And what the others were built to show.
   expect(ids).toMatchObject({ Bundled: ["credential-providers"], Optimized: [], Floor: [], Cjs: ["commonjs"], NoKeepAlive: ["keep-alive-off"], Hello: [] });
 });
@@ -138,7 +254,7 @@ describe("--fail-on", () => {
     [["--fail-on", "error", "CommonJs"], 0],
     [[], 0],
   ])("%j exits %d", (args, status) => {
-    expect(outputOf(doctor("--template", MAKEFILE_APP, "--no-build", ...args))).toMatchObject({ status });
+    expect(outputOf(doctor("--template", MAKEFILE_APP, "--no-build", "--static", ...args))).toMatchObject({ status });
   });
 });
 
@@ -158,6 +274,8 @@ describe("bad input: one line saying what is wrong", () => {
     ],
     [["Raw", "Nope"], 2, "error: Nope is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive, Hello"],
     [["--fail-on", "info"], 2, 'error: --fail-on must be warn or error, not "info"'],
+    [["--rounds", "0"], 2, 'error: --rounds must be a whole number from 1 to 1000, not "0"'],
+    [["--static", "--rounds", "3"], 2, "error: --static measures nothing: leave out --rounds"],
   ])("%j exits %d: %s", (args, status, message) => {
     const run = doctor(...args);
     expect(run.status).toBe(status);

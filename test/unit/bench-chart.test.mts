@@ -1,5 +1,6 @@
 import { escapeXml, initChartSvg, niceTicks } from "../../bench/chart.mts";
-import type { BenchResults, VariantResult } from "../../bench/results.mts";
+import type { BenchResults } from "../../bench/results.mts";
+import type { VariantResult } from "../../core/cold-starts.mts";
 
 function variant(name: string, initMs: number[], failures = 0): VariantResult {
   const samples = initMs.map((value, round) => ({ round, initMs: value, e2eMs: value * 2, durationMs: 3, warmE2eMs: 8 }));

@@ -1,4 +1,4 @@
-import { createProgress, formatDuration, type ProgressStream } from "../../bench/progress.mts";
+import { createProgress, formatDuration, type ProgressStream } from "../../core/progress.mts";
 
 function fakeStream(isTTY: boolean, columns?: number): ProgressStream & { output: string } {
   const stream = {

@@ -10,7 +10,8 @@ import {
   runtimeRatioTable,
   warmTable,
 } from "../../bench/report.mts";
-import type { BenchResults, Failure, Sample, VariantResult } from "../../bench/results.mts";
+import type { BenchResults } from "../../bench/results.mts";
+import type { Failure, Sample, VariantResult } from "../../core/cold-starts.mts";
 
 function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
   const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));

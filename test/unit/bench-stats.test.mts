@@ -1,4 +1,4 @@
-import { mulberry32, PERCENTILES, pairedComparison, percentile, summarize } from "../../bench/stats.mts";
+import { mulberry32, PERCENTILES, pairedComparison, percentile, summarize } from "../../core/stats.mts";
 
 const oneToTen = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 

@@ -4,55 +4,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
-import type { TemplateFunction } from "../../core/template.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
-import { examine, PROVIDER_MARKERS, runtimeLabel, whyNotExamined } from "../../doctor/checks.mts";
-import { CHECK_IDS } from "../../doctor/findings.mts";
-
-const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFunction => ({
-  logicalId: "Fn",
-  codeDir: "/artifact",
-  handler: "index.handler",
-  runtime: "nodejs22.x",
-  memoryMb: 512,
-  timeoutSeconds: 3,
-  architecture: "arm64",
-  provisionedConcurrency: 0,
-  httpPath: null,
-  layers: [],
-  buildMethod: "makefile",
-  buildProperties: {},
-  floorOf: null,
-  environment: {},
-  ...fn,
-});
-
-/** A clean ES module function, bundled with its SDK; `changes` adds one problem. */
-const built = (changes: Partial<Omit<BuiltFunction, "fn">> & { fn?: Partial<TemplateFunction> } = {}): BuiltFunction => ({
-  handlerFile: "index.mjs",
-  format: "esm",
-  ownCode: [{ file: "src/index.mts", text: "export const handler = async () => 1;" }],
-  besideHandler: ["index.mjs"],
-  ...changes,
-  graph: {
-    bundledPackages: ["@aws-sdk/client-sts", "@smithy/core"],
-    runtimeImports: [],
-    ownFiles: [],
-    bundle: { bytes: 1000, largestInputs: [] },
-    ...changes.graph,
-  },
-  fn: templateFunction(changes.fn),
-});
+import { examine, PROVIDER_MARKERS, runtimeLabel, STATIC_CHECK_IDS, whyNotExamined } from "../../doctor/checks.mts";
+import { built, templateFunction } from "../support/built-function.mts";
 
 const foundIds = (fn: BuiltFunction) => examine(fn).findings.map((found) => found.id);
 
 it("a clean function has no findings and passes every check", () => {
   const report = examine(built());
   expect(report.findings).toEqual([]);
-  expect(report.passed).toEqual(CHECK_IDS);
+  expect(report.passed).toEqual(STATIC_CHECK_IDS);
 });
 
-it("every finding has its check's severity, a fix linking to its README section, and nothing measured yet", () => {
+it("every finding has its check's severity, a fix linking to its README section, and nothing measured: that is the measuring step's", () => {
   const [found] = examine(built({ format: "cjs" })).findings;
   expect(found).toEqual({
     id: "commonjs",
@@ -60,6 +24,7 @@ it("every finding has its check's severity, a fix linking to its README section,
     message: expect.stringContaining("its handler index.mjs is CommonJS"),
     fix: expect.stringMatching(/ \(README\.md#commonjs\)$/),
     measured: null,
+    whyNotMeasured: "the doctor ran its static checks only (--static)",
   });
 });
 

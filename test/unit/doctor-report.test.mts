@@ -3,7 +3,7 @@
 import type { Metafile } from "esbuild";
 import { graphOf, packageName } from "../../doctor/artifact.mts";
 import { type DoctorReport, failsAt, finding } from "../../doctor/findings.mts";
-import { MEASURING_NOTE, renderJson, renderMarkdown, renderText } from "../../doctor/report.mts";
+import { measuringNote, renderJson, renderMarkdown, renderText } from "../../doctor/report.mts";
 
 const input = (bytes: number) => ({ bytes, imports: [] });
 
@@ -92,13 +92,59 @@ const REPORT: DoctorReport = {
       findings: [finding("runtime-sdk", "imports @aws-sdk/client-sts unbundled"), finding("environment-variables", "1 environment variable (A)")],
       passed: ["commonjs"],
       bundle: { bytes: 2048, largestInputs: [{ path: "src/index.mts", bytes: 2048 }] },
+      init: null,
+      whyNotTraced: "the doctor ran its static checks only (--static)",
     },
-    { name: "Clean", runtime: "nodejs22.x", findings: [], passed: ["runtime-sdk", "commonjs"], bundle: { bytes: 1024, largestInputs: [] } },
+    {
+      name: "Clean",
+      runtime: "nodejs22.x",
+      findings: [],
+      passed: ["runtime-sdk", "commonjs"],
+      bundle: { bytes: 1024, largestInputs: [] },
+      init: null,
+      whyNotTraced: "the doctor ran its static checks only (--static)",
+    },
   ],
   skipped: [{ name: "Py", runtime: "python3.13", why: "python3.13 is not Node.js" }],
+  measuring: null,
 };
 
-it("--json: findings (problems only, measured null) and passed checks per function, and the skipped functions", () => {
+/** The same report after the measuring step: the runtime SDK's fix measured, the environment variables' not. */
+const MEASURED: DoctorReport = {
+  ...REPORT,
+  measuring: { rounds: 15, lab: "network: DNS 7 ms per connection, RTT 1 ms" },
+  functions: [
+    {
+      ...REPORT.functions[0]!,
+      findings: [
+        {
+          ...finding("runtime-sdk", "imports @aws-sdk/client-sts unbundled"),
+          measured: { metric: "init", rounds: 15, asIsMs: 300, fixedMs: 240, deltaMs: 58.25, deltaCi95: [50.04, 66.1], ratio: 1.25, ratioCi95: [1.2, 1.31] },
+          whyNotMeasured: null,
+        },
+        {
+          ...finding("keep-alive-off", "keepAlive: false"),
+          measured: { metric: "warm", rounds: 14, asIsMs: 30, fixedMs: 20, deltaMs: 9.5, deltaCi95: null, ratio: 1.5, ratioCi95: null },
+          whyNotMeasured: null,
+        },
+        { ...finding("environment-variables", "1 environment variable (A)"), whyNotMeasured: "the lab does not play it" },
+      ],
+    },
+    {
+      ...REPORT.functions[1]!,
+      init: {
+        initMs: 150.04,
+        phases: { beforeHandlerMs: 70, loadingCodeMs: 50, topLevelWorkMs: 28, afterHandlerMs: 2.04 },
+        builtins: ["node:crypto", "node:zlib", "node:https"],
+        heavyBuiltins: ["node:zlib"],
+        awsCalls: [{ service: "sts", operation: "GetCallerIdentity", startMs: 131.25, ms: 4.5, status: 200 }],
+      },
+      whyNotTraced: null,
+    },
+  ],
+};
+
+it("--json: findings (problems only, measured null with --static, and why) and passed checks per function, and the skipped functions", () => {
   const json = JSON.parse(renderJson(REPORT)) as DoctorReport;
   expect(json.functions.map((fn) => [fn.name, fn.runtime, fn.findings.map((found) => [found.id, found.severity, found.measured]), fn.passed])).toEqual([
     [
@@ -118,18 +164,20 @@ it("--json: findings (problems only, measured null) and passed checks per functi
     message: "imports @aws-sdk/client-sts unbundled",
     fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (README.md#runtime-sdk)",
     measured: null,
+    whyNotMeasured: "the doctor ran its static checks only (--static)",
   });
   expect(json.skipped).toEqual(REPORT.skipped);
+  expect(json.measuring).toBeNull();
 });
 
-it("the terminal's report: a table per function with its fixes, what each finding found, the skipped, and what is not measured", () => {
+it("the terminal's report (--static): a table per function with its fixes, what each finding found, the skipped, and that nothing is measured", () => {
   const text = renderText(REPORT);
   expect(text).toContain("Raw (nodejs22.x): 2 findings, 1 check passed; INIT loads 2.0 KiB");
   expect(text).toMatch(/^runtime-sdk {12}error {5}not measured {2}bundle the SDK: .* \(README\.md#runtime-sdk\)$/m);
-  expect(text).toContain("  runtime-sdk: imports @aws-sdk/client-sts unbundled");
+  expect(text).toContain("  runtime-sdk: imports @aws-sdk/client-sts unbundled\n    not measured: the doctor ran its static checks only (--static)");
   expect(text).toContain("Clean (nodejs22.x): no findings, 2 checks passed; INIT loads 1.0 KiB");
   expect(text).toContain("skipped Py (python3.13): python3.13 is not Node.js");
-  expect(text).toContain(MEASURING_NOTE);
+  expect(text).toContain("Measured Δ: not measured (--static: the static checks only).");
   expect(text.trimEnd().split("\n").at(-1)).toBe("2 findings in 2 functions (1 error, 0 warn, 1 info), 1 skipped");
 });
 
@@ -137,8 +185,54 @@ it("--markdown: the same, as Markdown tables", () => {
   const markdown = renderMarkdown(REPORT);
   expect(markdown).toContain("## Raw (nodejs22.x)");
   expect(markdown).toContain("| runtime-sdk | error | not measured | bundle the SDK: esbuild without @aws-sdk/* in External");
-  expect(markdown).toContain("- **runtime-sdk**: imports @aws-sdk/client-sts unbundled");
+  expect(markdown).toContain("- **runtime-sdk**: imports @aws-sdk/client-sts unbundled; not measured: the doctor ran its static checks only (--static)");
   expect(markdown).toContain("## Skipped");
+});
+
+describe("after the measuring step", () => {
+  it("the table says what each fix bought with its 95% CI, and the metric when it is not Init", () => {
+    const text = renderText(MEASURED);
+    expect(text).toMatch(/^runtime-sdk +error +\+58\.3 ms \[50\.0, 66\.1\] +bundle the SDK/m);
+    expect(text).toMatch(/^keep-alive-off +warn +\+9\.5 ms \(warm invoke\) +leave the SDK's https agent/m);
+    expect(text).toMatch(/^environment-variables +info +not measured +embed/m);
+  });
+
+  it("under each finding: the measurement in full, or why there is none", () => {
+    const text = renderText(MEASURED);
+    expect(text).toContain("    measured: Init p50 300.0 ms as it is, 240.0 ms fixed (×1.25 [1.20, 1.31], 15 rounds)");
+    expect(text).toContain("    measured: warm invoke p50 30.0 ms as it is, 20.0 ms fixed (×1.50, 14 rounds)");
+    expect(text).toContain("    not measured: the lab does not play it");
+    expect(renderMarkdown(MEASURED)).toContain("| runtime-sdk | error | +58.3 ms [50.0, 66.1] | bundle the SDK");
+  });
+
+  it("the note says what Measured Δ is, over how many rounds, in which lab", () => {
+    expect(measuringNote(MEASURED)).toBe(
+      "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; 15 rounds in the lab, the function and its fixes in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
+    );
+    expect(renderText(MEASURED)).toContain(measuringNote(MEASURED));
+  });
+
+  it("each function's traced cold start: INIT's split, its AWS calls, the builtins its import loaded and which to load only when needed", () => {
+    const text = renderText(MEASURED);
+    expect(text).toContain(
+      [
+        "Clean (nodejs22.x): no findings, 2 checks passed; INIT loads 1.0 KiB",
+        "INIT in the lab 150.0 ms: before the handler 70.0, loading its code 50.0, top-level work 28.0, after it 2.0",
+        "  AWS calls during INIT: sts GetCallerIdentity (200) at 131.3 ms, 4.5 ms",
+        "  builtins its import loaded: node:crypto, node:zlib, node:https; of them node:zlib only when needed",
+      ].join("\n"),
+    );
+    expect(text).toContain(
+      "Raw (nodejs22.x): 3 findings, 1 check passed; INIT loads 2.0 KiB\nINIT not traced: the doctor ran its static checks only (--static)",
+    );
+    expect(renderMarkdown(MEASURED)).toContain("- AWS calls during INIT: sts GetCallerIdentity (200) at 131.3 ms, 4.5 ms");
+  });
+
+  it("--json carries each measurement", () => {
+    const json = JSON.parse(renderJson(MEASURED)) as DoctorReport;
+    expect(json.functions[0]!.findings[0]!.measured).toEqual(MEASURED.functions[0]!.findings[0]!.measured);
+    expect(json.measuring).toEqual({ rounds: 15, lab: "network: DNS 7 ms per connection, RTT 1 ms" });
+  });
 });
 
 it.each([

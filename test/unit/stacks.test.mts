@@ -4,7 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { describeStack } from "../../bench/cli.mts";
-import { runBench } from "../../bench/run.mts";
+import { runBench } from "../../core/cold-starts.mts";
 import { stackApiUrl } from "../../load_test/run.mts";
 
 const cloudformation = mockClient(CloudFormationClient);

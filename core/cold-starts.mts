@@ -1,11 +1,52 @@
-// The measurement loop: for each round, in a fresh random order of variants, force a cold
+// Forced cold starts through the Lambda API (the lab's or a deployed stack's), for the bench and
+// the doctor: for each round, in a fresh random order of variants, force a cold
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { errorMessage } from "../core/cli.mts";
-import { parseReport } from "../core/lambda-logs.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
-import type { Failure, Sample, VariantResult } from "./results.mts";
+import { errorMessage } from "./cli.mts";
+import { parseReport } from "./lambda-logs.mts";
+
+export interface Sample {
+  /** 0-based round this sample belongs to; pairs variants measured in the same round. */
+  round: number;
+  /** Init Duration from the cold invoke's REPORT line. */
+  initMs: number;
+  /** Client-side wall time of the cold invoke (request sent -> response read). */
+  e2eMs: number;
+  /** Duration from the cold invoke's REPORT line. */
+  durationMs: number;
+  /** Client-side wall time of a warm invoke right after the cold one, or null if it failed. */
+  warmE2eMs: number | null;
+}
+
+export interface Failure {
+  round: number;
+  phase: "update" | "cold" | "warm";
+  /** e.g. Runtime.InitError, Sandbox.Timedout, or an SDK error name. */
+  errorType: string;
+  message: string;
+}
+
+export interface VariantResult {
+  /** How tables name the cell: the function's logical id, followed by /<profile> when the run built it in several profiles. */
+  name: string;
+  /** The template function (logical id) and the build profile it ran in. */
+  function: string;
+  profile: string;
+  /** The function this one is the Floor of (its template's Metadata.FloorOf); absent for any other function. */
+  floorOf?: string;
+  /** What ran it (core/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
+  runtime: string;
+  /** The Lambda function name invoked (local logical id or the deployed function's name). */
+  functionName: string;
+  /** Successful rounds only, in round order; failures never enter the timings. */
+  samples: Sample[];
+  /** Same order as samples: the arrays most consumers want. */
+  initMs: number[];
+  e2eMs: number[];
+  failures: Failure[];
+}
 
 /** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
 export interface BenchVariant {

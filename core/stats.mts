@@ -1,4 +1,4 @@
-// Small, dependency-free statistics for the bench: percentiles of one variant's timings, and a
+// Small, dependency-free statistics for the bench and the doctor: percentiles of one variant's timings, and a
 // paired comparison of two variants with bootstrap confidence intervals.
 
 export const PERCENTILES = [0, 50, 90, 95, 99, 100] as const;

@@ -1,4 +1,4 @@
-// Progress for long bench runs. On a terminal: one line redrawn in place. Elsewhere (CI logs,
+// Progress for long runs (the bench, the doctor). On a terminal: one line redrawn in place. Elsewhere (CI logs,
 // files), `\r` redraws would become thousands of lines, so only every 5% step is printed.
 
 export interface ProgressStream {

@@ -1,0 +1,45 @@
+// The doctor's dynamic checks: one traced cold start of each function in the lab
+// (lab/init-trace.mts). Its INIT split, the builtins its handler's import loaded and the AWS
+// calls INIT made go into the function's report; an INIT that fails is a finding with the
+// runtime's error, and a code cache V8 rejected is one even where the build looked right.
+import { errorMessage } from "../core/cli.mts";
+import { HEAVY_BUILTINS, InitFailure, traceColdStart } from "../lab/init-trace.mts";
+import type { Lab } from "../lab/lab.mts";
+import type { BuiltFunction } from "./artifact.mts";
+import { type CheckId, type Finding, type FunctionReport, finding } from "./findings.mts";
+import { fixFor } from "./fixes.mts";
+
+/** A finding of the trace: found after the fixes were built, so it says why it is not measured. */
+function traced(id: CheckId, message: string, built: BuiltFunction): Finding {
+  const found = finding(id, message);
+  const fix = fixFor(id, built);
+  found.whyNotMeasured = "why" in fix ? fix.why : "found by the lab's cold start, after the fixes were built: run the doctor again once it is fixed";
+  return found;
+}
+
+export async function traceInLab(lab: Lab, report: FunctionReport, built: BuiltFunction): Promise<void> {
+  try {
+    const trace = await traceColdStart(lab, lab.lambda.served(report.name));
+    report.init = {
+      initMs: trace.initMs,
+      phases: trace.phases,
+      builtins: trace.builtins,
+      heavyBuiltins: trace.builtins.filter((name) => HEAVY_BUILTINS.includes(name)),
+      awsCalls: trace.awsCalls,
+    };
+    report.whyNotTraced = null;
+    report.passed.push("init-error");
+    const staticMismatch = report.findings.some((found) => found.id === "code-cache-mismatch");
+    if (trace.codeCacheRejected && !staticMismatch) {
+      report.passed = report.passed.filter((id) => id !== "code-cache-mismatch");
+      report.findings.push(traced("code-cache-mismatch", "V8 rejected its code cache in the lab's cold start (its log says so): INIT compiled the SDK", built));
+    }
+  } catch (error) {
+    if (!(error instanceof InitFailure)) {
+      report.whyNotTraced = errorMessage(error);
+      return;
+    }
+    report.whyNotTraced = "its INIT failed";
+    report.findings.unshift(traced("init-error", error.message, built));
+  }
+}

@@ -1,0 +1,200 @@
+// The doctor's measuring step. Every finding a build can fix (doctor/fixes.mts) gets a fixed copy
+// of its function in a template of their own, built by `sam build` in the app's folder with the
+// app's builders; then each function and its fixed copies are measured in one run of forced cold
+// starts in the lab, in a fresh random order every round, and each finding gets the paired p50
+// difference (core/stats.mts).
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { errorMessage } from "../core/cli.mts";
+import { type BenchVariant, runBench, type VariantResult } from "../core/cold-starts.mts";
+import { appDirOf } from "../core/paths.mts";
+import { removeTree } from "../core/processes.mts";
+import type { Progress } from "../core/progress.mts";
+import { pairedComparison } from "../core/stats.mts";
+import { loadTemplate, readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { functionEvent } from "../lab/events.mts";
+import { type Lab, labClient } from "../lab/lab.mts";
+import { samBuild } from "../lab/sam.mts";
+import { ArtifactError, type BuiltFunction, readBuiltFunction } from "./artifact.mts";
+import { examine } from "./checks.mts";
+import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
+import { type BuildFix, fixFor } from "./fixes.mts";
+
+const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
+
+/** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
+interface PlannedFix {
+  function: string;
+  finding: Finding;
+  fix: BuildFix;
+  copyId: string;
+}
+
+/** The fixed copies, built: they join the lab beside the template's own functions. */
+export interface FixedBuilds {
+  fixes: PlannedFix[];
+  functions: TemplateFunction[];
+  /** Removes the scratch folder they were built in. */
+  cleanup(): void;
+}
+
+/** A logical id (letters and digits only) for the copy of `fn` with `id` fixed, e.g. RuntimeSdkFixedCredentialProviders. */
+const copyIdOf = (fn: string, id: string) => `${fn}Fixed${id.replace(/(^|-)(\w)/g, (_, _dash, letter: string) => letter.toUpperCase())}`;
+
+/** Records on each finding no build fixes why it is not measured; returns the others. */
+function planFixes(examined: { built: BuiltFunction; findings: Finding[] }[]): PlannedFix[] {
+  return examined.flatMap(({ built, findings }) =>
+    findings.flatMap((finding) => {
+      const fix = fixFor(finding.id, built);
+      if ("why" in fix) {
+        finding.whyNotMeasured = fix.why;
+        return [];
+      }
+      return [{ function: built.fn.logicalId, finding, fix, copyId: copyIdOf(built.fn.logicalId, finding.id) }];
+    }),
+  );
+}
+
+/** CodeUri and ContentUri made absolute: the fixes' template lives elsewhere than the app. */
+function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
+  for (const key of keys) {
+    const value = properties?.[key];
+    if (typeof value === "string" && !isAbsolute(value)) properties![key] = resolve(appDir, value);
+  }
+}
+
+/**
+ * The app's template with its functions replaced by the fixed copies: no events (the copies are
+ * invoked, never routed) nor outputs (they name the functions left out).
+ */
+export function fixesTemplate(templateFile: string, fixes: PlannedFix[]): Record<string, unknown> {
+  const template = loadTemplate(templateFile);
+  const appDir = appDirOf(templateFile);
+  const resources: Record<string, TemplateResourceEntry> = {};
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    if (FUNCTION_TYPES.includes(resource.Type)) continue;
+    absolutePaths(resource.Properties, ["ContentUri", "CodeUri"], appDir);
+    resources[id] = resource;
+  }
+  for (const { function: fn, fix, copyId } of fixes) {
+    const copy = structuredClone(template.Resources[fn]!);
+    delete copy.Properties?.Events;
+    delete copy.Properties?.AutoPublishAlias;
+    delete copy.Properties?.ProvisionedConcurrencyConfig;
+    absolutePaths(copy.Properties, ["CodeUri"], appDir);
+    fix.rewrite(copy);
+    resources[copyId] = copy;
+  }
+  absolutePaths(template.Globals?.Function, ["CodeUri"], appDir);
+  const { Outputs: _outputs, ...rest } = template;
+  return { ...rest, Resources: resources };
+}
+
+/** Builds every fixable finding's copy; a failed build marks those findings not measured and builds none. */
+export async function buildFixes(
+  templateFile: string,
+  overrides: Record<string, string>,
+  examined: { built: BuiltFunction; findings: Finding[] }[],
+): Promise<FixedBuilds> {
+  const fixes = planFixes(examined);
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-"));
+  const cleanup = () => removeTree(scratch);
+  if (fixes.length === 0) return { fixes, functions: [], cleanup };
+  const fixesFile = join(scratch, "template.json");
+  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, fixes), null, 2)}\n`);
+  const buildDir = join(scratch, "build");
+  try {
+    await samBuild({ template: fixesFile, appDir: appDirOf(templateFile), buildDir, quiet: true, env: { WARPSTART_TEMPLATE: fixesFile } });
+  } catch (error) {
+    for (const { finding } of fixes) finding.whyNotMeasured = `the build with the fix failed: ${errorMessage(error)}`;
+    return { fixes: [], functions: [], cleanup };
+  }
+  // A copy is measured only once its own build shows the finding gone.
+  const builtCopies = readTemplate(join(buildDir, "template.yaml"), overrides).functions;
+  const measurable: PlannedFix[] = [];
+  for (const fix of fixes) {
+    const copy = builtCopies.find((fn) => fn.logicalId === fix.copyId);
+    const why = copy ? await whyNotFixed(copy, fix.finding.id) : `sam build did not build the fixed copy ${fix.copyId}`;
+    if (why) fix.finding.whyNotMeasured = why;
+    else measurable.push(fix);
+  }
+  const copies = new Set(measurable.map((fix) => fix.copyId));
+  return { fixes: measurable, functions: builtCopies.filter((fn) => copies.has(fn.logicalId)), cleanup };
+}
+
+/** Why a fixed copy cannot be measured: its build still has the finding, or cannot be read (null: the fix is in). */
+async function whyNotFixed(copy: TemplateFunction, id: CheckId): Promise<string | null> {
+  try {
+    const still = examine(await readBuiltFunction(copy)).findings.find((found) => found.id === id);
+    return still ? `the build with the fix still has it: ${still.message}` : null;
+  } catch (error) {
+    if (!(error instanceof ArtifactError)) throw error;
+    return `the doctor cannot read the build with the fix: ${error.message}`;
+  }
+}
+
+/** What one finding's fix bought, from the run's samples of the function as it is and of its fixed copy. */
+export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: MeasuredCost["metric"]): MeasuredCost | string {
+  const byRound = (variant: VariantResult) =>
+    new Map(
+      variant.samples.flatMap((sample) => {
+        const value = metric === "init" ? sample.initMs : sample.warmE2eMs;
+        return value === null ? [] : [[sample.round, value] as const];
+      }),
+    );
+  const compared = pairedComparison(byRound(asIs), byRound(fixed));
+  if (compared.n === 0) {
+    const failure = [...asIs.failures, ...fixed.failures][0];
+    return `no round measured both${failure ? `: ${failure.errorType}: ${failure.message}` : ""}`;
+  }
+  return {
+    metric,
+    rounds: compared.n,
+    asIsMs: compared.medianA!,
+    fixedMs: compared.medianB!,
+    deltaMs: compared.diffMs!,
+    deltaCi95: compared.diffCi95,
+    ratio: compared.ratio!,
+    ratioCi95: compared.ratioCi95,
+  };
+}
+
+/** Measures each fixed copy against its function over `rounds` rounds in the lab, and records the cost on its finding. */
+export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number, progress: Progress): Promise<void> {
+  if (builds.fixes.length === 0) return;
+  const variantOf = (name: string, functionName: string, original: string): BenchVariant => ({
+    name,
+    function: original,
+    profile: "as built",
+    runtime: lab.lambda.served(functionName).runsOn.name,
+    functionName,
+    event: functionEvent(lab.lambda.served(original)),
+  });
+  const originals = [...new Set(builds.fixes.map((fix) => fix.function))];
+  const variants = [
+    ...originals.map((fn) => variantOf(fn, fn, fn)),
+    ...builds.fixes.map((fix) => variantOf(`${fix.function} with ${fix.finding.id} fixed`, fix.copyId, fix.function)),
+  ];
+  const run = await runBench({
+    client: labClient(lab),
+    variants,
+    rounds,
+    runId: randomBytes(4).toString("hex"),
+    retire: (functionName) => lab.lambda.reclaimIdle(functionName),
+    onStep: ({ round, variant, ok }) => progress.tick(`round ${round + 1}/${rounds} ${variant.name}${ok ? "" : " FAILED"}`),
+  });
+  const resultOf = (functionName: string) => run.variants.find((variant) => variant.functionName === functionName)!;
+  for (const fix of builds.fixes) {
+    const cost = measuredCost(resultOf(fix.function), resultOf(fix.copyId), fix.fix.metric);
+    if (typeof cost === "string") fix.finding.whyNotMeasured = cost;
+    else {
+      fix.finding.measured = cost;
+      fix.finding.whyNotMeasured = null;
+    }
+  }
+}
+
+/** Cold starts the measuring step makes: every function with a fix and every fixed copy, each round. */
+export const coldStartsOf = (builds: FixedBuilds, rounds: number) => rounds * (new Set(builds.fixes.map((fix) => fix.function)).size + builds.fixes.length);

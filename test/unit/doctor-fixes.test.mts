@@ -1,0 +1,184 @@
+// How the doctor builds each finding's fix (doctor/fixes.mts), the template of fixed copies it
+// builds them from, and what a measurement makes of a run's samples (doctor/measure.mts).
+// The real builds and cold starts are in test/integration/doctor.test.mts.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
+import type { Sample, VariantResult } from "../../core/cold-starts.mts";
+import type { TemplateResourceEntry } from "../../core/template.mts";
+import type { BuiltFunction } from "../../doctor/artifact.mts";
+import type { CheckId } from "../../doctor/findings.mts";
+import { type BuildFix, fixFor } from "../../doctor/fixes.mts";
+import { fixesTemplate, measuredCost } from "../../doctor/measure.mts";
+import { built } from "../support/built-function.mts";
+
+/** The resource after the fix's rewrite, or why there is no fix. */
+function fixed(id: CheckId, fn: BuiltFunction, resource: TemplateResourceEntry = { Type: "AWS::Serverless::Function" }): TemplateResourceEntry | string {
+  const fix = fixFor(id, fn);
+  if ("why" in fix) return fix.why;
+  const copy = structuredClone(resource);
+  fix.rewrite(copy);
+  return copy;
+}
+
+const esbuilt = (buildProperties: Record<string, unknown>, environment: Record<string, unknown> = {}) =>
+  built({ pipeline: false, fn: { buildMethod: "esbuild", buildProperties, environment } });
+const withProperties = (BuildProperties: Record<string, unknown>): TemplateResourceEntry => ({
+  Type: "AWS::Serverless::Function",
+  Metadata: { BuildMethod: "esbuild", BuildProperties },
+});
+
+describe("this project's pipeline: a fix is a build profile or property", () => {
+  it.each(["runtime-sdk", "credential-providers"] as const)("%s: the Optimized profile", (id) => {
+    const resource = { Type: "AWS::Serverless::Function", Metadata: { BuildMethod: "makefile", BuildProperties: { Profile: "Raw" } } };
+    expect(fixed(id, built(), resource)).toEqual({ ...resource, Metadata: { BuildMethod: "makefile", BuildProperties: { Profile: "Optimized" } } });
+  });
+
+  it("commonjs: no Format (the pipeline builds ES modules)", () => {
+    const resource = { Type: "AWS::Serverless::Function", Metadata: { BuildProperties: { Profile: "Optimized", Format: "cjs" } } };
+    expect(fixed("commonjs", built(), resource)).toEqual({ Type: "AWS::Serverless::Function", Metadata: { BuildProperties: { Profile: "Optimized" } } });
+  });
+
+  it("keep-alive-off by the build's Define: KEEP_ALIVE true, the other constants kept; measured on a warm invoke", () => {
+    const fn = built({ fn: { buildProperties: { Define: { KEEP_ALIVE: false, STAGE: "x" } } } });
+    expect(fixed("keep-alive-off", fn, withProperties({ Define: { KEEP_ALIVE: false, STAGE: "x" } }))).toEqual(
+      withProperties({ Define: { KEEP_ALIVE: true, STAGE: "x" } }),
+    );
+    expect((fixFor("keep-alive-off", fn) as BuildFix).metric).toBe("warm");
+  });
+
+  it("keep-alive-off in the function's code: no build fixes it", () => {
+    const fn = built({ ownCode: [{ file: "src/a.mts", text: "new NodeHttpHandler({ httpsAgent: { keepAlive: false } })" }] });
+    expect(fixed("keep-alive-off", fn)).toBe("keepAlive: false is in the function's code: the fix is a change to it");
+  });
+});
+
+describe("SAM's esbuild builder: a fix is a BuildProperties change", () => {
+  it("runtime-sdk: the SDK leaves External, the providers Lambda never reaches join it, other externals stay", () => {
+    const fn = esbuilt({ External: ["@aws-sdk/*", "@smithy/*", "pg-native"] });
+    expect(fixed("runtime-sdk", fn, withProperties({ External: ["@aws-sdk/*", "@smithy/*", "pg-native"] }))).toEqual(
+      withProperties({ External: ["pg-native", ...UNUSED_CREDENTIAL_PROVIDERS] }),
+    );
+  });
+
+  it("credential-providers: added to External, written as a list or as one comma-separated string", () => {
+    expect(fixed("credential-providers", esbuilt({}), withProperties({ External: "pg-native, sharp" }))).toEqual(
+      withProperties({ External: ["pg-native", "sharp", ...UNUSED_CREDENTIAL_PROVIDERS] }),
+    );
+  });
+
+  it("commonjs: an ES module with the .mjs extension Node needs", () => {
+    expect(fixed("commonjs", esbuilt({ Format: "cjs" }), withProperties({ Format: "cjs", Target: "node22" }))).toEqual(
+      withProperties({ Format: "esm", Target: "node22", OutExtension: [".js=.mjs"] }),
+    );
+  });
+
+  it("esbuild-target: the runtime's Node", () => {
+    const fn = built({ pipeline: false, fn: { buildMethod: "esbuild", runtime: "nodejs20.x" } });
+    expect(fixed("esbuild-target", fn, withProperties({ Target: "es2020" }))).toEqual(withProperties({ Target: "node20" }));
+  });
+
+  it("source-maps: Sourcemap off, and NODE_OPTIONS without --enable-source-maps as the function's own variable (it overrides the Globals')", () => {
+    const fn = esbuilt({ Sourcemap: true }, { NODE_OPTIONS: "--enable-source-maps --max-old-space-size=400" });
+    expect(fixed("source-maps", fn, { ...withProperties({ Sourcemap: true }), Properties: { Environment: { Variables: { A: "1" } } } })).toEqual({
+      ...withProperties({ Sourcemap: false }),
+      Properties: { Environment: { Variables: { A: "1", NODE_OPTIONS: "--max-old-space-size=400" } } },
+    });
+  });
+});
+
+it.each([
+  ["runtime-sdk", /^the function is not bundled \(SAM's npm builder\)/],
+  ["commonjs", /^the function is not bundled: making its handler an ES module is a change to its code$/],
+] as const)("%s of a function no bundler builds: not measured, and why", (id, why) => {
+  expect(fixed(id, built({ pipeline: false, fn: { buildMethod: null } }))).toMatch(why);
+});
+
+it.each([
+  ["environment-variables", /^the lab does not play Lambda's decryption of environment variables/],
+  ["code-cache-mismatch", /^the fix runs the function where the cache was made/],
+] as const)("%s: not measured, and why", (id, why) => {
+  expect(fixed(id, built())).toMatch(why);
+});
+
+describe("the template of fixed copies", () => {
+  const app = mkdtempSync(join(tmpdir(), "doctor-fixes-"));
+  const templateFile = join(app, "template.yaml");
+  writeFileSync(
+    templateFile,
+    `Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function: { CodeUri: src/, Runtime: nodejs22.x }
+Resources:
+  Table: { Type: AWS::DynamoDB::Table }
+  Deps: { Type: AWS::Serverless::LayerVersion, Properties: { ContentUri: layer/ } }
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: esbuild, BuildProperties: { Format: cjs } }
+    Properties:
+      Handler: a.handler
+      AutoPublishAlias: live
+      Environment: { Variables: { TABLE: !Ref Table } }
+      Events: { Get: { Type: HttpApi, Properties: { Path: /a, Method: GET } } }
+  Other: { Type: AWS::Serverless::Function, Properties: { Handler: b.handler, CodeUri: other/ } }
+Outputs:
+  FnArn: { Value: !GetAtt Fn.Arn }
+`,
+  );
+  const fix = fixFor("commonjs", esbuilt({ Format: "cjs" })) as BuildFix;
+  const template = fixesTemplate(templateFile, [{ function: "Fn", finding: {} as never, fix, copyId: "FnFixedCommonjs" }]) as {
+    Globals: { Function: Record<string, unknown> };
+    Resources: Record<string, TemplateResourceEntry>;
+  };
+
+  it("holds the fixed copies instead of the functions, and the app's other resources", () => {
+    expect(Object.keys(template.Resources)).toEqual(["Table", "Deps", "FnFixedCommonjs"]);
+    expect(template).not.toHaveProperty("Outputs");
+  });
+
+  it("a copy is the function with the fix, without its routes, alias or provisioned environments", () => {
+    expect(template.Resources.FnFixedCommonjs).toEqual({
+      Type: "AWS::Serverless::Function",
+      Metadata: { BuildMethod: "esbuild", BuildProperties: { Format: "esm", OutExtension: [".js=.mjs"] } },
+      Properties: { Handler: "a.handler", Environment: { Variables: { TABLE: { Ref: "Table" } } } },
+    });
+  });
+
+  it("its code paths are the app's, made absolute: the template lives elsewhere", () => {
+    expect(template.Globals.Function.CodeUri).toBe(join(app, "src"));
+    expect(template.Resources.Deps!.Properties!.ContentUri).toBe(join(app, "layer"));
+  });
+});
+
+describe("a measurement", () => {
+  const sample = (round: number, initMs: number, warmE2eMs: number | null = null): Sample => ({ round, initMs, e2eMs: initMs + 5, durationMs: 3, warmE2eMs });
+  const variant = (samples: Sample[], failures: VariantResult["failures"] = []): VariantResult => ({
+    name: "x",
+    function: "x",
+    profile: "as built",
+    runtime: "node22",
+    functionName: "x",
+    samples,
+    initMs: samples.map((s) => s.initMs),
+    e2eMs: samples.map((s) => s.e2eMs),
+    failures,
+  });
+
+  it("pairs rounds both measured: p50s, the median difference (as it is − fixed) and the ratio", () => {
+    const cost = measuredCost(variant([sample(0, 100), sample(1, 110), sample(2, 130)]), variant([sample(0, 80), sample(2, 100), sample(3, 1)]), "init");
+    expect(cost).toMatchObject({ metric: "init", rounds: 2, asIsMs: 115, fixedMs: 90, deltaMs: 25, ratio: 115 / 90 });
+  });
+
+  it("a warm measurement reads the warm invokes, leaving out rounds whose warm invoke failed", () => {
+    const cost = measuredCost(variant([sample(0, 100, 30), sample(1, 100, null)]), variant([sample(0, 100, 20), sample(1, 100, 20)]), "warm");
+    expect(cost).toMatchObject({ metric: "warm", rounds: 1, deltaMs: 10, deltaCi95: null });
+  });
+
+  it("no round measured both: why, with the first failure", () => {
+    const failure = { round: 0, phase: "cold" as const, errorType: "Runtime.ImportModuleError", message: "Cannot find module 'a'" };
+    expect(measuredCost(variant([sample(0, 100)]), variant([], [failure]), "init")).toBe(
+      "no round measured both: Runtime.ImportModuleError: Cannot find module 'a'",
+    );
+  });
+});
