@@ -118,7 +118,7 @@ function keepAliveTurnedOff(code: OwnCode): number[] {
   const isFalse = (node: ts.Expression) =>
     node.kind === ts.SyntaxKind.FalseKeyword ||
     (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.ExclamationToken && ts.isNumericLiteral(node.operand) && node.operand.text !== "0");
-  // In a branch, whether keep-alive is off depends on run time: the measuring step's to find out.
+  // In a branch, whether keep-alive is off depends on run time: not a finding the build can show.
   const inBranch = (node: ts.Node): boolean => {
     for (let child = node, parent = node.parent; parent; child = parent, parent = parent.parent) {
       if (ts.isConditionalExpression(parent) && child !== parent.condition) return true;
@@ -163,7 +163,7 @@ function keepAliveOff(built: BuiltFunction): string | null {
 /**
  * A Warp build's V8 code cache (sdk.<arch>.cache beside the handler, builder/code-cache.mts):
  * V8 takes it only on the CPU architecture and Node version it was made on. The build records
- * no memory size (its node flags count too): checking that needs the measuring step.
+ * no memory size (its node flags count too): the lab's traced cold start checks that (doctor/dynamic.mts).
  */
 function codeCacheMismatch({ fn, besideHandler }: BuiltFunction): string | null {
   const caches = besideHandler.filter((file) => /^sdk\.[\w-]+\.cache$/.test(file));
