@@ -60,7 +60,7 @@ async function inTheLab(
   report: DoctorReport,
 ): Promise<boolean> {
   say("building each finding's fix (sam build of a template of fixed copies)");
-  const builds = await buildFixes(templateFile, overrides, examined);
+  const builds = await buildFixes(templateFile, overrides, examined, say);
   try {
     say("starting the lab (local AWS with the template's resources, Lambda API)");
     await withLab(

@@ -92,11 +92,25 @@ export function fixesTemplate(templateFile: string, fixes: PlannedFix[]): Record
   return { ...rest, Resources: resources };
 }
 
-/** Builds every fixable finding's copy; a failed build marks those findings not measured and builds none. */
+/** SAM's own line saying why a build failed (its "Error: ..." line), else its output's last line. */
+export function samFailureLine(output: string): string {
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return lines.find((line) => line.startsWith("Error: ")) ?? lines.at(-1) ?? "sam build failed";
+}
+
+/**
+ * Builds every fixable finding's copy: all in one sam build, and when that fails, each alone, so
+ * one fix that does not build costs only its own measurement. A copy is measured only once its
+ * own build shows the finding gone.
+ */
 export async function buildFixes(
   templateFile: string,
   overrides: Record<string, string>,
   examined: { built: BuiltFunction; findings: Finding[] }[],
+  say: (line: string) => void,
 ): Promise<FixedBuilds> {
   const fixes = planFixes(examined);
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-"));
@@ -104,24 +118,40 @@ export async function buildFixes(
   if (fixes.length === 0) return { fixes, functions: [], cleanup };
   const fixesFile = join(scratch, "template.json");
   writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, fixes), null, 2)}\n`);
-  const buildDir = join(scratch, "build");
+  const build = (buildDir: string, resources?: string[]) =>
+    samBuild({ template: fixesFile, resources, appDir: appDirOf(templateFile), buildDir, quiet: true, env: { WARPSTART_TEMPLATE: fixesFile } });
+  /** Each copy as built, or why it is not. */
+  const copies = new Map<string, TemplateFunction | string>();
+  const readBuilt = (buildDir: string, ids: string[]) => {
+    const functions = readTemplate(join(buildDir, "template.yaml"), overrides).functions;
+    for (const id of ids) copies.set(id, functions.find((fn) => fn.logicalId === id) ?? `sam build did not build the fixed copy ${id}`);
+  };
   try {
-    await samBuild({ template: fixesFile, appDir: appDirOf(templateFile), buildDir, quiet: true, env: { WARPSTART_TEMPLATE: fixesFile } });
-  } catch (error) {
-    for (const { finding } of fixes) finding.whyNotMeasured = `the build with the fix failed: ${errorMessage(error)}`;
-    return { fixes: [], functions: [], cleanup };
+    await build(join(scratch, "build"));
+    readBuilt(
+      join(scratch, "build"),
+      fixes.map((fix) => fix.copyId),
+    );
+  } catch {
+    say("the fixed copies did not build together: building each alone");
+    for (const { copyId } of fixes) {
+      try {
+        await build(join(scratch, `build-${copyId}`), [copyId]);
+        readBuilt(join(scratch, `build-${copyId}`), [copyId]);
+      } catch (error) {
+        copies.set(copyId, `the build with the fix failed: ${samFailureLine(errorMessage(error))}`);
+      }
+    }
   }
-  // A copy is measured only once its own build shows the finding gone.
-  const builtCopies = readTemplate(join(buildDir, "template.yaml"), overrides).functions;
   const measurable: PlannedFix[] = [];
   for (const fix of fixes) {
-    const copy = builtCopies.find((fn) => fn.logicalId === fix.copyId);
-    const why = copy ? await whyNotFixed(copy, fix.finding.id) : `sam build did not build the fixed copy ${fix.copyId}`;
+    const copy = copies.get(fix.copyId)!;
+    const why = typeof copy === "string" ? copy : await whyNotFixed(copy, fix.finding.id);
     if (why) fix.finding.whyNotMeasured = why;
     else measurable.push(fix);
   }
-  const copies = new Set(measurable.map((fix) => fix.copyId));
-  return { fixes: measurable, functions: builtCopies.filter((fn) => copies.has(fn.logicalId)), cleanup };
+  const functions = measurable.map((fix) => copies.get(fix.copyId) as TemplateFunction);
+  return { fixes: measurable, functions, cleanup };
 }
 
 /** Why a fixed copy cannot be measured: its build still has the finding, or cannot be read (null: the fix is in). */
@@ -147,7 +177,8 @@ export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: 
   const compared = pairedComparison(byRound(asIs), byRound(fixed));
   if (compared.n === 0) {
     const failure = [...asIs.failures, ...fixed.failures][0];
-    return `no round measured both${failure ? `: ${failure.errorType}: ${failure.message}` : ""}`;
+    // The runtime's first line says what failed (Node adds advice on the lines after it).
+    return `no round measured both${failure ? `: ${failure.errorType}: ${failure.message.split("\n")[0]}` : ""}`;
   }
   return {
     metric,

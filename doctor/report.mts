@@ -6,6 +6,7 @@ import type { BundleSize, DoctorReport, Finding, FunctionReport, MeasuredCost } 
 
 const NOT_MEASURED = "not measured";
 
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value: number) => `${value > 0 ? "+" : ""}${value.toFixed(1)} ms`;
 const interval = ([low, high]: [number, number], digits: number) => `[${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
@@ -21,7 +22,7 @@ function measuredDelta({ measured }: Finding): string {
 function measurement({ measured, whyNotMeasured }: Finding): string {
   if (!measured) return `not measured: ${whyNotMeasured}`;
   const ratio = `×${measured.ratio.toFixed(2)}${measured.ratioCi95 ? ` ${interval(measured.ratioCi95, 2)}` : ""}`;
-  return `measured: ${METRIC[measured.metric]} p50 ${measured.asIsMs.toFixed(1)} ms as it is, ${measured.fixedMs.toFixed(1)} ms fixed (${ratio}, ${measured.rounds} rounds)`;
+  return `measured: ${METRIC[measured.metric]} p50 ${measured.asIsMs.toFixed(1)} ms as it is, ${measured.fixedMs.toFixed(1)} ms fixed (${ratio}, ${plural(measured.rounds, "round")})`;
 }
 
 const fixed1 = (value: number) => value.toFixed(1);
@@ -45,7 +46,6 @@ export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
   return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${report.measuring.rounds} rounds in the lab, the function and its fixes in a shuffled order each round (${report.measuring.lab}).`;
 }
 
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 function findingsTable(fn: FunctionReport, format: TableFormat): string {
   return renderTable(

@@ -2,9 +2,10 @@
 // once by the doctor's own `sam build` (the project's makefile pipeline; SAM's esbuild and npm
 // builders), give each function exactly the findings it is named after, and Clean none; each
 // function's cold start traced in the lab; each fixable finding built fixed (its build without
-// the finding) and measured against the function as it is, the others saying why not; the
-// project's template (built by globalSetup): Raw's SDK from the runtime, Warp clean. Bad input:
-// one line saying what is wrong, and the exit code. --json's shape, --markdown, --fail-on.
+// the finding) and measured against the function as it is, the others saying why not (a fix that
+// does not build among them); the project's template (built by globalSetup): Raw's SDK from the
+// runtime, Warp clean. Bad input: one line saying what is wrong, and the exit code. --json's
+// shape, --markdown, --fail-on.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -180,6 +181,18 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
   expect(whyNot("makefile", "CodeCacheMismatch", "code-cache-mismatch")).toMatch(/^the fix runs the function where the cache was made/);
   expect(whyNot("esbuild", "Unbundled", "runtime-sdk")).toMatch(/^the function is not bundled \(SAM's npm builder\)/);
 });
+
+it("a fix that does not build (a client this project does not install) costs only its own measurement, with SAM's reason", () => {
+  const json = join(out, "fix-fails.json");
+  const run = doctor("--template", `${FIXTURES}/fix-fails/template.yaml`, "--rounds", "1", "--json", json);
+  expect(outputOf(run)).toMatchObject({ status: 0 });
+  const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
+  expect(measuredIds(report)).toEqual({ RuntimeSdk: ["runtime-sdk"], RuntimeSdkNotInstalled: [] });
+  expect(report.functions[1]!.findings[0]!.whyNotMeasured).toBe(
+    'the build with the fix failed: Error: NodejsNpmEsbuildBuilder:EsbuildBundle - Esbuild Failed: ✘ [ERROR] Could not resolve "@aws-sdk/client-sso"',
+  );
+  expect(run.stderr).toContain("== the fixed copies did not build together: building each alone");
+}, 120_000);
 
 it("an INIT that fails in the lab: a finding with the runtime's error, and the rest examined", () => {
   const initError = examined.makefile!.report.functions.find((fn) => fn.name === "InitError")!;

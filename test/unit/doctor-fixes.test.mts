@@ -10,7 +10,7 @@ import type { TemplateResourceEntry } from "../../core/template.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
 import type { CheckId } from "../../doctor/findings.mts";
 import { type BuildFix, fixFor } from "../../doctor/fixes.mts";
-import { fixesTemplate, measuredCost } from "../../doctor/measure.mts";
+import { fixesTemplate, measuredCost, samFailureLine } from "../../doctor/measure.mts";
 import { built } from "../support/built-function.mts";
 
 /** The resource after the fix's rewrite, or why there is no fix. */
@@ -181,4 +181,15 @@ describe("a measurement", () => {
       "no round measured both: Runtime.ImportModuleError: Cannot find module 'a'",
     );
   });
+});
+
+it.each([
+  [
+    "Building codeuri: /app\n\nBuild Failed\nError: NodejsNpmEsbuildBuilder:EsbuildBundle - Esbuild Failed: x\n\n    a.ts:3:26:\n1 error\n",
+    "Error: NodejsNpmEsbuildBuilder:EsbuildBundle - Esbuild Failed: x",
+  ],
+  ["sam build failed (exit 1):\nsomething broke\n\n", "something broke"],
+  ["", "sam build failed"],
+])("SAM's reason for a failed build, in one line: %j", (output, line) => {
+  expect(samFailureLine(output)).toBe(line);
 });
