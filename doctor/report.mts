@@ -46,7 +46,6 @@ export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
   return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${report.measuring.rounds} rounds in the lab, the function and its fixes in a shuffled order each round (${report.measuring.lab}).`;
 }
 
-
 function findingsTable(fn: FunctionReport, format: TableFormat): string {
   return renderTable(
     ["Finding", "Severity", "Measured Δ", "Fix"],
