@@ -9,6 +9,7 @@ import { join, relative, resolve } from "node:path";
 import { errorMessage, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
+import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type SamTemplate } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
@@ -17,7 +18,7 @@ import { samBuild } from "../lab/sam.mts";
 import { ArtifactError, type BuiltFunction, readBuiltFunction } from "./artifact.mts";
 import { examine, runtimeLabel, whyNotExamined } from "./checks.mts";
 import { traceInLab } from "./dynamic.mts";
-import { type DoctorReport, type Finding, failsAt, type Severity } from "./findings.mts";
+import { type DoctorReport, type Finding, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
 import { buildFixes, coldStartsOf, measureFixes } from "./measure.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
@@ -59,22 +60,35 @@ async function inTheLab(
   rounds: number,
   report: DoctorReport,
 ): Promise<boolean> {
+  // The lab runs the runtimes of core/runtimes.mts: a function on another is examined, not run.
+  const runnable = examined.filter(({ built, findings }) => {
+    try {
+      runtimeOf(built.fn);
+      return true;
+    } catch (error) {
+      const fn = report.functions.find((candidate) => candidate.name === built.fn.logicalId)!;
+      fn.whyNotTraced = errorMessage(error);
+      for (const finding of findings) finding.whyNotMeasured = fn.whyNotTraced;
+      return false;
+    }
+  });
+  if (runnable.length === 0) return true;
   say("building each finding's fix (sam build of a template of fixed copies)");
-  const builds = await buildFixes(templateFile, overrides, examined, say);
+  const builds = await buildFixes(templateFile, overrides, runnable, say);
   try {
     say("starting the lab (local AWS with the template's resources, Lambda API)");
     await withLab(
       {
         template: builtTemplateOf(templateFile),
         parameterOverrides: overrides,
-        only: examined.map(({ built }) => built.fn.logicalId),
+        only: runnable.map(({ built }) => built.fn.logicalId),
         extraFunctions: builds.functions,
       },
       async (lab) => {
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
-        for (const [index, { built }] of examined.entries()) {
+        for (const [index, { built }] of runnable.entries()) {
           const fn = report.functions.find((candidate) => candidate.name === built.fn.logicalId)!;
-          say(`tracing a cold start of ${fn.name} (${index + 1}/${examined.length})`);
+          say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, fn, built);
         }
         const total = coldStartsOf(builds, rounds);
@@ -89,7 +103,9 @@ async function inTheLab(
   } catch (error) {
     // The static findings stand; the ones left to measure say why they are not.
     console.error(`error: the lab failed, so nothing more is measured: ${errorMessage(error)}`);
-    for (const { finding } of builds.fixes) if (!finding.measured) finding.whyNotMeasured = `the lab failed: ${errorMessage(error).split("\n")[0]}`;
+    const why = `the lab failed: ${errorMessage(error).split("\n")[0]}`;
+    for (const { finding } of builds.fixes) if (!finding.measured) finding.whyNotMeasured = why;
+    for (const fn of report.functions) if (!fn.init && fn.whyNotTraced === STATIC_ONLY) fn.whyNotTraced = why;
     return false;
   } finally {
     builds.cleanup();

@@ -136,7 +136,7 @@ export interface DoctorReport {
   template: string;
   functions: FunctionReport[];
   skipped: SkippedFunction[];
-  /** How the measuring step ran (null: --static). */
+  /** How the measuring step ran (null: nothing ran in the lab). */
   measuring: { rounds: number; lab: string } | null;
 }
 

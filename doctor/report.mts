@@ -42,7 +42,7 @@ function initLines(fn: FunctionReport): string[] {
 
 /** What Measured Δ means in this report. */
 export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
-  if (!report.measuring) return "Measured Δ: not measured (--static: the static checks only).";
+  if (!report.measuring) return "Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).";
   return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${report.measuring.rounds} rounds in the lab, the function and its fixes in a shuffled order each round (${report.measuring.lab}).`;
 }
 

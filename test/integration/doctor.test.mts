@@ -76,6 +76,7 @@ it("SAM's esbuild builder (and its npm builder, Unbundled): each function has ex
     SourceMaps: ["environment-variables", "source-maps"],
     KeepAliveOff: ["keep-alive-off"],
     Unbundled: ["runtime-sdk"],
+    OnNode20: [],
   });
 });
 
@@ -173,6 +174,7 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
     SourceMaps: ["source-maps"],
     KeepAliveOff: [],
     Unbundled: [],
+    OnNode20: [],
   });
   const whyNot = (app: string, fn: string, id: string) =>
     examined[app]!.report.functions.find((found) => found.name === fn)!.findings.find((found) => found.id === id)!.whyNotMeasured;
@@ -214,6 +216,12 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
   expect(clean.init!.builtins).toEqual(expect.arrayContaining(["node:tls", "node:https"]));
   const plain = examined.esbuild!.report.functions.find((fn) => fn.name === "EsbuildTarget")!;
   expect(plain.init).toMatchObject({ awsCalls: [], phases: { topLevelWorkMs: 0 } });
+  // A runtime the lab does not run: examined all the same, and why it is not traced.
+  expect(examined.esbuild!.report.functions.find((fn) => fn.name === "OnNode20")).toMatchObject({
+    runtime: "nodejs20.x",
+    init: null,
+    whyNotTraced: expect.stringMatching(/^OnNode20: the lab cannot run Runtime nodejs20\.x; it runs node22, node24, deno, bun/),
+  });
 });
 
 it("the terminal's report: a table per function, what each fix bought, the fix and its README section, progress on stderr", () => {
@@ -237,7 +245,7 @@ it("--static: the static checks only, no lab", () => {
   expect(outputOf(run)).toMatchObject({ status: 0 });
   expect(run.stdout).toMatch(/^commonjs +warn +not measured +build an ES module/m);
   expect(run.stdout).toContain("INIT not traced: the doctor ran its static checks only (--static)");
-  expect(run.stdout).toContain("Measured Δ: not measured (--static: the static checks only).");
+  expect(run.stdout).toContain("Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).");
   expect(run.stderr).not.toContain("== starting the lab");
 });
 

@@ -177,7 +177,7 @@ it("the terminal's report (--static): a table per function with its fixes, what 
   expect(text).toContain("  runtime-sdk: imports @aws-sdk/client-sts unbundled\n    not measured: the doctor ran its static checks only (--static)");
   expect(text).toContain("Clean (nodejs22.x): no findings, 2 checks passed; INIT loads 1.0 KiB");
   expect(text).toContain("skipped Py (python3.13): python3.13 is not Node.js");
-  expect(text).toContain("Measured Δ: not measured (--static: the static checks only).");
+  expect(text).toContain("Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).");
   expect(text.trimEnd().split("\n").at(-1)).toBe("2 findings in 2 functions (1 error, 0 warn, 1 info), 1 skipped");
 });
 
