@@ -11,7 +11,7 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { type BenchVariant, runBench } from "../core/cold-starts.mts";
+import { type ColdStartVariant, runColdStarts } from "../core/cold-starts.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
@@ -164,7 +164,7 @@ export async function describeStack(
 }
 
 /** hyperfine's process-start comparison of every measured cell and of an empty handler on each runtime, calling the local AWS. */
-function processStart(lab: Lab, cells: Array<BenchVariant & { label: string }>, runtimes: string[], rounds: number, out: string): Promise<ProcessStart> {
+function processStart(lab: Lab, cells: Array<ColdStartVariant & { label: string }>, runtimes: string[], rounds: number, out: string): Promise<ProcessStart> {
   const measured = cells.map((cell) => startCell(cell.label, cell.name, lab.lambda.served(cell.functionName)));
   const empty = runtimes.map((runtime) => {
     const fn = lab.lambda.served(cells.find((cell) => cell.runtime === runtime)!.functionName);
@@ -238,7 +238,7 @@ async function main(): Promise<number> {
       target = { kind: "local", endpoint: lab.endpoint, fidelity: lab.fidelity };
     }
 
-    const variants: BenchVariant[] = targets.flatMap((entry) =>
+    const variants: ColdStartVariant[] = targets.flatMap((entry) =>
       cells.map((cell) => {
         const functionName = entry.functionName(cell);
         if (!functionName)
@@ -255,7 +255,7 @@ async function main(): Promise<number> {
       }),
     );
     const runtimes = targets.map((entry) => entry.runtime);
-    const label = (variant: BenchVariant) => cellLabel({ runtimes }, variant);
+    const label = (variant: ColdStartVariant) => cellLabel({ runtimes }, variant);
 
     const steps = opts.rounds * variants.length;
     console.error(
@@ -264,7 +264,7 @@ async function main(): Promise<number> {
     const progress = createProgress(steps, { stream: process.stderr, label: "cold starts" });
     const startedAt = new Date().toISOString();
     const localLab = lab;
-    const run = await runBench({
+    const run = await runColdStarts({
       client,
       variants,
       rounds: opts.rounds,

@@ -49,7 +49,7 @@ export interface VariantResult {
 }
 
 /** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
-export interface BenchVariant {
+export interface ColdStartVariant {
   name: string;
   function: string;
   profile: string;
@@ -63,11 +63,11 @@ export interface BenchVariant {
 
 export interface RunOptions {
   client: LambdaClient;
-  variants: BenchVariant[];
+  variants: ColdStartVariant[];
   rounds: number;
   /** Tags each forced update, so concurrent runs never reuse each other's description. */
   runId: string;
-  onStep?: (done: { round: number; variant: BenchVariant; ok: boolean }) => void;
+  onStep?: (done: { round: number; variant: ColdStartVariant; ok: boolean }) => void;
   /**
    * Ends a cell's environment once it is measured. The lab needs it: an idle environment of one
    * cell would keep a file another cell's cold start must read from storage (a custom runtime's
@@ -91,7 +91,7 @@ class InvokeFailure extends Error {
   }
 }
 
-export async function runBench(options: RunOptions): Promise<RunOutcome> {
+export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
   const results = new Map<string, VariantResult>(
@@ -161,7 +161,7 @@ async function forceColdStart(client: LambdaClient, functionName: string, descri
   await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 120 }, { FunctionName: functionName });
 }
 
-async function invoke(client: LambdaClient, variant: BenchVariant): Promise<{ e2eMs: number; log: string; payload: string }> {
+async function invoke(client: LambdaClient, variant: ColdStartVariant): Promise<{ e2eMs: number; log: string; payload: string }> {
   const request = new InvokeCommand({ FunctionName: variant.functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(variant.event)) });
   const started = performance.now();
   const response = await client.send(request);

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../core/cli.mts";
-import { type BenchVariant, runBench, type VariantResult } from "../core/cold-starts.mts";
+import { type ColdStartVariant, runColdStarts, type VariantResult } from "../core/cold-starts.mts";
 import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
@@ -195,7 +195,7 @@ export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: 
 /** Measures each fixed copy against its function over `rounds` rounds in the lab, and records the cost on its finding. */
 export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number, progress: Progress): Promise<void> {
   if (builds.fixes.length === 0) return;
-  const variantOf = (name: string, functionName: string, original: string): BenchVariant => ({
+  const variantOf = (name: string, functionName: string, original: string): ColdStartVariant => ({
     name,
     function: original,
     profile: "as built",
@@ -208,7 +208,7 @@ export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number
     ...originals.map((fn) => variantOf(fn, fn, fn)),
     ...builds.fixes.map((fix) => variantOf(`${fix.function} with ${fix.finding.id} fixed`, fix.copyId, fix.function)),
   ];
-  const run = await runBench({
+  const run = await runColdStarts({
     client: labClient(lab),
     variants,
     rounds,

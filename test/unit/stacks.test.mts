@@ -4,7 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { describeStack } from "../../bench/cli.mts";
-import { runBench } from "../../core/cold-starts.mts";
+import { runColdStarts } from "../../core/cold-starts.mts";
 import { stackApiUrl } from "../../load_test/run.mts";
 
 const cloudformation = mockClient(CloudFormationClient);
@@ -74,7 +74,7 @@ describe("the bench's loop against a Lambda API", () => {
       .on(InvokeCommand)
       .resolvesOnce({ StatusCode: 200, Payload: body, LogResult: report(123.45) })
       .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
-    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
     expect(run.variants[0]).toMatchObject({
       failures: [],
       initMs: [123.45],
@@ -98,7 +98,7 @@ describe("the bench's loop against a Lambda API", () => {
       return { StatusCode: 200, Payload: body, LogResult: report(invokes++ % 2 === 0 ? 80 : undefined) }; // cold, warm, cold, warm
     });
     const other = { ...variant, name: "Other", functionName: "stack-Other-abc" };
-    const run = await runBench({
+    const run = await runColdStarts({
       client: new LambdaClient({ region: "eu-west-1" }),
       variants: [variant, other],
       rounds: 1,
@@ -121,7 +121,7 @@ describe("the bench's loop against a Lambda API", () => {
     lambda.on(UpdateFunctionConfigurationCommand).resolves({});
     lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: body, LogResult: report() });
-    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
     expect(run.variants[0]).toMatchObject({ samples: [], failures: [{ round: 0, phase: "cold", errorType: "NotCold" }] });
   });
 
@@ -134,7 +134,7 @@ describe("the bench's loop against a Lambda API", () => {
       Payload: blob(JSON.stringify({ errorType: "Runtime.InitError", errorMessage: "boom" })),
       LogResult: report(50),
     });
-    const run = await runBench({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 2, runId: "t" });
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 2, runId: "t" });
     expect(run.variants[0]!.failures).toEqual([0, 1].map((round) => ({ round, phase: "cold", errorType: "Runtime.InitError", message: "boom" })));
   });
 });
