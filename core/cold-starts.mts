@@ -28,7 +28,8 @@ export interface Failure {
   message: string;
 }
 
-export interface VariantResult {
+/** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
+export interface ColdStartVariant {
   /** How tables name the cell: the function's logical id, followed by /<profile> when the run built it in several profiles. */
   name: string;
   /** The template function (logical id) and the build profile it ran in. */
@@ -40,25 +41,18 @@ export interface VariantResult {
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
   functionName: string;
+  /** The event each invoke sends (the function's HTTP API route event). */
+  event: unknown;
+}
+
+/** A cell and what its cold starts gave. */
+export interface VariantResult extends Omit<ColdStartVariant, "event"> {
   /** Successful rounds only, in round order; failures never enter the timings. */
   samples: Sample[];
   /** Same order as samples: the arrays most consumers want. */
   initMs: number[];
   e2eMs: number[];
   failures: Failure[];
-}
-
-/** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
-export interface ColdStartVariant {
-  name: string;
-  function: string;
-  profile: string;
-  /** The function this one is the Floor of, if it is one. */
-  floorOf?: string;
-  runtime: string;
-  functionName: string;
-  /** The event each invoke sends (the function's HTTP API route event). */
-  event: unknown;
 }
 
 export interface RunOptions {
@@ -95,21 +89,7 @@ export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
   const results = new Map<string, VariantResult>(
-    options.variants.map((variant) => [
-      variant.functionName,
-      {
-        name: variant.name,
-        function: variant.function,
-        profile: variant.profile,
-        floorOf: variant.floorOf,
-        runtime: variant.runtime,
-        functionName: variant.functionName,
-        samples: [],
-        initMs: [],
-        e2eMs: [],
-        failures: [],
-      },
-    ]),
+    options.variants.map(({ event: _event, ...cell }) => [cell.functionName, { ...cell, samples: [], initMs: [], e2eMs: [], failures: [] }]),
   );
   const reported: RunOutcome["reported"] = {};
 

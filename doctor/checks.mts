@@ -191,6 +191,12 @@ const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error">, (built: BuiltFunct
 
 export const STATIC_CHECK_IDS = Object.keys(CHECK_FUNCTIONS) as (keyof typeof CHECK_FUNCTIONS)[];
 
+/** A built function and what the doctor says of it (the lab's steps add to the report). */
+export interface Examined {
+  built: BuiltFunction;
+  report: FunctionReport;
+}
+
 /** Every static check on one built function. */
 export function examine(built: BuiltFunction): FunctionReport {
   const found = STATIC_CHECK_IDS.map((id) => [id, CHECK_FUNCTIONS[id](built)] as const);

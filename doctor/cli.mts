@@ -15,10 +15,10 @@ import { readTemplate, type SamTemplate } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
-import { ArtifactError, type BuiltFunction, readBuiltFunction } from "./artifact.mts";
-import { examine, runtimeLabel, whyNotExamined } from "./checks.mts";
+import { ArtifactError, readBuiltFunction } from "./artifact.mts";
+import { type Examined, examine, runtimeLabel, whyNotExamined } from "./checks.mts";
 import { traceInLab } from "./dynamic.mts";
-import { type DoctorReport, type Finding, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
+import { type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
 import { buildFixes, coldStartsOf, measureFixes } from "./measure.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
@@ -53,22 +53,15 @@ function failOn(raw: string | undefined): Severity | undefined {
 }
 
 /** The lab's part: a traced cold start of each function, then each fixable finding built fixed and measured against its function as it is. */
-async function inTheLab(
-  templateFile: string,
-  overrides: Record<string, string>,
-  examined: { built: BuiltFunction; findings: Finding[] }[],
-  rounds: number,
-  report: DoctorReport,
-): Promise<boolean> {
+async function inTheLab(templateFile: string, overrides: Record<string, string>, examined: Examined[], rounds: number, report: DoctorReport): Promise<boolean> {
   // The lab runs the runtimes of core/runtimes.mts: a function on another is examined, not run.
-  const runnable = examined.filter(({ built, findings }) => {
+  const runnable = examined.filter(({ built, report: fn }) => {
     try {
       runtimeOf(built.fn);
       return true;
     } catch (error) {
-      const fn = report.functions.find((candidate) => candidate.name === built.fn.logicalId)!;
       fn.whyNotTraced = errorMessage(error);
-      for (const finding of findings) finding.whyNotMeasured = fn.whyNotTraced;
+      for (const finding of fn.findings) finding.whyNotMeasured = fn.whyNotTraced;
       return false;
     }
   });
@@ -86,10 +79,9 @@ async function inTheLab(
       },
       async (lab) => {
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
-        for (const [index, { built }] of runnable.entries()) {
-          const fn = report.functions.find((candidate) => candidate.name === built.fn.logicalId)!;
-          say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
-          await traceInLab(lab, fn, built);
+        for (const [index, examinedFunction] of runnable.entries()) {
+          say(`tracing a cold start of ${examinedFunction.report.name} (${index + 1}/${runnable.length})`);
+          await traceInLab(lab, examinedFunction);
         }
         const total = coldStartsOf(builds, rounds);
         if (total === 0) return;
@@ -171,7 +163,7 @@ async function main(): Promise<number> {
 
   const built = readOrExplain(builtTemplateOf(templateFile), overrides);
   const report: DoctorReport = { template: templateFile, functions: [], skipped, measuring: null };
-  const examinedBuilds: { built: BuiltFunction; findings: Finding[] }[] = [];
+  const examinedBuilds: Examined[] = [];
   for (const [index, fn] of examined.entries()) {
     say(`examining ${fn.logicalId} (${index + 1}/${examined.length})`);
     const builtFn = built.functions.find((candidate) => candidate.logicalId === fn.logicalId);
@@ -180,7 +172,7 @@ async function main(): Promise<number> {
       const builtFunction = await readBuiltFunction(builtFn);
       const examination = examine(builtFunction);
       report.functions.push(examination);
-      examinedBuilds.push({ built: builtFunction, findings: examination.findings });
+      examinedBuilds.push({ built: builtFunction, report: examination });
     } catch (error) {
       if (!(error instanceof ArtifactError)) throw error;
       report.skipped.push({ name: fn.logicalId, runtime: runtimeLabel(fn), why: error.message });

@@ -6,7 +6,8 @@ import { errorMessage } from "../core/cli.mts";
 import { HEAVY_BUILTINS, InitFailure, traceColdStart } from "../lab/init-trace.mts";
 import type { Lab } from "../lab/lab.mts";
 import type { BuiltFunction } from "./artifact.mts";
-import { type CheckId, type Finding, type FunctionReport, finding } from "./findings.mts";
+import type { Examined } from "./checks.mts";
+import { type CheckId, type Finding, finding } from "./findings.mts";
 import { fixFor } from "./fixes.mts";
 
 /** A finding of the trace: found after the fixes were built, so it says why it is not measured. */
@@ -17,20 +18,14 @@ function traced(id: CheckId, message: string, built: BuiltFunction): Finding {
   return found;
 }
 
-export async function traceInLab(lab: Lab, report: FunctionReport, built: BuiltFunction): Promise<void> {
+export async function traceInLab(lab: Lab, { built, report }: Examined): Promise<void> {
   try {
-    const trace = await traceColdStart(lab, lab.lambda.served(report.name));
-    report.init = {
-      initMs: trace.initMs,
-      phases: trace.phases,
-      builtins: trace.builtins,
-      heavyBuiltins: trace.builtins.filter((name) => HEAVY_BUILTINS.includes(name)),
-      awsCalls: trace.awsCalls,
-    };
+    const { codeCacheRejected, ...trace } = await traceColdStart(lab, lab.lambda.served(report.name));
+    report.init = { ...trace, heavyBuiltins: trace.builtins.filter((name) => HEAVY_BUILTINS.includes(name)) };
     report.whyNotTraced = null;
     report.passed.push("init-error");
     const staticMismatch = report.findings.some((found) => found.id === "code-cache-mismatch");
-    if (trace.codeCacheRejected && !staticMismatch) {
+    if (codeCacheRejected && !staticMismatch) {
       report.passed = report.passed.filter((id) => id !== "code-cache-mismatch");
       report.findings.push(traced("code-cache-mismatch", "V8 rejected its code cache in the lab's cold start (its log says so): INIT compiled the SDK", built));
     }

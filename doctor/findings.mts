@@ -1,6 +1,7 @@
 // What the doctor says about a function: every check it runs, how bad a problem it finds is, the
 // fix in one line (with the README section that explains it), and the report's shape (--json).
 // A finding's cost is the measuring step's (doctor/measure.mts): until it runs, `measured` is null.
+import type { InitTrace } from "../lab/init-trace.mts";
 
 export type Severity = "info" | "warn" | "error";
 const SEVERITIES: Severity[] = ["info", "warn", "error"];
@@ -101,16 +102,11 @@ export interface BundleSize {
   largestInputs: { path: string; bytes: number }[];
 }
 
-/** One traced cold start in the lab: where INIT's time went, what the handler's import loaded, the AWS calls INIT made. */
-interface InitSummary {
-  initMs: number;
-  phases: { beforeHandlerMs: number; loadingCodeMs: number; topLevelWorkMs: number; afterHandlerMs: number };
-  /** Builtins the handler's import loaded, in load order. */
-  builtins: string[];
-  /** Those of them a cold start should load only when it needs them. */
+/** One traced cold start in the lab (lab/init-trace.mts): where INIT's time went, what the handler's import loaded, the AWS calls INIT made. */
+type InitSummary = Omit<InitTrace, "codeCacheRejected"> & {
+  /** Those of its builtins a cold start should load only when it needs them. */
   heavyBuiltins: string[];
-  awsCalls: { service: string; operation: string; startMs: number; ms: number; status: number }[];
-}
+};
 
 export interface FunctionReport {
   name: string;

@@ -17,8 +17,8 @@ import { loadTemplate, readTemplate, type TemplateFunction, type TemplateResourc
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
-import { ArtifactError, type BuiltFunction, readBuiltFunction } from "./artifact.mts";
-import { examine } from "./checks.mts";
+import { ArtifactError, readBuiltFunction } from "./artifact.mts";
+import { type Examined, examine } from "./checks.mts";
 import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
 import { type BuildFix, fixFor } from "./fixes.mts";
 
@@ -44,9 +44,9 @@ export interface FixedBuilds {
 const copyIdOf = (fn: string, id: string) => `${fn}Fixed${id.replace(/(^|-)(\w)/g, (_, _dash, letter: string) => letter.toUpperCase())}`;
 
 /** Records on each finding no build fixes why it is not measured; returns the others. */
-function planFixes(examined: { built: BuiltFunction; findings: Finding[] }[]): PlannedFix[] {
-  return examined.flatMap(({ built, findings }) =>
-    findings.flatMap((finding) => {
+function planFixes(examined: Examined[]): PlannedFix[] {
+  return examined.flatMap(({ built, report }) =>
+    report.findings.flatMap((finding) => {
       const fix = fixFor(finding.id, built);
       if ("why" in fix) {
         finding.whyNotMeasured = fix.why;
@@ -109,7 +109,7 @@ export function samFailureLine(output: string): string {
 export async function buildFixes(
   templateFile: string,
   overrides: Record<string, string>,
-  examined: { built: BuiltFunction; findings: Finding[] }[],
+  examined: Examined[],
   say: (line: string) => void,
 ): Promise<FixedBuilds> {
   const fixes = planFixes(examined);
@@ -165,6 +165,9 @@ async function whyNotFixed(copy: TemplateFunction, id: CheckId): Promise<string 
   }
 }
 
+/** The functions with a fix to measure, each once. */
+const originalsOf = (builds: FixedBuilds) => [...new Set(builds.fixes.map((fix) => fix.function))];
+
 /** What one finding's fix bought, from the run's samples of the function as it is and of its fixed copy. */
 export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: MeasuredCost["metric"]): MeasuredCost | string {
   const byRound = (variant: VariantResult) =>
@@ -203,7 +206,7 @@ export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number
     functionName,
     event: functionEvent(lab.lambda.served(original)),
   });
-  const originals = [...new Set(builds.fixes.map((fix) => fix.function))];
+  const originals = originalsOf(builds);
   const variants = [
     ...originals.map((fn) => variantOf(fn, fn, fn)),
     ...builds.fixes.map((fix) => variantOf(`${fix.function} with ${fix.finding.id} fixed`, fix.copyId, fix.function)),
@@ -228,4 +231,4 @@ export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number
 }
 
 /** Cold starts the measuring step makes: every function with a fix and every fixed copy, each round. */
-export const coldStartsOf = (builds: FixedBuilds, rounds: number) => rounds * (new Set(builds.fixes.map((fix) => fix.function)).size + builds.fixes.length);
+export const coldStartsOf = (builds: FixedBuilds, rounds: number) => rounds * (originalsOf(builds).length + builds.fixes.length);

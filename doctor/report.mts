@@ -7,8 +7,9 @@ import type { BundleSize, DoctorReport, Finding, FunctionReport, MeasuredCost } 
 const NOT_MEASURED = "not measured";
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-const ms = (value: number) => `${value > 0 ? "+" : ""}${value.toFixed(1)} ms`;
+const fixed1 = (value: number) => value.toFixed(1);
+const kib = (bytes: number) => `${fixed1(bytes / 1024)} KiB`;
+const ms = (value: number) => `${value > 0 ? "+" : ""}${fixed1(value)} ms`;
 const interval = ([low, high]: [number, number], digits: number) => `[${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
 const METRIC: Record<MeasuredCost["metric"], string> = { init: "Init", warm: "warm invoke" };
 
@@ -22,10 +23,8 @@ function measuredDelta({ measured }: Finding): string {
 function measurement({ measured, whyNotMeasured }: Finding): string {
   if (!measured) return `not measured: ${whyNotMeasured}`;
   const ratio = `×${measured.ratio.toFixed(2)}${measured.ratioCi95 ? ` ${interval(measured.ratioCi95, 2)}` : ""}`;
-  return `measured: ${METRIC[measured.metric]} p50 ${measured.asIsMs.toFixed(1)} ms as it is, ${measured.fixedMs.toFixed(1)} ms fixed (${ratio}, ${plural(measured.rounds, "round")})`;
+  return `measured: ${METRIC[measured.metric]} p50 ${fixed1(measured.asIsMs)} ms as it is, ${fixed1(measured.fixedMs)} ms fixed (${ratio}, ${plural(measured.rounds, "round")})`;
 }
-
-const fixed1 = (value: number) => value.toFixed(1);
 
 /** The traced cold start, in a few lines: INIT's split, its AWS calls, the builtins its handler's import loaded. */
 function initLines(fn: FunctionReport): string[] {

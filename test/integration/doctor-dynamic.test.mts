@@ -23,7 +23,7 @@ afterAll(async () => {
 it("a traced cold start that completes: its INIT in the report, init-error passed, no finding added", async () => {
   const built = await readBuiltFunction(warp);
   const report = examine(built);
-  await traceInLab(lab, report, built);
+  await traceInLab(lab, { built, report });
   expect(report.findings).toEqual([]);
   expect(report.passed).toContain("init-error");
   expect(report).toMatchObject({ whyNotTraced: null, init: { heavyBuiltins: [], awsCalls: [{ service: "sts", operation: "GetCallerIdentity" }] } });
@@ -33,7 +33,7 @@ it("the same cache at another memory size: V8 rejects it, and that is a code-cac
   const built = await readBuiltFunction(warpAt1024);
   const report = examine(built);
   expect(report.findings).toEqual([]); // the build alone cannot tell
-  await traceInLab(lab, report, built);
+  await traceInLab(lab, { built, report });
   expect(report.findings).toEqual([
     expect.objectContaining({
       id: "code-cache-mismatch",
