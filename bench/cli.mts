@@ -12,6 +12,7 @@ import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { type ColdStartVariant, runColdStarts } from "../core/cold-starts.mts";
+import { servicesOf } from "../core/function-environment.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
@@ -171,11 +172,11 @@ function processStart(lab: Lab, cells: Array<ColdStartVariant & { label: string 
     return { ...EMPTY_HANDLER, label: cellLabel({ runtimes }, { name: EMPTY_HANDLER.variant, runtime }), runtime: fn.runsOn, optDir: fn.optDir };
   });
   console.error(`== process start: hyperfine, ${measured.length + empty.length} commands`);
-  return measureProcessStart(
-    [...empty, ...measured],
-    { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
-    { runs: Math.min(Math.max(rounds, 3), 30), warmup: 2, exportFile: join(out, "hyperfine.json") },
-  );
+  return measureProcessStart([...empty, ...measured], servicesOf(lab.aws), {
+    runs: Math.min(Math.max(rounds, 3), 30),
+    warmup: 2,
+    exportFile: join(out, "hyperfine.json"),
+  });
 }
 
 async function main(): Promise<number> {

@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
+import { servicesOf } from "../core/function-environment.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
@@ -110,7 +111,7 @@ function runVariables(kind: RunKind, marksFile: string, profileFile: string): Re
 async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile: string, profileFile: string): Promise<ColdStart> {
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
-    services: { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
+    services: servicesOf(lab.aws),
     variables: { ...fn.variables, ...runVariables(kind, marksFile, profileFile) },
     initializationType: "on-demand",
     codeFromStorage: lab.fidelity.codeLoading === "lambda",

@@ -23,7 +23,7 @@ import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } f
 import { makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
-import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, type SdkImports, sdkFromChunk, sdkFromTree } from "./sdk.mts";
+import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, type SdkImports, sdkFromChunk, sdkFromTree, serviceHosts } from "./sdk.mts";
 import { warmStartupCaches } from "./startup-caches.mts";
 
 /** The folder whose node_modules holds a profile's SDK tree. */
@@ -200,7 +200,12 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   const imports = await findSdkImports({ ...shared([]), entryPoints: [source] });
   assertInstalled(fn, source, imports, tree);
   const treePlugins = (handler: boolean) =>
-    tree ? [handler && profile.sdkChunk ? sdkFromChunk(tree) : sdkFromTree(tree), ...(profile.replace ? [replaceFiles(tree, profile.replace)] : [])] : [];
+    tree
+      ? [
+          handler && profile.sdkChunk ? sdkFromChunk(tree, profile.earlyLookup ? serviceHosts(imports, tree) : []) : sdkFromTree(tree),
+          ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
+        ]
+      : [];
   const withVersion = (options: EsbuildOptions): EsbuildOptions => ({
     ...options,
     define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },

@@ -21,6 +21,8 @@ export interface Profile {
   codeCache?: boolean;
   /** SDK files (path inside the SDK tree's node_modules) replaced by project modules at build time. */
   replace?: Record<string, string>;
+  /** Start the DNS lookup of each service the handler's clients call before the chunk loads (src/warp/early-lookup.mts); needs sdkChunk. */
+  earlyLookup?: boolean;
 }
 
 // Credential providers the default chain imports lazily and never reaches on Lambda, where
@@ -58,6 +60,8 @@ const WARP_OPTIMIZATIONS = {
   sdkChunk: (profile: Profile): Profile => ({ ...profile, sdkChunk: true }),
   /** A V8 code cache of the chunk made after a full INIT: no parsing or lazy compiling at INIT. Without sdkChunk there is nothing to cache. */
   codeCache: (profile: Profile): Profile => ({ ...profile, codeCache: true }),
+  /** The endpoints' DNS lookups run in libuv's thread pool while the chunk loads, not after it. */
+  earlyLookup: (profile: Profile): Profile => ({ ...profile, earlyLookup: true }),
 };
 export type WarpOptimization = keyof typeof WARP_OPTIMIZATIONS;
 export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOptimization[];
@@ -66,7 +70,7 @@ export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOp
 function warp(without: WarpOptimization[] = []): Profile {
   const summary = without.length
     ? `Warp without ${without.join(", ")}`
-    : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache";
+    : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache + the endpoints' DNS lookups started before it loads";
   return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((profile, name) => WARP_OPTIMIZATIONS[name](profile), {
     ...optimized,
     summary,

@@ -3,13 +3,16 @@
 // CommonJS chunk that src/warp/sdk-chunk-loader.mts loads with a V8 code cache.
 
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { type BuildOptions, build, type Plugin } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
+import type { ServiceHost } from "../src/warp/early-lookup.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
 const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
 const CHUNK_LOADER = join(PROJECT_ROOT, "src/warp/sdk-chunk-loader.mts");
+const EARLY_LOOKUP = join(PROJECT_ROOT, "src/warp/early-lookup.mts");
 
 /** Per SDK specifier the handler's code imports: the names it uses, or "*" when it takes the whole module. */
 export type SdkImports = Map<string, Set<string> | "*">;
@@ -106,22 +109,52 @@ export function sdkFromTree(tree: string): Plugin {
 
 /**
  * Warp's handler bundle: every SDK import outside the tree becomes the chunk's copy of that
- * module (CommonJS, so named, namespace and default imports all read from the one object).
+ * module (CommonJS, so named, namespace and default imports all read from the one object). With
+ * `earlyLookups`, the first of them starts those hosts' DNS lookups before the chunk loads
+ * (src/warp/early-lookup.mts).
  */
-export function sdkFromChunk(tree: string): Plugin {
+export function sdkFromChunk(tree: string, earlyLookups: ServiceHost[] = []): Plugin {
   const treeModules = join(tree, "node_modules") + sep;
+  const lookUpEarly = earlyLookups.length ? `require(${JSON.stringify(EARLY_LOOKUP)}).lookUpEarly(${JSON.stringify(earlyLookups)});\n` : "";
   return {
     name: "sdk-chunk",
     setup(b) {
       b.onResolve({ filter: SDK_PACKAGE }, (args) => (args.importer.startsWith(treeModules) ? undefined : { path: args.path, namespace: "sdk-chunk" }));
       b.onLoad({ filter: /.*/, namespace: "sdk-chunk" }, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(args.path)}];`,
+        contents: `${lookUpEarly}module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(args.path)}];`,
         loader: "js",
         resolveDir: PROJECT_ROOT,
       }));
     },
   };
 }
+
+/**
+ * The endpoint host of each SDK client package the handler imports, as that client's own
+ * endpoint rules give it for a region (left as `{region}`), and the variable that overrides it
+ * (AWS_ENDPOINT_URL_<serviceId>). Read by constructing each client from the tree: no request is sent.
+ */
+export function serviceHosts(imports: SdkImports, tree: string): ServiceHost[] {
+  const requireFromTree = createRequire(join(tree, "node_modules") + sep);
+  const sampleRegion = "us-east-1";
+  const hosts: ServiceHost[] = [];
+  for (const pkg of new Set([...imports.keys()].map(packageOf))) {
+    if (!pkg.startsWith("@aws-sdk/client-")) continue;
+    const exports = Object.values(requireFromTree(pkg) as Record<string, unknown>);
+    const Client = exports.find((value): value is ClientClass => typeof value === "function" && value.name.endsWith("Client") && value.name !== "Client");
+    if (!Client) continue;
+    const client = new Client({ region: sampleRegion, credentials: { accessKeyId: "build", secretAccessKey: "build" } });
+    try {
+      const { url } = client.config.endpointProvider({ Region: sampleRegion, UseFIPS: false, UseDualStack: false }, {});
+      hosts.push({ endpointVariable: client.config.serviceId.toUpperCase().replace(/ /g, "_"), host: url.hostname.replace(sampleRegion, "{region}") });
+    } finally {
+      client.destroy();
+    }
+  }
+  return hosts;
+}
+
+type ClientClass = new (config: object) => { config: { serviceId: string; endpointProvider(params: object, context: object): { url: URL } }; destroy(): void };
 
 /** The chunk's entry: imports what the handler imports and exports it by specifier (sdkPackages). */
 export function chunkEntry(imports: SdkImports): string {

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_REGION } from "./local-aws/local-aws.mts";
+import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
 import { RUNTIME_DIR, STATE_DIR } from "./paths.mts";
 import { ownedDir } from "./processes.mts";
 import type { Runtime } from "./runtimes.mts";
@@ -39,6 +39,36 @@ export interface FunctionSpec {
 export interface LocalServices {
   awsEndpoint: string;
   caFile: string;
+  /** The endpoint by name, when the network has a DNS lookup (LocalAws.byName): a Node function resolves it itself. */
+  awsByName?: { endpoint: string; dnsMs: number } | null;
+}
+
+/** What a function of the lab needs of a running local AWS. */
+export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "byName" | "caFile">): LocalServices => ({
+  awsEndpoint: aws.endpoint,
+  caFile: aws.caFile,
+  awsByName: aws.byName,
+});
+
+/** Plays the DNS lookup in a Node function's own process (local-aws/dns.cjs). */
+const DNS_PRELOAD = join(import.meta.dirname, "local-aws/dns.cjs");
+
+/**
+ * Every client's endpoint. A Node function gets the local AWS by name when the network has a
+ * lookup, so that the lookup runs in its process as on Lambda and can overlap its own work; S3
+ * keeps the address (its client puts the bucket in the host name, which the local AWS's
+ * certificate for localhost does not cover), and so does a custom runtime (its lookup is the
+ * proxy's). NODE_OPTIONS: the function's own, then the preload.
+ */
+function endpointVariables(runtime: Runtime, services: LocalServices, nodeOptions: string | undefined): Record<string, string> {
+  const byAddress = { AWS_ENDPOINT_URL: services.awsEndpoint };
+  if (runtime.kind !== "managed" || !services.awsByName) return byAddress;
+  return {
+    AWS_ENDPOINT_URL: services.awsByName.endpoint,
+    AWS_ENDPOINT_URL_S3: services.awsEndpoint,
+    WARPSTART_LAB_DNS_MS: String(services.awsByName.dnsMs),
+    NODE_OPTIONS: [nodeOptions, `--require=${DNS_PRELOAD}`].filter(Boolean).join(" "),
+  };
 }
 
 /**
@@ -126,7 +156,7 @@ export function functionEnvironment(
     AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     AWS_SESSION_TOKEN: "warpstart-lab-session",
     // Every client of every service goes to the local AWS; nothing reaches *.amazonaws.com.
-    AWS_ENDPOINT_URL: services.awsEndpoint,
+    ...endpointVariables(runtime, services, options.variables?.NODE_OPTIONS),
     NODE_EXTRA_CA_CERTS: services.caFile,
   };
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { servicesOf } from "../core/function-environment.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./emulator/environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
@@ -61,7 +62,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
   const nodeOptions = [fn.variables?.NODE_OPTIONS, `--import=${TRACE_PRELOAD}`].filter(Boolean).join(" ");
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
-    services: { awsEndpoint: lab.aws.endpoint, caFile: lab.aws.caFile },
+    services: servicesOf(lab.aws),
     variables: { ...fn.variables, NODE_OPTIONS: nodeOptions, WARPSTART_INIT_TRACE: traceFile },
     initializationType: "on-demand",
     codeFromStorage: lab.fidelity.codeLoading === "lambda",

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { onEndingSignal } from "../core/cli.mts";
-import { templateVariables } from "../core/function-environment.mts";
+import { servicesOf, templateVariables } from "../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
 import { appDirOf, BUILD_DIR } from "../core/paths.mts";
@@ -78,7 +78,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     served.cleanup();
     throw error;
   }
-  const services = { awsEndpoint: aws.endpoint, caFile: aws.caFile, calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
+  const services = { ...servicesOf(aws), calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
   const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);

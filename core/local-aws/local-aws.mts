@@ -37,9 +37,15 @@ export interface AwsCall {
 }
 
 export interface LocalAws {
-  /** e.g. https://127.0.0.1:41234 (the counting proxy in front of gunicorn) */
+  /** e.g. https://127.0.0.1:41234 (the counting proxy in front of gunicorn): by address, so the proxy plays the network's DNS lookup. */
   endpoint: string;
   port: number;
+  /**
+   * When the network has a DNS lookup: the same service by name (https://localhost:<port>), whose
+   * connections the proxy does not charge a lookup, for a client that pays it where Lambda's does,
+   * in its own resolver (a Node function in the lab: dns.cjs). Null on a network without one.
+   */
+  byName: { endpoint: string; port: number; dnsMs: number } | null;
   /** The CA that signed the server certificate: the only one functions should trust. */
   caFile: string;
   /** TCP connections accepted since start (the start-up probe's not counted). */
@@ -53,6 +59,8 @@ export interface LocalAws {
 export interface StartOptions {
   /** A fixed port; by default the OS picks a free one. */
   port?: number;
+  /** A fixed port for the endpoint by name (when the network has a lookup); by default a free one. */
+  byNamePort?: number;
   /** What connections through the endpoint cost (default: loopback, none). */
   network?: NetworkModel;
   venvBin?: string;
@@ -89,35 +97,43 @@ export async function assertPortFree(port: number): Promise<void> {
   await new Promise((resolve) => probe.close(resolve));
 }
 
-/** A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts and plays the network (network.mts). */
+/**
+ * A TCP proxy on 127.0.0.1 to gunicorn that counts the connections it accepts and plays the
+ * network (network.mts), on two ports when the network has a DNS lookup: one charging it (for
+ * clients that connect by address) and one not (for clients whose resolver paid it).
+ */
 class CountingProxy {
   accepted = 0;
-  private readonly server: Server;
+  private readonly byAddress: Server;
+  private readonly byName: Server | null;
   private readonly sockets = new Set<Socket>();
 
   constructor(upstreamPort: number, network: NetworkModel) {
-    // No Nagle on either side: a proxy that held small writes back would add delayed-ACK stalls (~40 ms).
-    this.server = createServer({ noDelay: true }, (client) => {
-      this.accepted++;
-      const upstream = connect({ port: upstreamPort, host: "127.0.0.1", noDelay: true });
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.once("close", () => this.sockets.delete(socket));
-      }
-      link(client, upstream, network);
-    });
+    const serve = (model: NetworkModel) =>
+      // No Nagle on either side: a proxy that held small writes back would add delayed-ACK stalls (~40 ms).
+      createServer({ noDelay: true }, (client) => {
+        this.accepted++;
+        const upstream = connect({ port: upstreamPort, host: "127.0.0.1", noDelay: true });
+        for (const socket of [client, upstream]) {
+          this.sockets.add(socket);
+          socket.once("close", () => this.sockets.delete(socket));
+        }
+        link(client, upstream, model);
+      });
+    this.byAddress = serve(network);
+    this.byName = network.dnsMs > 0 ? serve({ ...network, dnsMs: 0 }) : null;
   }
 
-  /** Resolves with the port it listens on (`port`, or a free one for 0). */
-  listen(port: number): Promise<number> {
-    return listenOnLoopback(this.server, port);
+  /** Resolves with the ports it listens on (the ones given, or free ones for 0). */
+  async listen(port: number, byNamePort: number): Promise<{ byAddress: number; byName: number | null }> {
+    return { byAddress: await listenOnLoopback(this.byAddress, port), byName: this.byName ? await listenOnLoopback(this.byName, byNamePort) : null };
   }
 
-  close(): Promise<void> {
-    if (!this.server.listening) return Promise.resolve();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+  async close(): Promise<void> {
+    const listening = [this.byAddress, this.byName].filter((server): server is Server => server?.listening === true);
+    const closed = Promise.all(listening.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     for (const socket of this.sockets) socket.destroy();
-    return closed;
+    await closed;
   }
 }
 
@@ -225,8 +241,10 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
   };
 
   try {
-    proxy = new CountingProxy(await listeningPort(child, log), options.network ?? LOOPBACK);
-    const port = await proxy.listen(options.port ?? 0);
+    const network = options.network ?? LOOPBACK;
+    proxy = new CountingProxy(await listeningPort(child, log), network);
+    const ports = await proxy.listen(options.port ?? 0, options.byNamePort ?? 0);
+    const port = ports.byAddress;
     const endpoint = `https://127.0.0.1:${port}`;
     const caFile = join(certDir, "ca.pem");
     await probe(endpoint, readFileSync(caFile, "utf8"));
@@ -235,6 +253,7 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
     return {
       endpoint,
       port,
+      byName: ports.byName === null ? null : { endpoint: `https://localhost:${ports.byName}`, port: ports.byName, dnsMs: network.dnsMs },
       caFile,
       connections: () => counter.accepted,
       calls: async (accessKeyId) => {

@@ -3,7 +3,9 @@
 // lookup, the TCP handshake, the TLS handshake and the request's round trip, and keep-alive is
 // worth what those cost. The proxy adds them: a new connection's first bytes wait for the lookup
 // and the TCP handshake, and every answer waits one round trip, so TLS 1.3's handshake and each
-// request cost one round trip each, as on a real link.
+// request cost one round trip each, as on a real link. A client that resolves the local AWS by
+// name pays the lookup in its own process instead (dns.cjs), and the proxy's port for it charges
+// none (local-aws.mts).
 
 import type { Socket } from "node:net";
 

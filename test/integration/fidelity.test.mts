@@ -3,16 +3,47 @@
 // environment reads from storage. Delays are asserted as lower bounds only: a busy machine can
 // make an answer later, never earlier.
 
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
 import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
+import { NODE22 } from "../../core/paths.mts";
 import { type CodeLoading, LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { startLab } from "../../lab/lab.mts";
 
 const NETWORK = { name: "test", dnsMs: 60, rttMs: 25 };
+const DNS_PRELOAD = join(import.meta.dirname, "../../core/local-aws/dns.cjs");
+
+/**
+ * In a Node process with the lab's DNS (as a lab function has it): looks the local AWS up, keeps
+ * the thread busy for twice the lookup, then calls STS by name. Says whether the answer was in
+ * before the next turn of the event loop (the lookup ran while the JavaScript did), and when the
+ * lookup and the call ended, in ms since the lookup started.
+ */
+const RESOLVE_WHILE_BUSY = `
+const dns = require("node:dns");
+const https = require("node:https");
+const started = performance.now();
+const host = new URL(process.env.AWS_ENDPOINT_URL).hostname;
+let lookedUpMs;
+dns.lookup(host, { all: true, hints: dns.ADDRCONFIG }, (error, addresses) => {
+  if (error) throw error;
+  lookedUpMs = performance.now() - started;
+});
+while (performance.now() - started < 2 * Number(process.env.WARPSTART_LAB_DNS_MS));
+setImmediate(() => {
+  const answeredWhileBusy = lookedUpMs !== undefined;
+  const body = "Action=GetCallerIdentity&Version=2011-06-15";
+  const headers = { "content-type": "application/x-www-form-urlencoded", authorization: "AWS4-HMAC-SHA256 Credential=AKIANETWORKTEST00000/20260101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=0" };
+  const callStarted = performance.now();
+  https.request(process.env.AWS_ENDPOINT_URL, { method: "POST", headers, agent: false }, (res) => {
+    res.resume();
+    res.on("end", () => console.log(JSON.stringify({ answeredWhileBusy, lookedUpMs, status: res.statusCode, callMs: performance.now() - callStarted })));
+  }).end(body);
+});`;
 
 describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, () => {
   let aws: LocalAws;
@@ -46,6 +77,26 @@ describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, (
     expect(first).toBeGreaterThanOrEqual(NETWORK.dnsMs + 3 * NETWORK.rttMs);
     expect(second).toBeGreaterThanOrEqual(NETWORK.rttMs);
     expect(second).toBeLessThan(NETWORK.dnsMs + 3 * NETWORK.rttMs); // the same connection, not a new one
+  });
+
+  it("by name, leaves the lookup to the client's process, where it runs while the JavaScript does, and charges it nowhere else", async () => {
+    const byName = aws.byName!;
+    expect(byName).toEqual({ endpoint: `https://localhost:${byName.port}`, port: expect.any(Number), dnsMs: NETWORK.dnsMs });
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        NODE22,
+        ["--require", DNS_PRELOAD, "-e", RESOLVE_WHILE_BUSY],
+        { env: { AWS_ENDPOINT_URL: byName.endpoint, WARPSTART_LAB_DNS_MS: String(byName.dnsMs), NODE_EXTRA_CA_CERTS: aws.caFile } },
+        (error, out) => (error ? reject(error) : resolve(out)),
+      ),
+    );
+    const { answeredWhileBusy, lookedUpMs, status, callMs } = JSON.parse(stdout) as Record<string, number | boolean>;
+    expect(status).toBe(200);
+    expect(answeredWhileBusy).toBe(true);
+    expect(lookedUpMs).toBeGreaterThanOrEqual(NETWORK.dnsMs);
+    // A new connection by name: a lookup in the process (Node caches none), three round trips, and no second lookup at the proxy.
+    expect(callMs).toBeGreaterThanOrEqual(NETWORK.dnsMs + 3 * NETWORK.rttMs);
+    expect(callMs).toBeLessThan(2 * NETWORK.dnsMs + 3 * NETWORK.rttMs);
   });
 
   it("delivers a large body whole and in order", async () => {

@@ -9,14 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { functionEnvironment, prepareTaskRoot } from "../../core/function-environment.mts";
-import { startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { builtFunction, eventOf, forceColdStart, invokeLogged } from "../support/lab.mts";
+import { builtFunction, eventOf, forceColdStart, functionEndpointOf, invokeLogged, restartLocalAws } from "../support/lab.mts";
 
 let lab: Lab;
 beforeAll(async () => {
@@ -159,7 +158,7 @@ describe("Cjs when STS is down at INIT", () => {
   });
 
   it("through the emulator: fails the invoke naming the endpoint, and the same process answers once STS is back", async () => {
-    const port = lab.aws.port;
+    const endpoint = functionEndpointOf(lab.aws);
     await forceColdStart(lab, "Cjs");
     await lab.aws.stop();
     try {
@@ -170,10 +169,10 @@ describe("Cjs when STS is down at INIT", () => {
       expect(failed.functionError).toBe("Unhandled");
       expect(failed.payload).toMatchObject({
         errorType: "Error",
-        errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${port}): connect ECONNREFUSED`),
+        errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint ${endpoint}): connect ECONNREFUSED`),
       });
     } finally {
-      lab.aws = await startLocalAws({ port });
+      lab.aws = await restartLocalAws(lab);
     }
     // The same process (no new INIT) calls STS again and gives its first answer.
     const retried = await invoke("Cjs");

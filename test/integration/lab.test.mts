@@ -3,12 +3,20 @@
 
 import { join } from "node:path";
 import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
-import { eventOf, expectedSdkVersion, forceColdStart, invokeLogged, profileOf, STS_FUNCTION_NAMES } from "../support/lab.mts";
+import {
+  eventOf,
+  expectedSdkVersion,
+  forceColdStart,
+  functionEndpointOf,
+  invokeLogged,
+  profileOf,
+  restartLocalAws,
+  STS_FUNCTION_NAMES,
+} from "../support/lab.mts";
 
 const client = (lab: Lab) => labClient(lab, { maxAttempts: 1 });
 const invoke = invokeLogged;
@@ -106,7 +114,7 @@ describe("the built template", () => {
   });
 
   it("fails INIT with Runtime.InitError naming the endpoint when the local AWS is down, and retries INIT on the next invoke", async () => {
-    const port = lab.aws.port;
+    const endpoint = functionEndpointOf(lab.aws);
     await forceColdStart(lab, "Optimized");
     await lab.aws.stop();
     try {
@@ -114,11 +122,11 @@ describe("the built template", () => {
       expect(failed.functionError).toBe("Unhandled");
       expect(failed.payload).toMatchObject({
         errorType: "Runtime.InitError",
-        errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint https://127.0.0.1:${port}): connect ECONNREFUSED`),
+        errorMessage: expect.stringContaining(`STS GetCallerIdentity failed during INIT (endpoint ${endpoint}): connect ECONNREFUSED`),
       });
       expect(failed.log).toMatch(/INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError/);
     } finally {
-      lab.aws = await startLocalAws({ port });
+      lab.aws = await restartLocalAws(lab);
     }
     const retried = await invoke(lab, "Optimized", eventOf("Optimized"));
     expect(retried.functionError).toBeUndefined();

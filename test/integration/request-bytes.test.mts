@@ -123,7 +123,7 @@ describe.each(FUNCTIONS)("$name ($service)", (target) => {
     expect(request[0]).toMatch(/^POST \/ HTTP\/1\.1$/);
     expect(request).toEqual(
       expect.arrayContaining([
-        `host: ${new URL(recorder.services.awsEndpoint).host}`,
+        `host: ${new URL(recorder.services.awsByName!.endpoint).host}`,
         `x-amz-date: ${amzDate(CLOCK)}`,
         "amz-sdk-invocation-id: 00000000-0000-4000-8000-000000000001",
         expect.stringMatching(

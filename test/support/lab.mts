@@ -8,7 +8,7 @@ import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpd
 import { functionBuild } from "../../builder/build.mts";
 import type { FunctionSpec, LocalServices } from "../../core/function-environment.mts";
 import { parseReport } from "../../core/lambda-logs.mts";
-import type { LocalAws } from "../../core/local-aws/local-aws.mts";
+import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { BUILD_DIR, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
@@ -80,9 +80,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The services a function gets from a local AWS. */
-export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "caFile">): LocalServices => ({ awsEndpoint: aws.endpoint, caFile: aws.caFile });
-
 export function run(spec: FunctionSpec, services: LocalServices): Promise<RunOnceResult> {
   return runOnce(spec, eventOf(spec.name), services);
 }
@@ -92,3 +89,9 @@ export function succeeded(result: RunOnceResult): Extract<RunOnceResult, { ok: t
   if (!result.ok) throw new Error(`the function failed: ${result.errorType}: ${result.errorMessage}`);
   return result;
 }
+
+/** The endpoint a Node function of the lab calls: by name when the lab's network has a lookup. */
+export const functionEndpointOf = (aws: LocalAws) => aws.byName?.endpoint ?? aws.endpoint;
+
+/** Starts the lab's local AWS again where it was (both ports, the lab's network), after a test stopped it. */
+export const restartLocalAws = (lab: Lab) => startLocalAws({ port: lab.aws.port, byNamePort: lab.aws.byName?.port, network: lab.fidelity.network });

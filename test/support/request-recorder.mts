@@ -41,7 +41,8 @@ export async function startRequestRecorder(aws: Pick<LocalAws, "port" | "caFile"
   });
   const port = await listenOnLoopback(server);
   return {
-    services: { awsEndpoint: `https://127.0.0.1:${port}`, caFile: aws.caFile },
+    // By name too, as a lab function gets it, so a Node function resolves it (and Warp looks it up early).
+    services: { awsEndpoint: `https://127.0.0.1:${port}`, awsByName: { endpoint: `https://localhost:${port}`, dnsMs: 0 }, caFile: aws.caFile },
     takeSent: () => {
       const taken = sent.map((chunks) => Buffer.concat(chunks));
       sent = [];

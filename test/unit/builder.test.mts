@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
-import { chunkEntry, packageOf, parseSdkImports } from "../../builder/sdk.mts";
+import { chunkEntry, packageOf, parseSdkImports, serviceHosts } from "../../builder/sdk.mts";
+import { PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
 
 let dir: string;
@@ -138,5 +139,19 @@ describe("what a handler imports from the SDK", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("finds each imported client's endpoint host and its AWS_ENDPOINT_URL_<SERVICE> in the client's own rules (Warp's early lookup)", () => {
+    const imports = new Map<string, Set<string> | "*">([
+      ["@aws-sdk/client-sts", new Set(["STSClient"])],
+      ["@aws-sdk/client-secrets-manager/dist-es/commands/index.js", "*"],
+      ["@aws-sdk/client-dynamodb", new Set(["DynamoDBClient"])],
+      ["@smithy/core", "*"],
+    ]);
+    expect(serviceHosts(imports, join(PROJECT_ROOT, "patches"))).toEqual([
+      { endpointVariable: "STS", host: "sts.{region}.amazonaws.com" },
+      { endpointVariable: "SECRETS_MANAGER", host: "secretsmanager.{region}.amazonaws.com" },
+      { endpointVariable: "DYNAMODB", host: "dynamodb.{region}.amazonaws.com" },
+    ]);
   });
 });

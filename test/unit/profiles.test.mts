@@ -9,7 +9,7 @@ const manifest = (path: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, pa
 describe("profiles", () => {
   it("rejects an unknown profile with the list of known ones", () => {
     expect(() => profileNamed("Fast")).toThrow(
-      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp (and, to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-codeCache).',
+      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp (and, to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-codeCache, Warp-no-earlyLookup).',
     );
   });
 
@@ -24,12 +24,14 @@ describe("profiles", () => {
       sdk: "patched",
       sdkChunk: true,
       codeCache: true,
+      earlyLookup: true,
       replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
     });
     expect(Object.keys(warpAblations())).toEqual(WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`));
     expect(profileNamed("Warp-no-noSharedConfigFiles")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), replace: undefined });
     expect(profileNamed("Warp-no-sdkChunk")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), sdkChunk: undefined });
     expect(profileNamed("Warp-no-codeCache")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), codeCache: undefined });
+    expect(profileNamed("Warp-no-earlyLookup")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), earlyLookup: undefined });
   });
 });
 

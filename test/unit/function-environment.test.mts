@@ -1,0 +1,38 @@
+// The endpoint of the local AWS each function gets, and who plays the DNS lookup: a Node function
+// resolves the local AWS by name in its own process (core/local-aws/dns.cjs) when the network has
+// a lookup; a custom runtime, S3's client and a network without a lookup connect by address.
+import { join } from "node:path";
+import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../core/function-environment.mts";
+import { PROJECT_ROOT } from "../../core/paths.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
+
+const BY_ADDRESS = "https://127.0.0.1:4000";
+const BY_NAME = "https://localhost:4001";
+const DNS_PRELOAD = `--require=${join(PROJECT_ROOT, "core/local-aws/dns.cjs")}`;
+const spec = (runtime: FunctionSpec["runtime"]): FunctionSpec => ({ name: "Fn", codeDir: "/code", handler: "index.handler", memoryMb: 512, runtime });
+const services: LocalServices = { awsEndpoint: BY_ADDRESS, caFile: "/ca.pem", awsByName: { endpoint: BY_NAME, dnsMs: 7 } };
+
+describe("the local AWS a function calls", () => {
+  it("is, for a Node function on a network with a lookup, the endpoint by name, resolved in its process after the function's own NODE_OPTIONS", () => {
+    const env = functionEnvironment(spec(RUNTIMES.node22), "/task", services, { variables: { NODE_OPTIONS: "--enable-source-maps" } });
+    expect(env).toMatchObject({
+      AWS_ENDPOINT_URL: BY_NAME,
+      AWS_ENDPOINT_URL_S3: BY_ADDRESS, // the bucket goes into an S3 host name, which the certificate for localhost does not cover
+      WARPSTART_LAB_DNS_MS: "7",
+      NODE_OPTIONS: `--enable-source-maps ${DNS_PRELOAD}`,
+    });
+  });
+
+  it("is the endpoint by address for a custom runtime, whose lookup the proxy plays", () => {
+    const env = functionEnvironment(spec(RUNTIMES.bun), "/task", services);
+    expect(env.AWS_ENDPOINT_URL).toBe(BY_ADDRESS);
+    expect(env).not.toHaveProperty("NODE_OPTIONS");
+    expect(env).not.toHaveProperty("WARPSTART_LAB_DNS_MS");
+  });
+
+  it("is the endpoint by address on a network without a lookup, the function's NODE_OPTIONS left as they are", () => {
+    const env = functionEnvironment(spec(RUNTIMES.node22), "/task", { ...services, awsByName: null }, { variables: { NODE_OPTIONS: "--enable-source-maps" } });
+    expect(env).toMatchObject({ AWS_ENDPOINT_URL: BY_ADDRESS, NODE_OPTIONS: "--enable-source-maps" });
+    expect(env).not.toHaveProperty("AWS_ENDPOINT_URL_S3");
+  });
+});
