@@ -5,6 +5,7 @@
 
 import { percentile } from "../core/stats.mts";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
+import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
 import { escapeXml, FONT, niceTicks } from "./chart.mts";
 
 /** The phases, in order; each ends where the next begins. */
@@ -105,18 +106,28 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
 
 /** Where a profiled cold start's handler load went, by what V8's CPU profiler saw running. */
 const PROFILE_PARTS = [
-  { id: "builtins", label: "Node builtins loaded" },
-  { id: "httpsRequest", label: "request and TLS socket created" },
-  { id: "gc", label: "garbage collector" },
-  { id: "code", label: "the handler's and the SDK's code" },
+  { id: "builtins", label: "builtins loaded" },
+  { id: "httpsRequest", label: "request + TLS socket" },
+  { id: "gc", label: "GC" },
+  { id: "sdkCache", label: "SDK cache deserialized" },
+  { id: "sdkEvaluation", label: "SDK modules evaluated" },
+  { id: "sdkCall", label: "SDK's first call" },
+  { id: "code", label: "other code" },
 ] as const;
 
 type ProfilePartId = (typeof PROFILE_PARTS)[number]["id"];
 export type ProfileSplit = Record<ProfilePartId, number>;
 
+interface CallFrame {
+  functionName: string;
+  url: string;
+  /** 0-based. */
+  lineNumber: number;
+}
+
 /** The parts of a .cpuprofile (Chrome DevTools format, as node --cpu-prof writes it) that the split reads. */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string }; children?: number[] }>;
+  nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
   /** µs, on the same monotonic clock as the marks. */
   startTime: number;
   samples: number[];
@@ -129,18 +140,29 @@ const BUILTIN_LOADERS: Record<string, string[]> = {
   "node:internal/modules/helpers": ["loadBuiltinModule", "getBuiltinModule"],
 };
 
-/** A frame's part: the first match walking up from the sampled frame decides. */
-function partOf(frame: { functionName: string; url: string }): ProfilePartId | null {
-  if (frame.functionName === "(garbage collector)") return "gc";
-  if (BUILTIN_LOADERS[frame.url]?.includes(frame.functionName)) return "builtins";
-  if (frame.url === "node:https" && frame.functionName === "request") return "httpsRequest";
-  return null;
+const inSdkChunk = (frame: CallFrame) => frame.url.endsWith(`/${SDK_CHUNK_FILE}`);
+/** The chunk's CommonJS wrapper (line 1, anonymous): below it runs the modules' top-level code. */
+const isChunkWrapper = (frame: CallFrame) => inSdkChunk(frame) && frame.lineNumber === 0 && frame.functionName === "";
+
+/** A stack's part (the sampled frame first): the first frame that names one decides. */
+function partOf(stack: CallFrame[]): ProfilePartId {
+  for (const [i, frame] of stack.entries()) {
+    if (frame.functionName === "(garbage collector)") return "gc";
+    if (BUILTIN_LOADERS[frame.url]?.includes(frame.functionName)) return "builtins";
+    if (frame.url === "node:https" && frame.functionName === "request") return "httpsRequest";
+    // The chunk loader's `new Script(source, { cachedData })`: V8 deserializes the cache there.
+    if (frame.url === "node:vm" && frame.functionName === "Script") return "sdkCache";
+    if (inSdkChunk(frame)) return stack.slice(i).some(isChunkWrapper) ? "sdkEvaluation" : "sdkCall";
+  }
+  return "code";
 }
 
 /**
  * The handler load of one profiled cold start (from the handler's import to its first AWS request,
  * or INIT's end without one), split by what was running: each sample's time goes to the part of
- * the nearest frame up its stack that has one, else to the code.
+ * the nearest frame up its stack that has one, else to other code. Warp's SDK chunk has three
+ * parts of its own: deserializing its code cache, its modules' top-level code, and everything
+ * else it runs (client, command and the SDK's request path, for the first time).
  */
 export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>, readyAt: bigint): ProfileSplit {
   const from = marks["handler-import"];
@@ -150,16 +172,18 @@ export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>,
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-  const split: ProfileSplit = { builtins: 0, httpsRequest: 0, gc: 0, code: 0 };
+  const stackOf = (id: number) => {
+    const stack: CallFrame[] = [];
+    for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) stack.push(byId.get(node)!.callFrame);
+    return stack;
+  };
+  const split = Object.fromEntries(PROFILE_PARTS.map(({ id }) => [id, 0])) as ProfileSplit;
   let at = profile.startTime;
   profile.samples.forEach((id, i) => {
     at += profile.timeDeltas[i] ?? 0;
     if (at < fromUs || at >= toUs) return;
     // A sample stands for the time until the next one.
-    const lasted = profile.timeDeltas[i + 1] ?? 0;
-    let part: ProfilePartId | null = null;
-    for (let node: number | undefined = id; node !== undefined && part === null; node = parentOf.get(node)) part = partOf(byId.get(node)!.callFrame);
-    split[part ?? "code"] += lasted / 1000;
+    split[partOf(stackOf(id))] += (profile.timeDeltas[i + 1] ?? 0) / 1000;
   });
   return split;
 }
@@ -265,7 +289,9 @@ export function phaseReport(results: PhaseResults): string {
     ...optionalSection(
       "Handler load under V8's CPU profiler (p50, ms)",
       "A third cold start per round, with `--cpu-prof` (`profiles/` holds each .cpuprofile): each sample of the handler load goes to the builtins " +
-        "Node loaded, the creation of the request and its TLS socket, the garbage collector, or else the handler's and the SDK's code. " +
+        "Node loaded, the creation of the request and its TLS socket, the garbage collector, Warp's SDK chunk (its code cache deserialized, " +
+        "its modules' top-level code, everything else it runs up to the request: the SDK's first call), or else other code (the handler's, " +
+        "or an SDK bundled into it). " +
         "The profiler slows everything down: compare the rows, not these times with the phases above.",
       profileTable(results, "markdown"),
     ),

@@ -48,7 +48,8 @@ const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [
   --out DIR        where phases.json, phases.md and phases.svg go (default results/phases-<time>)
   --no-build       use what sam build last built
   --cpu-prof       a third cold start per round under V8's CPU profiler: its handler load split into builtins,
-                   request creation, garbage collection and code; each .cpuprofile kept in DIR/profiles
+                   request creation, garbage collection, Warp's SDK chunk (cache, modules, first call) and other
+                   code; each .cpuprofile kept in DIR/profiles
 ${FIDELITY_USAGE}`;
 
 const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;

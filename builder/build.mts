@@ -20,6 +20,7 @@ import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
 import { makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -218,7 +219,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   const builds: Promise<{ metafile?: Metafile }>[] = [build(withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format }))];
   if (profile.sdkChunk && tree) {
     const chunk = { contents: chunkEntry(imports), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" as const };
-    builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), "sdk.cjs"), format: "cjs" })));
+    builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), SDK_CHUNK_FILE), format: "cjs" })));
   }
   let metafiles: Metafile[];
   try {

@@ -3,7 +3,7 @@
 // CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
 // SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
 // when the Node version, the V8 flags or the CPU differ: the status is checked.
-import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_SCRIPT } from "./symbols.mts";
+import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_CHUNK_FILE, SDK_SCRIPT } from "./symbols.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
 const { readFileSync } = process.getBuiltinModule("node:fs");
@@ -15,7 +15,7 @@ const progress = process.getBuiltinModule("node:diagnostics_channel").channel(SD
 
 progress.publish("started");
 
-const chunkPath = fileURLToPath(new URL("sdk.cjs", import.meta.url));
+const chunkPath = fileURLToPath(new URL(SDK_CHUNK_FILE, import.meta.url));
 let cachedData: Buffer | undefined;
 try {
   cachedData = readFileSync(new URL(`sdk.${process.arch}.cache`, import.meta.url));

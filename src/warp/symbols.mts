@@ -4,6 +4,9 @@
 export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
 export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
 
+/** The chunk's file name, beside the handler bundle (and where a profiler finds the SDK's frames). */
+export const SDK_CHUNK_FILE = "sdk.cjs";
+
 /** The diagnostics channel on which the chunk loader says "started", "compiled" (read, cache deserialized) and "evaluated". */
 export const SDK_CHUNK_CHANNEL = "warpstart:sdk-chunk";
 

@@ -111,35 +111,59 @@ test("the report lists failures and versions; the chart escapes names and draws 
   expect(svg.match(/<rect x=/g)).toHaveLength(6 + 6); // six phase segments and six legend keys
 });
 
-/** A profile of 1 ms samples from t = 1000 ms: a builtin's load under the handler, the request's creation, the GC, plain code. */
+/**
+ * A profile of 1 ms samples from t = 1000 ms: a builtin's load under the handler, the request's
+ * creation, the GC, Warp's chunk (its cache deserialized, a module's top-level code, the first
+ * call down into a builtin's function), the handler's own code.
+ */
 function profile(): CpuProfile {
-  const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
+  const frame = (id: number, functionName: string, url: string, lineNumber: number, children: number[] = []) => ({
+    id,
+    callFrame: { functionName, url, lineNumber },
+    children,
+  });
+  const chunk = "file:///var/task/sdk.cjs";
   return {
     nodes: [
-      frame(1, "(root)", "", [2, 5]),
-      frame(2, "", "file:///var/task/index.mjs", [3, 4]),
-      frame(3, "compileForPublicLoader", "node:internal/bootstrap/realm", [6]),
-      frame(4, "request", "node:https"),
-      frame(5, "(garbage collector)", ""),
-      frame(6, "parse", "node:internal/url"),
+      frame(1, "(root)", "", -1, [2, 5]),
+      frame(2, "", "file:///var/task/index.mjs", 0, [3, 4, 7, 8, 10]),
+      frame(3, "compileForPublicLoader", "node:internal/bootstrap/realm", 10, [6]),
+      frame(4, "request", "node:https", 20),
+      frame(5, "(garbage collector)", "", -1),
+      frame(6, "parse", "node:internal/url", 30),
+      frame(7, "Script", "node:vm", 40),
+      frame(8, "", chunk, 0, [9]),
+      frame(9, "init_schemas", chunk, 120),
+      frame(10, "send", chunk, 900, [11]),
+      frame(11, "createHash", "node:crypto", 50),
     ],
     startTime: 1_000_000,
-    // t = 1000 (before the handler's import), then 1040..1045 (in the handler load), then 1101 (after the request)
-    samples: [2, 6, 3, 4, 5, 2, 2, 2],
-    timeDeltas: [0, 40_000, 1_000, 1_000, 1_000, 1_000, 1_000, 56_000],
+    // t = 1000 (before the handler's import), then 1040..1050 (in the handler load), then 1101 (after the request)
+    samples: [2, 6, 3, 4, 5, 7, 9, 8, 11, 10, 2, 2, 2],
+    timeDeltas: [0, 40_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 51_000],
   };
 }
 
 test("a profiled handler load is split by the nearest frame up each sample's stack that names a part", () => {
   const marks = { preload: 1030n * MS, "handler-import": 1040n * MS, "aws-request": 1100n * MS };
-  // Samples at 1040 (a builtin's parse: builtins), 1041 (builtins), 1042 (request), 1043 (GC), 1044 and 1045 (code); the last lasts up to 1101.
-  expect(profileSplit(profile(), marks, 1125n * MS)).toEqual({ builtins: 2, httpsRequest: 1, gc: 1, code: 1 + 56 });
+  // 1040 (a builtin's parse) and 1041: builtins; 1042 request; 1043 GC; 1044 the chunk's Script; 1045 and 1046
+  // under the chunk's wrapper; 1047 (a builtin's function the chunk calls) and 1048 the SDK's call; 1049 and 1050
+  // the handler's code, the last lasting up to 1101.
+  expect(profileSplit(profile(), marks, 1125n * MS)).toEqual({
+    builtins: 2,
+    httpsRequest: 1,
+    gc: 1,
+    sdkCache: 1,
+    sdkEvaluation: 2,
+    sdkCall: 2,
+    code: 1 + 51,
+  });
   expect(() => profileSplit(profile(), { preload: 1n }, 1125n * MS)).toThrow("the profiled run left no handler-import mark");
 });
 
 test("the profile table has a row per profiled function, and is empty without one", () => {
   const profiled = results();
-  profiled.variants[0]!.profiled = [{ builtins: 40, httpsRequest: 10, gc: 2, code: 30 }];
-  expect(profileTable(profiled, "text")).toMatch(/Warp\s+1\s+40\.0\s+10\.0\s+2\.0\s+30\.0\s+82\.0/);
+  profiled.variants[0]!.profiled = [{ builtins: 40, httpsRequest: 10, gc: 2, sdkCache: 5, sdkEvaluation: 4, sdkCall: 6, code: 30 }];
+  expect(profileTable(profiled, "text")).toMatch(/Warp\s+1\s+40\.0\s+10\.0\s+2\.0\s+5\.0\s+4\.0\s+6\.0\s+30\.0\s+97\.0/);
   expect(profileTable(results(), "text")).toBe("");
 });
