@@ -5,7 +5,7 @@
 // (src/functions/x/index.handler -> src/functions/x/index.mts, .ts, .mjs, .js, .cts or .cjs), its
 // profile from Metadata.BuildProperties.Profile (builder/profiles.mts), the constants to embed
 // from BuildProperties.Define. The build writes what the runtime loads at the handler's path
-// (src/functions/x/index.mjs, or .cjs for a CommonJS source; Warp adds sdk.cjs and sdk.cache
+// (src/functions/x/index.mjs, or .cjs for a CommonJS source; Warp adds sdk.cjs and sdk.<arch>.cache
 // beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
 // custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
 

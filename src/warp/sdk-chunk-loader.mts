@@ -41,7 +41,7 @@ const module = { exports: {} as { sdkPackages: Record<string, unknown> } };
 // would load node:module and its source-map support for nothing).
 const requireBuiltin = (id: string) => {
   const builtin = process.getBuiltinModule(id);
-  if (!builtin) throw new Error(`sdk.cjs may only require Node builtins, not "${id}"`);
+  if (!builtin) throw new Error(`${SDK_CHUNK_FILE} may only require Node builtins, not "${id}"`);
   return builtin;
 };
 script.runInThisContext()(module.exports, requireBuiltin, module, chunkPath, fileURLToPath(new URL(".", import.meta.url)));
