@@ -251,7 +251,7 @@ async function main(): Promise<number> {
           floorOf: cell.floorOf,
           runtime: entry.runtime,
           functionName,
-          event: functionEvent(cell.served),
+          event: () => functionEvent(cell.served),
         };
       }),
     );

@@ -133,8 +133,14 @@ async function measure(
   query: Record<string, string>,
 ): Promise<KeepAliveRow> {
   const variant = fn.logicalId;
-  const event = functionEvent(fn, { ...query, calls: String(callsPerInvoke) });
   const row: KeepAliveRow = { variant, keepAlive: keepsAlive(fn), callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
+  let event: unknown;
+  try {
+    event = functionEvent(fn, { ...query, calls: String(callsPerInvoke) });
+  } catch (error) {
+    row.failures.push(errorMessage(error));
+    return row;
+  }
   try {
     await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
   } catch (error) {

@@ -110,6 +110,7 @@ function runVariables(kind: RunKind, marksFile: string, profileFile: string): Re
 
 /** One cold start and its first invoke in a new execution environment. */
 async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile: string, profileFile: string): Promise<ColdStart> {
+  const event = functionEvent(fn); // before the environment starts: a trigger with no event fails the run here
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
     services: servicesOf(lab.aws),
@@ -122,7 +123,7 @@ async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile:
     if (init.kind !== "ready") throw new Error(`INIT did not complete (${init.kind}): ${env.takeLog().slice(-5).join(" | ")}`);
     const invocation = {
       requestId: randomUUID(),
-      payload: Buffer.from(JSON.stringify(functionEvent(fn))),
+      payload: Buffer.from(JSON.stringify(event)),
       deadlineMs: Date.now() + INVOKE_TIMEOUT_MS,
       functionArn: fn.logicalId,
       traceId: "",

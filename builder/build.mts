@@ -12,11 +12,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { build, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { errorMessage } from "../core/cli.mts";
 import { labOverlayOf } from "../core/function-environment.mts";
-import { CREATABLE_TYPES, fixedName } from "../core/local-aws/resources.mts";
-import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
+import { fixedName, NAMED_TYPES } from "../core/local-aws/resources.mts";
+import { appDirOf, PROJECT_ROOT, RUNTIME_DIR } from "../core/paths.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -24,7 +24,19 @@ import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
 import { makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
-import { chunkEntry, findSdkImports, installedVersion, packageOf, replaceFiles, type SdkImports, sdkFromChunk, sdkFromTree, serviceHosts } from "./sdk.mts";
+import {
+  chunkEntry,
+  installedVersion,
+  packageOf,
+  replaceFiles,
+  type SdkImports,
+  scanSdkImports,
+  sdkFromChunk,
+  sdkFromRuntime,
+  sdkFromTree,
+  sdkServing,
+  serviceHosts,
+} from "./sdk.mts";
 import { warmStartupCaches } from "./startup-caches.mts";
 
 /** The folder whose node_modules holds a profile's SDK tree. */
@@ -127,7 +139,7 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
           `${fn.logicalId}: Define ${name}: ${JSON.stringify(value)} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter's value is chosen at deploy time: pass it through Environment instead)`,
         );
       }
-      const type = CREATABLE_TYPES[resource.type];
+      const type = NAMED_TYPES[resource.type];
       const resourceName = fixedName(resource);
       if (!type || resourceName === null) {
         throw new BuildError(
@@ -152,18 +164,21 @@ function sdkVersion(imports: SdkImports, tree: string | null): string {
   return packages.length === 0 ? "none" : distinct.length === 1 ? distinct[0]! : versions.join(", ");
 }
 
-/** Fails with what to install when the handler imports an SDK package the project or the profile's tree does not have. */
-function assertInstalled(fn: TemplateFunction, source: string, imports: SdkImports, tree: string | null): void {
-  for (const pkg of new Set([...imports.keys()].map(packageOf))) {
-    const from = relative(PROJECT_ROOT, source);
-    if (!installedVersion(PROJECT_ROOT, pkg)) throw new BuildError(`${fn.logicalId}: ${from} imports ${pkg}, which is not installed: npm install ${pkg}`);
-    if (tree && !installedVersion(tree, pkg)) {
-      throw new BuildError(
-        `${fn.logicalId}: ${from} imports ${pkg}, which the SDK tree ${relative(PROJECT_ROOT, tree)}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with package.json)`,
-      );
-    }
-  }
+/** The packages patches/ pins (the overrides scripts/sync-sdk-trees.mjs writes for them), at their versions in the tree. */
+function patchedPins(tree: string): Record<string, string> {
+  const { overrides = {} } = JSON.parse(readFileSync(join(tree, "package.json"), "utf8")) as { overrides?: Record<string, string> };
+  return Object.fromEntries(Object.keys(overrides).map((pkg) => [pkg, installedVersion(tree, pkg) ?? "none"]));
 }
+
+/**
+ * What an ES-module bundle of CommonJS code needs that Node gives CommonJS modules: a real
+ * `require` (esbuild's stand-in throws "Dynamic require of ... is not supported") and the module's
+ * path, which in a bundle is the bundle's (as SAM users' banners make it).
+ */
+const COMMONJS_IN_ESM: Pick<EsbuildOptions, "banner" | "define"> = {
+  banner: { js: 'import { createRequire as __warpstartCreateRequire } from "node:module";\nconst require = __warpstartCreateRequire(import.meta.url);' },
+  define: { __filename: "import.meta.filename", __dirname: "import.meta.dirname" },
+};
 
 export interface BuildResult {
   /** The built handler module (absolute). */
@@ -176,6 +191,24 @@ export interface BuildResult {
 export interface BuildOptions {
   /** Bundle the SDK from this folder's node_modules instead of the profile's tree (e.g. a tree with one patch taken back out). */
   sdkTree?: string;
+}
+
+/** Runs esbuild for a function; what esbuild could not do becomes one line per error, with where it happened. */
+async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const { errors } = error as { errors?: EsbuildMessage[] };
+    if (!errors?.length) throw new BuildError(`${fn.logicalId}: esbuild failed: ${(error as Error).message}`);
+    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message)}`).join("\n"));
+  }
+}
+
+/** One esbuild error in a line: the file and line, what went wrong, and esbuild's own hint. */
+function describeEsbuildError({ text, location, notes }: EsbuildMessage): string {
+  const where = location ? `${relative(PROJECT_ROOT, resolve(PROJECT_ROOT, location.file))}:${location.line}: ` : "";
+  const hint = notes.map((note) => note.text).find((note) => note.length > 0);
+  return `${where}${text}${hint ? ` (${hint})` : ""}`;
 }
 
 /** Builds one function into outdir (emptied first). */
@@ -198,15 +231,26 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
     plugins,
   });
-  const imports = await findSdkImports({ ...shared([]), entryPoints: [source] });
-  assertInstalled(fn, source, imports, tree);
+  const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
+  const scan = await esbuildStep(fn, () =>
+    scanSdkImports(
+      { ...shared([]), entryPoints: [source] },
+      serve ?? ((specifier) => (installedVersion(RUNTIME_DIR, packageOf(specifier)) ? { from: "runtime" } : { from: "own" })),
+    ),
+  );
+  if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);
+  const { imports } = scan;
+  // A function that imports nothing of the SDK has no chunk to load nor cache: Warp builds it as Optimized does.
+  const chunked = Boolean(profile.sdkChunk && tree && imports.size > 0);
   const treePlugins = (handler: boolean) =>
-    tree
+    tree && serve
       ? [
-          handler && profile.sdkChunk ? sdkFromChunk(tree, profile.earlyLookup ? serviceHosts(imports, tree) : []) : sdkFromTree(tree),
+          handler && chunked ? sdkFromChunk(tree, serve, profile.earlyLookup ? serviceHosts(imports, tree) : []) : sdkFromTree(tree, serve),
           ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
         ]
-      : [];
+      : [sdkFromRuntime(RUNTIME_DIR)];
+  const esm = (options: EsbuildOptions): EsbuildOptions =>
+    scan.hasCommonJs ? { ...options, ...COMMONJS_IN_ESM, define: { ...options.define, ...COMMONJS_IN_ESM.define } } : options;
   const withVersion = (options: EsbuildOptions): EsbuildOptions => ({
     ...options,
     define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },
@@ -216,22 +260,18 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   rmSync(outdir, { recursive: true, force: true });
   rmSync(labOverlayOf(outdir), { recursive: true, force: true });
   mkdirSync(dirname(outfile), { recursive: true });
-  const builds: Promise<{ metafile?: Metafile }>[] = [build(withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format }))];
-  if (profile.sdkChunk && tree) {
+  const handlerOptions = withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format });
+  const builds: Promise<{ metafile?: Metafile }>[] = [build(format === "esm" ? esm(handlerOptions) : handlerOptions)];
+  if (chunked) {
     const chunk = { contents: chunkEntry(imports), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" as const };
     builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), SDK_CHUNK_FILE), format: "cjs" })));
   }
-  let metafiles: Metafile[];
-  try {
-    metafiles = (await Promise.all(builds)).map((result) => result.metafile!);
-  } catch (error) {
-    throw new BuildError(`${fn.logicalId}: esbuild failed:\n${(error as Error).message}`);
-  }
+  const metafiles = (await esbuildStep(fn, () => Promise.all(builds))).map((result) => result.metafile!);
   const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   writeFileSync(metafile, JSON.stringify(merged));
   const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  const codeCache = profile.codeCache && profile.sdkChunk ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: outputFile }) : undefined;
+  const codeCache = profile.codeCache && chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: outputFile }) : undefined;
   // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
   // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
   const runsOn = runtimeOf(

@@ -4,12 +4,12 @@
 // the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { accessKeyFor, functionEnvironment, labOverlayOf, templateVariables } from "../core/function-environment.mts";
+import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, REFUSED_CONNECTION, templateVariables } from "../core/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
-import { CREATABLE_TYPES, createResources } from "../core/local-aws/resources.mts";
-import { execOwned } from "../core/processes.mts";
+import { createResources, WHAT_THE_LAB_CREATES } from "../core/local-aws/resources.mts";
+import { execOwned, ownedDir } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 
@@ -32,10 +32,15 @@ class CodeCacheError extends Error {
 function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
-  const lines = [
-    `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
-  ];
-  if (last) {
+  const refused = [...new Set([...output.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!))];
+  const lines = refused.length
+    ? [
+        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, which ${refused.length === 1 ? "is" : "are"} not AWS, and nothing a build runs may leave this machine. Build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
+      ]
+    : [
+        `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
+      ];
+  if (!refused.length && last) {
     lines.push(
       `The call that failed: ${last.service ?? "an unknown service"} ${last.operation} answered ${last.status} ${last.errorCode ?? ""}${last.errorMessage ? `: ${last.errorMessage}` : ""}.`,
     );
@@ -43,7 +48,7 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
     lines.push(
       declare
         ? `Declare what INIT reads in the template (${declare}, with the name the function uses), or build ${fn.logicalId} with another profile.`
-        : `The lab creates only ${Object.keys(CREATABLE_TYPES).join(", ")}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
+        : `The lab creates ${WHAT_THE_LAB_CREATES}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
     );
   }
   lines.push(`INIT's output:\n${output.trim().split("\n").slice(-15).join("\n")}`);
@@ -64,7 +69,7 @@ export interface CodeCacheTarget {
 /**
  * Runs the artifact's INIT in a fresh process of the Node of `architecture` (core/runtimes.mts
  * node22For: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
- * architecture beside the handler, "status" prints what V8 did with it.
+ * architecture beside the handler, "status" answers what V8 did with it.
  */
 async function init(
   target: CodeCacheTarget,
@@ -80,17 +85,18 @@ async function init(
   const env = functionEnvironment(
     { name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime },
     artifactDir,
-    { awsEndpoint: aws.endpoint, caFile: aws.caFile },
+    { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
     { accessKeyId, variables },
   );
   try {
     // An INIT under qemu takes seconds where it takes a tenth of one natively.
-    const { stdout } = await execOwned(command, [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile)], {
+    const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
+    await execOwned(command, [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile], {
       env,
       timeout: 120_000,
       cwd: artifactDir,
     });
-    return stdout.trim();
+    return mode === "status" ? readFileSync(verdictFile, "utf8") : "";
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));

@@ -80,8 +80,8 @@ function warp(without: WarpOptimization[] = []): Profile {
 export const PROFILES = {
   Raw: {
     summary: "handler transpiled and bundled without the SDK, which comes from the runtime's own copy",
-    sdk: "runtime",
-    esbuild: { bundle: true, external: ["@aws-sdk/*", "@smithy/*"] },
+    sdk: "runtime", // what the runtime's copy lacks is bundled (builder/sdk.mts, sdkFromRuntime)
+    esbuild: { bundle: true },
   },
   Bundled: {
     summary: "esbuild ESM bundle with the SDK, mainFields module,main (AWS guidance)",

@@ -1,11 +1,14 @@
-// What the pipeline does with the AWS SDK: find what a handler imports from it, bundle it from a
-// profile's SDK tree (published or patched), replace SDK files, and for Warp put it all into one
-// CommonJS chunk that src/warp/sdk-chunk-loader.mts loads with a V8 code cache.
+// What the pipeline does with the AWS SDK: find, through esbuild's own resolution, what a function
+// and its libraries import from it; serve it from a profile's SDK tree (published or patched) or
+// the runtime's own copy; replace SDK files; and for Warp put it all into one CommonJS chunk that
+// src/warp/sdk-chunk-loader.mts loads with a V8 code cache.
 
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
+import { ImportType, init as initLexer, parse as parseModule } from "es-module-lexer";
 import { type BuildOptions, build, type Plugin } from "esbuild";
+import { satisfies, validRange } from "semver";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import type { ServiceHost } from "../src/warp/early-lookup.mts";
 
@@ -14,19 +17,25 @@ const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
 const CHUNK_LOADER = join(PROJECT_ROOT, "src/warp/sdk-chunk-loader.mts");
 const EARLY_LOOKUP = join(PROJECT_ROOT, "src/warp/early-lookup.mts");
 
-/** Per SDK specifier the handler's code imports: the names it uses, or "*" when it takes the whole module. */
+/** Per SDK specifier the function's code imports: the names it uses, or "*" when it takes the whole module. */
 export type SdkImports = Map<string, Set<string> | "*">;
 
 /** The package a specifier belongs to: @aws-sdk/client-ssm/dist-es/x -> @aws-sdk/client-ssm. */
 export const packageOf = (specifier: string) => specifier.split("/").slice(0, 2).join("/");
 
-// esbuild prints every import of an external module in one of these forms.
-const STATIC = /\b(import|export)\s*([^;"'`]*?)\s*from\s*["']((?:@aws-sdk|@smithy)\/[^"']+)["']/g;
-const BARE = /\bimport\s*["']((?:@aws-sdk|@smithy)\/[^"']+)["']/g;
-const CALLED = /\b(?:import|require|__require)\s*\(\s*["']((?:@aws-sdk|@smithy)\/[^"']+)["']\s*\)/g;
+/** The version of an installed package in a tree, or null when it is not installed there. */
+export function installedVersion(tree: string, pkg: string): string | null {
+  const manifest = join(tree, "node_modules", pkg, "package.json");
+  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version : null;
+}
 
-/** Reads the SDK imports out of esbuild's output for a bundle that kept the SDK external. */
-export function parseSdkImports(code: string): SdkImports {
+await initLexer;
+
+/**
+ * Reads the names each of `specifiers` is imported with out of esbuild's ES-module output (a
+ * bundle that kept them external), with a JavaScript lexer: comments and strings are not imports.
+ */
+export function importedNames(code: string, specifiers: Set<string>): SdkImports {
   const imports: SdkImports = new Map();
   const add = (specifier: string, names: string[] | "*") => {
     const known = imports.get(specifier) ?? new Set<string>();
@@ -34,46 +43,149 @@ export function parseSdkImports(code: string): SdkImports {
     for (const name of names) known.add(name);
     imports.set(specifier, known);
   };
-  for (const [, , clause, specifier] of code.matchAll(STATIC)) {
-    const braces = /\{([^}]*)\}/.exec(clause!);
-    const outside = clause!
+  const [found] = parseModule(code);
+  for (const { n: specifier, t: type, ss, s } of found) {
+    if (specifier === undefined || !specifiers.has(specifier)) continue;
+    if (type !== ImportType.Static) {
+      add(specifier, "*"); // import(): the module as a whole
+      continue;
+    }
+    // `import { a, b as c } from "x"`, `import * as ns from "x"`, `import d from "x"`, `export * from "x"`, `import "x"`
+    const clause = code
+      .slice(ss, s)
+      .replace(/^\s*(import|export)/, "")
+      .replace(/from\s*["']$/, "")
+      .trim();
+    if (!clause.replace(/["']$/, "")) {
+      add(specifier, []);
+      continue;
+    }
+    const braces = /\{([^}]*)\}/.exec(clause);
+    const outside = clause
       .replace(/\{[^}]*\}/, "")
       .replace(/,/g, "")
       .trim();
-    // `* as ns`, a default import or `export *`: the module as a whole.
-    if (outside || !braces) add(specifier!, "*");
+    if (outside || !braces) add(specifier, "*");
     else
       add(
-        specifier!,
+        specifier,
         braces[1]!
           .split(",")
           .map((part) => part.trim().split(/\s+as\s+/)[0]!)
           .filter(Boolean),
       );
   }
-  for (const [, specifier] of code.matchAll(BARE)) add(specifier!, []);
-  for (const [, specifier] of code.matchAll(CALLED)) add(specifier!, "*");
   return imports;
 }
 
-/** Bundles the handler with the SDK external (nothing written) to see what it imports from the SDK. */
-export async function findSdkImports(options: BuildOptions): Promise<SdkImports> {
+/** The package a file belongs to when it is a dependency's (under a node_modules folder), or null for the project's own code. */
+function dependencyOf(file: string): { name: string; version: string; wants: Record<string, string> } | null {
+  if (!file.includes(`${sep}node_modules${sep}`)) return null;
+  for (let dir = dirname(file); basename(dir) !== "node_modules" && dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, "package.json");
+    if (!existsSync(manifest)) continue;
+    const pkg = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    if (typeof pkg.name !== "string") continue; // a folder's {"type": "module"}, not the package's
+    const ranges = (key: string) => (pkg[key] ?? {}) as Record<string, string>;
+    return {
+      name: pkg.name,
+      version: String(pkg.version),
+      wants: { ...ranges("optionalDependencies"), ...ranges("peerDependencies"), ...ranges("dependencies") },
+    };
+  }
+  return null;
+}
+
+/** Whether a version meets a range; a range semver cannot read (a tag, a URL) is taken as met. */
+function meets(version: string, range: string): boolean {
+  return validRange(range) === null || satisfies(version, range, { includePrerelease: true });
+}
+
+/** Where an SDK import outside the tree is served from: the tree's copy, or the importing package's own (npm gave it another version). */
+export type SdkServing = { from: "tree" } | { from: "own" } | { problem: string };
+
+/**
+ * How the SDK packages a function's code and its libraries import are served from a profile's
+ * SDK tree: the tree's copy when it has the package at a version the importing package accepts
+ * (one copy of each, and the patched one where patches/ patches it); the importer's own copy when
+ * npm installed another version for it, unless that package is one patches/ pins; then, and
+ * when the project's own code imports a package no tree has, a problem saying what to do.
+ */
+export function sdkServing(tree: string, pins: Record<string, string> = {}) {
+  const treeName = relative(PROJECT_ROOT, tree) || ".";
+  return (specifier: string, importer: string): SdkServing => {
+    const pkg = packageOf(specifier);
+    const inTree = installedVersion(tree, pkg);
+    const dependency = dependencyOf(importer);
+    if (!dependency) {
+      if (inTree) return { from: "tree" };
+      const from = relative(PROJECT_ROOT, importer);
+      return installedVersion(PROJECT_ROOT, pkg)
+        ? {
+            problem: `${from} imports ${pkg}, which the SDK tree ${treeName}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with the lockfile)`,
+          }
+        : { problem: `${from} imports ${pkg}, which is not installed: npm install ${pkg}` };
+    }
+    const range = dependency.wants[pkg];
+    if (!inTree) return { from: "own" };
+    if (range === undefined || meets(inTree, range)) return { from: "tree" };
+    if (pins[pkg] === undefined) return { from: "own" };
+    return {
+      problem: `${dependency.name}@${dependency.version} needs ${pkg} ${range}, and the patched SDK tree has ${pkg}@${inTree} (the version patches/ patches): install a ${dependency.name} that accepts ${inTree}, refresh the patches for a ${pkg} it accepts (patches/README.md), or build this function with the Bundled profile`,
+    };
+  };
+}
+
+export type ServeSdk = ReturnType<typeof sdkServing>;
+
+/** What the first pass over a function's code found: the SDK imports a profile's tree serves, and what the bundle needs. */
+export interface SdkScan {
+  imports: SdkImports;
+  /** One line per SDK import no tree can serve. */
+  problems: string[];
+  /** A dependency is CommonJS: an ES-module bundle of it needs a real `require` (createRequire). */
+  hasCommonJs: boolean;
+}
+
+/**
+ * Bundles the function's code (nothing written) with the SDK imports that `serve` assigns to
+ * the tree left external, to learn from esbuild's own resolution which SDK modules the code and
+ * its libraries import, and how.
+ */
+export async function scanSdkImports(
+  options: BuildOptions,
+  serve: (specifier: string, importer: string) => SdkServing | { from: "runtime" },
+): Promise<SdkScan> {
+  const external = new Map<string, string>(); // specifier -> how it was imported (esbuild's kind)
+  const problems = new Set<string>();
   const result = await build({
     ...options,
     write: false,
     format: "esm",
     outfile: "sdk-imports.mjs",
-    metafile: false,
+    metafile: true,
     minify: false,
-    external: [...(options.external ?? []), "@aws-sdk/*", "@smithy/*"],
+    plugins: [
+      {
+        name: "sdk-scan",
+        setup(b) {
+          b.onResolve({ filter: SDK_PACKAGE }, (args) => {
+            const serving = serve(args.path, args.importer);
+            if ("problem" in serving) problems.add(serving.problem);
+            else if (serving.from === "own") return undefined;
+            if (external.get(args.path) !== "require-call") external.set(args.path, args.kind);
+            return { path: args.path, external: true };
+          });
+        },
+      },
+    ],
   });
-  return parseSdkImports(result.outputFiles.map((file) => file.text).join("\n"));
-}
-
-/** The version of an installed package in a tree, or null when it is not installed there. */
-export function installedVersion(tree: string, pkg: string): string | null {
-  const manifest = join(tree, "node_modules", pkg, "package.json");
-  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version : null;
+  const code = result.outputFiles.map((file) => file.text).join("\n");
+  const imports = importedNames(code, new Set(external.keys()));
+  // A CommonJS dependency's require() of the SDK stays a require in the bundle: the whole module.
+  for (const [specifier, kind] of external) if (kind === "require-call") imports.set(specifier, "*");
+  const hasCommonJs = Object.values(result.metafile.inputs).some((input) => input.format === "cjs");
+  return { imports, problems: [...problems], hasCommonJs };
 }
 
 /** Build-time replacement of SDK files by project modules (Profile.replace). */
@@ -90,36 +202,53 @@ export function replaceFiles(tree: string, replacements: Record<string, string>)
   };
 }
 
+/** Whether a file is part of an SDK tree (its node_modules), whose own imports stay inside it. */
+const insideTree = (tree: string, file: string) => file.startsWith(join(tree, "node_modules") + sep);
+
 /**
  * SDK packages imported from outside the tree (the function's own code, or a library it uses)
- * resolve from the profile's tree; the SDK's own imports then stay inside it.
+ * resolve from the profile's tree where `serve` says so; the SDK's own imports then stay inside it.
  */
-export function sdkFromTree(tree: string): Plugin {
-  const treeModules = join(tree, "node_modules") + sep;
+export function sdkFromTree(tree: string, serve: ServeSdk): Plugin {
   return {
     name: "sdk-tree",
     setup(b) {
       b.onResolve({ filter: SDK_PACKAGE }, (args) => {
-        if (args.pluginData === "sdk-tree" || args.importer.startsWith(treeModules)) return undefined;
+        if (args.pluginData === "sdk-tree" || insideTree(tree, args.importer)) return undefined;
+        const serving = serve(args.path, args.importer);
+        if (!("from" in serving) || serving.from !== "tree") return undefined;
         return b.resolve(args.path, { kind: args.kind, resolveDir: tree, pluginData: "sdk-tree" });
       });
     },
   };
 }
 
+/** Raw: the SDK packages the runtime's own copy has stay imports, resolved there at run time; any other is bundled. */
+export function sdkFromRuntime(runtimeDir: string): Plugin {
+  return {
+    name: "sdk-runtime",
+    setup(b) {
+      b.onResolve({ filter: SDK_PACKAGE }, (args) => (installedVersion(runtimeDir, packageOf(args.path)) ? { path: args.path, external: true } : undefined));
+    },
+  };
+}
+
 /**
- * Warp's handler bundle: every SDK import outside the tree becomes the chunk's copy of that
+ * Warp's handler bundle: every SDK import the tree serves becomes the chunk's copy of that
  * module (CommonJS, so named, namespace and default imports all read from the one object). With
  * `earlyLookups`, the first of them starts those hosts' DNS lookups before the chunk loads
  * (src/warp/early-lookup.mts).
  */
-export function sdkFromChunk(tree: string, earlyLookups: ServiceHost[] = []): Plugin {
-  const treeModules = join(tree, "node_modules") + sep;
+export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: ServiceHost[] = []): Plugin {
   const lookUpEarly = earlyLookups.length ? `require(${JSON.stringify(EARLY_LOOKUP)}).lookUpEarly(${JSON.stringify(earlyLookups)});\n` : "";
   return {
     name: "sdk-chunk",
     setup(b) {
-      b.onResolve({ filter: SDK_PACKAGE }, (args) => (args.importer.startsWith(treeModules) ? undefined : { path: args.path, namespace: "sdk-chunk" }));
+      b.onResolve({ filter: SDK_PACKAGE }, (args) => {
+        if (insideTree(tree, args.importer)) return undefined;
+        const serving = serve(args.path, args.importer);
+        return "from" in serving && serving.from === "tree" ? { path: args.path, namespace: "sdk-chunk" } : undefined;
+      });
       b.onLoad({ filter: /.*/, namespace: "sdk-chunk" }, (args) => ({
         contents: `${lookUpEarly}module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(args.path)}];`,
         loader: "js",

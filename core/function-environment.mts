@@ -39,37 +39,61 @@ export interface FunctionSpec {
 export interface LocalServices {
   awsEndpoint: string;
   caFile: string;
+  /** host:port of the X-Ray daemon its tracer sends segments to (LocalAws.xray). */
+  xrayDaemon?: string;
   /** The endpoint by name, when the network has a DNS lookup (LocalAws.byName): a Node function resolves it itself. */
   awsByName?: { endpoint: string; dnsMs: number } | null;
 }
 
 /** What a function of the lab needs of a running local AWS. */
-export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "byName" | "caFile">): LocalServices => ({
+export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "byName" | "caFile" | "xray">): LocalServices => ({
   awsEndpoint: aws.endpoint,
   caFile: aws.caFile,
   awsByName: aws.byName,
+  xrayDaemon: aws.xray.address,
 });
 
 /** Plays the DNS lookup in a Node function's own process (local-aws/dns.cjs). */
 const DNS_PRELOAD = join(import.meta.dirname, "local-aws/dns.cjs");
+/** Refuses a Node function's connections beyond this machine (local-aws/outbound-guard.cjs). */
+export const OUTBOUND_GUARD = join(import.meta.dirname, "local-aws/outbound-guard.cjs");
+/** The line the guard writes to the function's stderr, naming the host it refused. */
+export const REFUSED_CONNECTION = /warpstart: refused an outbound connection to (\S+):/g;
 
 /**
  * Every client's endpoint. A Node function gets the local AWS by name when the network has a
  * lookup, so that the lookup runs in its process as on Lambda and can overlap its own work; S3
  * keeps the address (its client puts the bucket in the host name, which the local AWS's
  * certificate for localhost does not cover), and so does a custom runtime (its lookup is the
- * proxy's). NODE_OPTIONS: the function's own, then the preload.
+ * proxy's). NODE_OPTIONS: the function's own, then the preloads: the outbound guard for every
+ * Node function, the DNS lookup's where the network has one.
  */
 function endpointVariables(runtime: Runtime, services: LocalServices, nodeOptions: string | undefined): Record<string, string> {
-  const byAddress = { AWS_ENDPOINT_URL: services.awsEndpoint };
-  if (runtime.kind !== "managed" || !services.awsByName) return byAddress;
+  if (runtime.kind !== "managed") return { AWS_ENDPOINT_URL: services.awsEndpoint };
+  const preloads = (...files: string[]) => [nodeOptions, ...files.map((file) => `--require=${file}`)].filter(Boolean).join(" ");
+  if (!services.awsByName) return { AWS_ENDPOINT_URL: services.awsEndpoint, NODE_OPTIONS: preloads(OUTBOUND_GUARD) };
   return {
     AWS_ENDPOINT_URL: services.awsByName.endpoint,
     AWS_ENDPOINT_URL_S3: services.awsEndpoint,
     WARPSTART_LAB_DNS_MS: String(services.awsByName.dnsMs),
-    NODE_OPTIONS: [nodeOptions, `--require=${DNS_PRELOAD}`].filter(Boolean).join(" "),
+    NODE_OPTIONS: preloads(OUTBOUND_GUARD, DNS_PRELOAD),
   };
 }
+
+/** What Lambda's X-Ray integration gives every function (the developer guide's reserved variables), pointed at the lab's daemon. */
+function xrayVariables(services: LocalServices): Record<string, string> {
+  if (!services.xrayDaemon) return {};
+  const [host, port] = services.xrayDaemon.split(":");
+  return {
+    AWS_XRAY_DAEMON_ADDRESS: services.xrayDaemon,
+    _AWS_XRAY_DAEMON_ADDRESS: host!,
+    _AWS_XRAY_DAEMON_PORT: port!,
+    AWS_XRAY_CONTEXT_MISSING: "LOG_ERROR",
+  };
+}
+
+/** A log stream's name as Lambda makes one: 2026/11/24/[$LATEST]<32 hex digits>. */
+const logStreamName = () => `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${randomBytes(16).toString("hex")}`;
 
 /**
  * An access key of the environment's own, as Lambda gives each environment its own session
@@ -149,6 +173,7 @@ export function functionEnvironment(
     AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
     AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${spec.name}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: logStreamName(),
     AWS_REGION: LOCAL_REGION,
     AWS_DEFAULT_REGION: LOCAL_REGION,
     // Credentials arrive as environment variables on Lambda; moto accepts any.
@@ -157,6 +182,7 @@ export function functionEnvironment(
     AWS_SESSION_TOKEN: "warpstart-lab-session",
     // Every client of every service goes to the local AWS; nothing reaches *.amazonaws.com.
     ...endpointVariables(runtime, services, options.variables?.NODE_OPTIONS),
+    ...xrayVariables(services),
     NODE_EXTRA_CA_CERTS: services.caFile,
   };
 }

@@ -86,10 +86,14 @@ export interface TemplateFunction {
   memoryMb: number;
   timeoutSeconds: number;
   architecture: string;
+  /** Tracing: Active (X-Ray samples its invokes); PassThrough or none: false. */
+  tracing: boolean;
   /** Environments to keep initialized (ProvisionedConcurrencyConfig, conditions evaluated). */
   provisionedConcurrency: number;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
+  /** Its first event source (Events, in template order): what triggers it, so the event it gets (lab/events.mts); null: nothing does. */
+  eventSource: TemplateEventSource | null;
   /** Its layers (AWS::Serverless::LayerVersion of the same template), in order: Lambda extracts them to /opt. */
   layers: TemplateLayer[];
   /** Metadata.BuildMethod, e.g. makefile, esbuild (null: SAM's default for the runtime). */
@@ -100,6 +104,17 @@ export interface TemplateFunction {
   floorOf: string | null;
   /** Environment.Variables (Globals merged) as written: references to resources are evaluated where they exist (resolveWithResources). */
   environment: Record<string, unknown>;
+}
+
+/** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
+export interface TemplateEventSource {
+  /** Its key under Events, e.g. Upload. */
+  name: string;
+  /** Its SAM type, e.g. S3, SQS, HttpApi. */
+  type: string;
+  properties: Record<string, unknown>;
+  /** The template resource a property is a Ref or Fn::GetAtt of (e.g. Bucket: !Ref Uploads), by property, its properties evaluated the same way. */
+  references: Record<string, TemplateResource>;
 }
 
 /** Any other resource of the template (its condition, if any, holds), properties as written. */
@@ -232,6 +247,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const present = (entry: TemplateResourceEntry) => entry.Condition === undefined || Boolean(lenient(template.Conditions?.[entry.Condition]));
   const globals = template.Globals?.Function ?? {};
   const entries = Object.entries(template.Resources).filter(([, entry]) => present(entry));
+  const resourceEntries = new Map(entries);
   const functions = entries
     .filter(([, entry]) => entry.Type === "AWS::Serverless::Function")
     .map(([logicalId, entry]): TemplateFunction => {
@@ -239,8 +255,9 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
       const globalVariables = (globals.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const ownVariables = (entry.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const provisioned = props.ProvisionedConcurrencyConfig as { ProvisionedConcurrentExecutions?: unknown } | undefined;
-      const events = Object.values((props.Events ?? {}) as Record<string, { Type: string; Properties?: { Path?: string; Method?: string } }>);
-      const route = events.find((event) => event.Type === "HttpApi" && event.Properties?.Method?.toUpperCase() === "GET");
+      const events = Object.entries((props.Events ?? {}) as Record<string, { Type: string; Properties?: Record<string, unknown> }>);
+      const route = events.find(([, event]) => event.Type === "HttpApi" && String(event.Properties?.Method).toUpperCase() === "GET")?.[1];
+      const [firstName, first] = events[0] ?? [];
       const metadata = entry.Metadata ?? {};
       return {
         logicalId,
@@ -250,8 +267,10 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         memoryMb: Number(props.MemorySize ?? 128),
         timeoutSeconds: Number(props.Timeout ?? 3),
         architecture: String((props.Architectures as string[] | undefined)?.[0] ?? "x86_64"),
+        tracing: props.Tracing === "Active",
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
-        httpPath: route?.Properties?.Path ?? null,
+        httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
+        eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
         layers: ((props.Layers as unknown[] | undefined) ?? [])
           .filter((layer) => !options.skipForeignLayers || isOwnLayer(layer, template))
           .map((layer) => templateLayer(layer, template, file)),
@@ -265,6 +284,27 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
     .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
   return { file, functions, resources, resolve: (value, created) => evaluate(value, template, overrides, created ?? {}, true) };
+}
+
+/** An event source, properties evaluated leniently, with the resources they reference (a lenient evaluation leaves Ref and Fn::GetAtt of one as written). */
+function eventSource(
+  name: string,
+  type: string,
+  properties: Record<string, unknown>,
+  resources: Map<string, TemplateResourceEntry>,
+  lenient: (value: unknown) => unknown,
+): TemplateEventSource {
+  const referenced = (value: unknown): string | undefined => {
+    const { Ref: ref, "Fn::GetAtt": getAtt } = (value ?? {}) as { Ref?: unknown; "Fn::GetAtt"?: unknown };
+    if (typeof ref === "string") return ref;
+    return Array.isArray(getAtt) ? String(getAtt[0]) : typeof getAtt === "string" ? getAtt.split(".")[0] : undefined;
+  };
+  const references = Object.entries(properties).flatMap(([property, value]) => {
+    const logicalId = referenced(value);
+    const entry = logicalId === undefined ? undefined : resources.get(logicalId);
+    return entry ? [[property, { logicalId: logicalId!, type: entry.Type, properties: lenient(entry.Properties ?? {}) as Record<string, unknown> }]] : [];
+  });
+  return { name, type, properties, references: Object.fromEntries(references) };
 }
 
 /** Metadata.FloorOf, checked: the logical id of another function of the template. */

@@ -204,7 +204,7 @@ export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number
     profile: "as built",
     runtime: lab.lambda.served(functionName).runsOn.name,
     functionName,
-    event: functionEvent(lab.lambda.served(original)),
+    event: () => functionEvent(lab.lambda.served(original)),
   });
   const originals = originalsOf(builds);
   const variants = [

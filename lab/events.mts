@@ -1,28 +1,182 @@
-// The HTTP API (payload format 2.0) event functions get: events/http-api.json, the one sample
-// event (`sam local invoke -e` takes it too), made into the event of any route and query string.
-// What the bench, the keep-alive run, `npm run invoke` and the tests send.
-import { readFileSync } from "node:fs";
+// The event a template function gets when none is given (`npm run invoke` without --event, the
+// bench, the doctor, the tests): one shaped for its first event source, as SAM CLI's own
+// `sam local generate-event` makes it, with the template's names filled in where the generator
+// takes them. A GET route of an HTTP API gets events/http-api.json instead, the request API
+// Gateway sends for a GET (`sam local invoke -e` takes it too); the generator's is a POST with a
+// body. Generated events are kept under .lab/events/: SAM CLI takes a second to start, and the
+// bench sends the same event every round.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EVENTS_DIR } from "../core/paths.mts";
+import { UsageError } from "../core/cli.mts";
+import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
+import type { TemplateEventSource, TemplateFunction } from "../core/template.mts";
+import { samCliVersion, samGenerateEvent } from "./sam.mts";
 
 export const SAMPLE_EVENT = join(EVENTS_DIR, "http-api.json");
+const GENERATED_DIR = join(STATE_DIR, "events");
 
-/** The sample event as API Gateway would send it for GET `path` with `query` (e.g. { calls: "10" }). */
-export function routeEvent(path: string, query: Record<string, string> = {}): Record<string, unknown> {
-  const event = JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Record<string, unknown> & { requestContext: { http: Record<string, unknown> } };
-  const routeKey = `GET ${path}`;
+type Event = Record<string, unknown>;
+type Query = Record<string, string>;
+
+/** A function whose trigger SAM CLI makes no event for: its event has to be given. */
+class UnknownEventSource extends UsageError {
+  override name = "UnknownEventSource";
+}
+
+/** The property that names each kind of resource an event source reads from; without it CloudFormation makes a name up. */
+const NAME_PROPERTY: Record<string, string> = {
+  "AWS::S3::Bucket": "BucketName",
+  "AWS::SQS::Queue": "QueueName",
+  "AWS::SNS::Topic": "TopicName",
+  "AWS::DynamoDB::Table": "TableName",
+};
+
+/** Reads a name out of an ARN written in the template (undefined: not such an ARN). */
+type ArnName = (arn: string) => string | undefined;
+const lastArnPart: ArnName = (arn) => (arn.startsWith("arn:") ? arn.split(":").pop() : undefined);
+const tableOfStream: ArnName = (arn) => /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)\//.exec(arn)?.[1];
+
+/** A generator's arguments for one event source; `name` reads the name a property gives (nameOf). */
+type Generator = (source: TemplateEventSource, name: (property: string, fromArn?: ArnName) => string) => string[];
+
+// EventBridge has no event of its own in the generator: the scheduled event is the envelope every
+// rule's target gets. RuleName is EventBridgeRule's; CloudFormation names a CloudWatchEvent's rule.
+const eventBridge: Generator = (_, name) => ["cloudwatch", "scheduled-event", "--rule", name("RuleName")];
+const schedule: Generator = (_, name) => ["cloudwatch", "scheduled-event", "--rule", name("Name")];
+
+/** `sam local generate-event` per SAM event source type. */
+const GENERATORS: Record<string, Generator> = {
+  // A REST API's resource is the route's path, {parameters} and all.
+  Api: (source) => {
+    const { path } = routeOf(source);
+    return ["apigateway", "aws-proxy", ...requestOptions(source), ...(path === null ? [] : ["--resource", path])];
+  },
+  HttpApi: (source) => ["apigateway", "http-api-proxy", ...requestOptions(source)],
+  // Bucket names are lower case: CloudFormation lowercases the ones it makes up.
+  S3: (_, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase()],
+  SQS: (_, name) => ["sqs", "receive-message", "--queue-name", name("Queue", lastArnPart)],
+  SNS: (_, name) => ["sns", "notification", "--topic", name("Topic", lastArnPart)],
+  DynamoDB: (_, name) => ["dynamodb", "update", "--table", name("Stream", tableOfStream)],
+  Kinesis: () => ["kinesis", "get-records"], // takes no stream name
+  EventBridgeRule: eventBridge,
+  CloudWatchEvent: eventBridge,
+  Schedule: schedule,
+  ScheduleV2: schedule,
+  CloudWatchLogs: () => ["cloudwatch", "logs"],
+  AlexaSkill: () => ["alexa-skills-kit", "start-session"],
+};
+
+/** An API event's route: its method (SAM's default: ANY) and path (none: an HTTP API's catch-all route). */
+function routeOf({ properties: { Method, Path } }: TemplateEventSource): { method: string; path: string | null } {
+  return { method: String(Method ?? "ANY").toUpperCase(), path: typeof Path === "string" ? Path : null };
+}
+
+/** The request of an API event's route: ANY is left to the generator (a POST); it writes the path's leading slash itself. */
+function requestOptions(source: TemplateEventSource): string[] {
+  const { method, path } = routeOf(source);
+  return [...(method === "ANY" ? [] : ["--method", method]), ...(path === null ? [] : ["--path", path.replace(/^\//, "")])];
+}
+
+function isGetRoute(source: TemplateEventSource): boolean {
+  const { method, path } = routeOf(source);
+  return source.type === "HttpApi" && method === "GET" && path !== null;
+}
+
+/**
+ * The name an event source's property gives: a name (or an ARN `fromArn` reads it from) written
+ * out, the name the referenced resource is given, or else one made up as the lab's local AWS
+ * makes up a resource's (core/local-aws/resources.mts: stack-LogicalId), for the referenced
+ * resource or, referencing none, for what SAM creates for the event (logical id <Function><Event>).
+ */
+function nameOf(logicalId: string, source: TemplateEventSource, property: string, fromArn: ArnName = () => undefined): string {
+  const value = source.properties[property];
+  if (typeof value === "string") return fromArn(value) ?? value;
+  const resource = source.references[property];
+  const given = resource?.properties[NAME_PROPERTY[resource.type] ?? ""];
+  if (typeof given === "string") return given;
+  return `warpstart-lab-${resource?.logicalId ?? `${logicalId}${source.name}`}`;
+}
+
+/**
+ * The `sam local generate-event` arguments for a function's event source, the template's names
+ * filled in; null for a GET route of an HTTP API, whose event is SAMPLE_EVENT. A type the
+ * generator has no event for is an error that says what to do.
+ */
+export function generateEventArgs(logicalId: string, source: TemplateEventSource): string[] | null {
+  if (isGetRoute(source)) return null;
+  const generator = GENERATORS[source.type];
+  if (!generator)
+    throw new UnknownEventSource(
+      `${logicalId}: its first event source, ${source.name}, is of type ${source.type}, which SAM CLI's generate-event has no event for: ` +
+        `give the event as a JSON file, npm run invoke -- ${logicalId} --event <file>`,
+    );
+  return generator(source, (property, fromArn) => nameOf(logicalId, source, property, fromArn));
+}
+
+/** The generator's event for `args`, kept under .lab/events/ by SAM CLI version and arguments. */
+function generatedEvent(args: string[]): Event {
+  const key = createHash("sha256")
+    .update(JSON.stringify([samCliVersion(), args]))
+    .digest("hex")
+    .slice(0, 32);
+  const file = join(GENERATED_DIR, `${key}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as Event;
+  mkdirSync(GENERATED_DIR, { recursive: true });
+  const event = JSON.parse(samGenerateEvent(args, GENERATED_DIR)) as Event; // a folder without samconfig.toml
+  // Renamed into place: a process reading it meanwhile (parallel tests) never sees half of it.
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, JSON.stringify(event));
+  renameSync(partial, file);
+  return event;
+}
+
+/** The sample event as API Gateway sends it for GET `path`. */
+function sampleRequest(path: string): Event {
+  const event = JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event & { requestContext: { http: Event } };
+  return { ...event, rawPath: path, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path } } };
+}
+
+/** An HTTP API (payload 2.0) request made the event of its route, with `query` as its whole query string. */
+function httpApiRoute(request: Event, routeKey: string, query: Query): Event {
+  const { queryStringParameters: _generated, ...event } = request;
   const rawQueryString = new URLSearchParams(query).toString();
   return {
     ...event,
     routeKey,
-    rawPath: path,
     rawQueryString,
     ...(rawQueryString ? { queryStringParameters: query } : {}),
-    requestContext: { ...event.requestContext, routeKey, http: { ...event.requestContext.http, path } },
+    requestContext: { ...(event.requestContext as Event), routeKey },
   };
 }
 
-/** A template function's event: its HTTP API route's (with `query`), or {} for a function without one. */
-export function functionEvent(fn: { httpPath: string | null }, query: Record<string, string> = {}): Record<string, unknown> {
-  return fn.httpPath ? routeEvent(fn.httpPath, query) : { ...query };
+/** A REST API (payload 1.0) request with `query` as its whole query string (null without one, as API Gateway sends it). */
+function restApiRequest(request: Event, query: Query): Event {
+  const entries = Object.entries(query);
+  return {
+    ...request,
+    queryStringParameters: entries.length ? query : null,
+    multiValueQueryStringParameters: entries.length ? Object.fromEntries(entries.map(([name, value]) => [name, [value]])) : null,
+  };
+}
+
+/** The sample event as API Gateway would send it for GET `path` with `query` (e.g. { calls: "10" }). */
+export function routeEvent(path: string, query: Query = {}): Event {
+  return httpApiRoute(sampleRequest(path), `GET ${path}`, query);
+}
+
+/**
+ * A template function's event, shaped for its first event source, {} for a function nothing
+ * triggers; `query` is an API request's query string (the bench's calls), other events have none.
+ */
+export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource">, query: Query = {}): Event {
+  const source = fn.eventSource;
+  if (!source) return {};
+  const args = generateEventArgs(fn.logicalId, source);
+  if (!args) return routeEvent(routeOf(source).path!, query);
+  const event = generatedEvent(args);
+  if (source.type === "Api") return restApiRequest(event, query);
+  if (source.type !== "HttpApi") return event;
+  const { method, path } = routeOf(source);
+  return httpApiRoute(event, path === null ? "$default" : `${method} ${path}`, query);
 }

@@ -56,6 +56,7 @@ export interface TraceOptions {
 export async function traceColdStart(lab: Lab, fn: ServedFunction, options: TraceOptions = {}): Promise<InitTrace> {
   if (fn.runsOn.kind !== "managed")
     throw new Error(`${fn.logicalId} runs on ${fn.runsOn.name}: only a managed Node runtime reads the trace's preload from NODE_OPTIONS`);
+  const event = functionEvent(fn); // before anything starts: a trigger with no event fails here
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-init-trace-"));
   const traceFile = join(scratch, "trace");
   // The function's own NODE_OPTIONS stay: they are part of its cold start.
@@ -79,7 +80,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     const outcome = await env.invoke(
       {
         requestId: randomUUID(),
-        payload: Buffer.from(JSON.stringify(functionEvent(fn))),
+        payload: Buffer.from(JSON.stringify(event)),
         deadlineMs: Date.now() + timeoutMs,
         functionArn: fn.logicalId,
         traceId: "",

@@ -17,7 +17,7 @@ import { withLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
 const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--network N] [--code-loading M]
-  --event FILE     the event, a JSON file (default: the function's HTTP API route event, or {})
+  --event FILE     the event, a JSON file (default: one shaped for its first event source by sam local generate-event, {} without one)
   --profile P      build the function with this profile instead of its own (Metadata.BuildProperties.Profile)
   --template FILE  the SAM template (default: template.yaml)
 ${FIDELITY_USAGE}`;

@@ -1,5 +1,6 @@
 // Runs SAM CLI from the project's venv, in a SAM app's folder (where its samconfig.toml is read).
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { PROJECT_TEMPLATE, SETUP_HINT, VENV_BIN } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
@@ -8,13 +9,15 @@ class SamError extends Error {
   override name = "SamError";
 }
 
+const notInstalled = (venvBin: string) => new SamError(`SAM CLI not found at ${join(venvBin, "sam")}; ${SETUP_HINT}.`);
+
 /** Runs `sam <args>` in a folder (default: the project's); resolves with its output, rejects with it on failure. */
 export function sam(
   args: string[],
   { quiet = false, cwd = dirname(PROJECT_TEMPLATE), venvBin = VENV_BIN, env = {} as Record<string, string> } = {},
 ): Promise<string> {
   const bin = join(venvBin, "sam");
-  if (!existsSync(bin)) return Promise.reject(new SamError(`SAM CLI not found at ${bin}; ${SETUP_HINT}.`));
+  if (!existsSync(bin)) return Promise.reject(notInstalled(venvBin));
   return new Promise((resolve, reject) => {
     const child = spawnOwned(bin, args, {
       cwd,
@@ -62,4 +65,36 @@ export function samBuild(options: SamBuildOptions = {}): Promise<string> {
   const appConfig = join(appDir, "samconfig.toml");
   if (appDir !== dirname(template) && existsSync(appConfig)) args.push("--config-file", appConfig);
   return sam(args, { quiet: options.quiet, cwd: appDir, env: options.env });
+}
+
+let installedVersion: string | undefined;
+
+/** SAM CLI's version as the venv installed it, read once from its dist-info folder: no Python to start. */
+export function samCliVersion(): string {
+  if (installedVersion) return installedVersion;
+  const lib = join(VENV_BIN, "../lib");
+  const sitePackages = existsSync(lib) ? readdirSync(lib).map((python) => join(lib, python, "site-packages")) : [];
+  installedVersion = sitePackages
+    .flatMap((dir) => (existsSync(dir) ? readdirSync(dir) : []))
+    .map((name) => /^aws_sam_cli-(.+)\.dist-info$/.exec(name)?.[1])
+    .find((version) => version !== undefined);
+  if (!installedVersion) throw notInstalled(VENV_BIN);
+  return installedVersion;
+}
+
+/**
+ * `sam local generate-event <args>`: the event's JSON text. Synchronous, so an event is made
+ * where it is needed (lab/events.mts keeps each, so it runs once per event). `cwd` should hold no
+ * samconfig.toml: the generator takes its options' defaults from one.
+ */
+export function samGenerateEvent(args: string[], cwd: string): string {
+  const run = spawnSync(join(VENV_BIN, "sam"), ["local", "generate-event", ...args], {
+    cwd,
+    env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
+    encoding: "utf8",
+  });
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") throw notInstalled(VENV_BIN);
+  if (run.error) throw run.error;
+  if (run.status !== 0) throw new SamError(`sam local generate-event ${args.join(" ")} failed (exit ${run.status}):\n${run.stderr.trim()}`);
+  return run.stdout;
 }

@@ -1,10 +1,14 @@
 // npm's `dependencies` script (package.json): runs after every npm command that changes
 // node_modules, `npm install @aws-sdk/client-<service>` included. Keeps the project's two other
-// SDK trees in step with the @aws-sdk/* packages package.json depends on, then installs them:
-//   patches/      the tree Optimized and Warp bundle: the same packages at the same versions, plus
-//                 the exact versions the patches/*.patch file names pin (patch-package applies them)
-//   lab/runtime/  the stand-in for the managed runtime's /var/runtime: each client at the
-//                 runtime's own SDK version (its package.json config.sdkVersion), for Raw
+// SDK trees in step with the project's lockfile, then installs them:
+//   patches/      the tree Optimized and Warp bundle: every @aws-sdk/* and @smithy/* package the
+//                 lockfile installs at the top of node_modules (what the functions and every
+//                 library they use reach: Powertools, lib-dynamodb, the X-Ray SDK...), at the
+//                 lockfile's version, except the exact versions the patches/*.patch file names
+//                 pin (patch-package applies them)
+//   lab/runtime/  the stand-in for the managed runtime's /var/runtime: each @aws-sdk/* package
+//                 package.json names (the runtime ships the whole SDK) at the runtime's own SDK
+//                 version (its package.json config.sdkVersion), for Raw
 // Plain JavaScript: npm runs it with whichever Node it runs on.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -16,8 +20,24 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const readJson = (file) => JSON.parse(readFileSync(join(root, file), "utf8"));
 const sorted = (object) => Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)));
 
-/** The SDK packages the functions may import: package.json's @aws-sdk/* dependencies. */
-const sdk = Object.fromEntries(Object.entries(readJson("package.json").dependencies ?? {}).filter(([name]) => name.startsWith("@aws-sdk/")));
+const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
+
+/** Every SDK package the lockfile puts at the top of node_modules, at its version there. */
+function lockedSdk() {
+  const { packages = {} } = readJson("package-lock.json");
+  return Object.fromEntries(
+    Object.entries(packages)
+      .map(([path, entry]) => [path.replace(/^node_modules\//, ""), entry])
+      .filter(([name, entry]) => SDK_PACKAGE.test(name) && !name.includes("/node_modules/") && !entry.link)
+      .map(([name, entry]) => [name, entry.version]),
+  );
+}
+
+/** The SDK packages package.json names (dependencies and devDependencies): what the runtime's copy must hold. */
+function declaredSdk() {
+  const { dependencies = {}, devDependencies = {} } = readJson("package.json");
+  return Object.keys({ ...dependencies, ...devDependencies }).filter((name) => name.startsWith("@aws-sdk/"));
+}
 
 /** `@smithy+core+3.41.0+001+lazy-zlib.patch` pins @smithy/core at 3.41.0. */
 function patchedPackages() {
@@ -42,15 +62,14 @@ const pins = patchedPackages();
 const patchTool = readJson("patches/package.json").dependencies["patch-package"];
 const patchesChanged = syncManifest(
   "patches/package.json",
-  { ...sdk, ...pins, "patch-package": patchTool },
+  { ...lockedSdk(), ...pins, "patch-package": patchTool },
   { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) },
 );
 
 const runtime = readJson("lab/runtime/package.json");
-const clients = Object.keys(sdk).filter((name) => name.startsWith("@aws-sdk/client-"));
 const runtimeChanged = syncManifest("lab/runtime/package.json", {
   "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"],
-  ...Object.fromEntries(clients.map((name) => [name, runtime.config.sdkVersion])),
+  ...Object.fromEntries(declaredSdk().map((name) => [name, runtime.config.sdkVersion])),
 });
 
 // The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
@@ -73,7 +92,7 @@ for (const [folder, changed] of [
   const stamp = join(root, folder, "node_modules/.warpstart-stamp");
   if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files
   // A changed manifest updates its lockfile (commit both); otherwise install exactly the lockfile.
-  if (changed) console.error(`[sdk-trees] ${folder}/package.json now follows package.json's @aws-sdk/* dependencies: installing`);
+  if (changed) console.error(`[sdk-trees] ${folder}/package.json now follows the project's lockfile: installing`);
   npm([changed ? "install" : "ci", "--prefix", join(root, folder), "--no-audit", "--no-fund", "--loglevel=error"]);
   writeFileSync(stamp, inputsDigest(folder));
 }

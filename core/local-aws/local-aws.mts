@@ -13,6 +13,7 @@ import { listenOnLoopback } from "../loopback.mts";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
 import { spawnOwned } from "../processes.mts";
 import { LOOPBACK, link, type NetworkModel } from "./network.mts";
+import { startXrayDaemon, type XrayDaemon } from "./xray-daemon.mts";
 
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
@@ -52,7 +53,9 @@ export interface LocalAws {
   connections(): number;
   /** Calls answered so far, in order; with an access key, only the calls it signed. */
   calls(accessKeyId?: string): Promise<AwsCall[]>;
-  /** Stops the proxy (closing every connection through it) and gunicorn. */
+  /** The X-Ray daemon functions send their trace segments to. */
+  xray: XrayDaemon;
+  /** Stops the proxy (closing every connection through it), gunicorn and the X-Ray daemon. */
   stop(): Promise<void>;
 }
 
@@ -235,8 +238,10 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
       setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
     });
   let proxy: CountingProxy | undefined;
+  let xray: XrayDaemon | undefined;
   const stop = async () => {
     await proxy?.close();
+    await xray?.stop();
     await stopGunicorn();
   };
 
@@ -250,7 +255,9 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
     await probe(endpoint, readFileSync(caFile, "utf8"));
     const counter = proxy;
     counter.accepted = 0; // the probe's connection
+    xray = await startXrayDaemon();
     return {
+      xray,
       endpoint,
       port,
       byName: ports.byName === null ? null : { endpoint: `https://localhost:${ports.byName}`, port: ports.byName, dnsMs: network.dnsMs },

@@ -1,48 +1,235 @@
-// A template's resources in the local AWS: the types the lab can create there (seed.py creates
-// them through moto's API, as CloudFormation would), the names they get, and what Ref and
-// Fn::GetAtt answer for them. The lab serves functions, layers and the HTTP API itself.
-import { join } from "node:path";
+// A template's resources in the local AWS, made as CloudFormation would make them: moto's own
+// CloudFormation creates one stack (seed.py) of every resource whose type it implements, SAM-only
+// types converted first, parameters given, intrinsics between resources evaluated by moto; the
+// secrets, which it lacks, are made through their API. What the lab serves itself (functions,
+// layers, APIs) stays out of the stack: Ref and Fn::GetAtt of it answer what the lab knows.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse } from "yaml";
 import { VENV_BIN } from "../paths.mts";
 import { spawnOwned } from "../processes.mts";
-import type { ResourceAttributes, SamTemplate, TemplateResource } from "../template.mts";
+import { loadTemplate, type ResourceAttributes, type SamTemplate, type TemplateResource, type TemplateResourceEntry } from "../template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws.mts";
 
-/** Each type the local AWS can hold, with the property that fixes its physical name. */
-export const CREATABLE_TYPES: Record<string, { nameProperty: string; refIsName: boolean }> = {
-  "AWS::SSM::Parameter": { nameProperty: "Name", refIsName: true },
-  // Ref of a secret is its ARN, whose random suffix only the service knows once it exists.
-  "AWS::SecretsManager::Secret": { nameProperty: "Name", refIsName: false },
-  "AWS::DynamoDB::Table": { nameProperty: "TableName", refIsName: true },
-  "AWS::Serverless::SimpleTable": { nameProperty: "TableName", refIsName: true },
-  "AWS::S3::Bucket": { nameProperty: "BucketName", refIsName: true },
-  "AWS::Logs::LogGroup": { nameProperty: "LogGroupName", refIsName: true },
+/**
+ * The types whose Ref a build can embed before anything exists, by the property that fixes the
+ * name their Ref answers. A secret's Ref is its ARN, whose suffix only Secrets Manager makes up,
+ * but GetSecretValue takes its name as well.
+ */
+export const NAMED_TYPES: Record<string, { nameProperty: string }> = {
+  "AWS::SSM::Parameter": { nameProperty: "Name" },
+  "AWS::SecretsManager::Secret": { nameProperty: "Name" },
+  "AWS::DynamoDB::Table": { nameProperty: "TableName" },
+  "AWS::Serverless::SimpleTable": { nameProperty: "TableName" },
+  "AWS::S3::Bucket": { nameProperty: "BucketName" },
+  "AWS::Logs::LogGroup": { nameProperty: "LogGroupName" },
+  "AWS::Kinesis::Stream": { nameProperty: "Name" },
+  "AWS::Events::EventBus": { nameProperty: "Name" },
 };
 
-/** What the lab runs itself rather than creating it in the local AWS. */
-const SERVED_BY_THE_LAB = new Set(["AWS::Serverless::Function", "AWS::Serverless::LayerVersion", "AWS::Serverless::HttpApi"]);
+/** For messages: what the local AWS holds of a template. */
+export const WHAT_THE_LAB_CREATES = "only the template's resources that moto's CloudFormation can create, and its secrets";
 
 /** The name a resource was given in the template (a plain string), or null when CloudFormation would make one up. */
 export function fixedName(resource: TemplateResource): string | null {
-  const type = CREATABLE_TYPES[resource.type];
+  const type = NAMED_TYPES[resource.type];
   const name = type && resource.properties[type.nameProperty];
   return typeof name === "string" ? name : null;
 }
 
-/** The physical name the lab uses: the template's, or one made up as CloudFormation would (stack-logical id). */
-function localName(resource: TemplateResource): string {
-  const made = `warpstart-lab-${resource.logicalId}`;
-  return fixedName(resource) ?? (resource.type === "AWS::S3::Bucket" ? made.toLowerCase() : made);
+/** The id of the one HTTP API the lab serves (lab/http-api.mts): what Ref of any API of the template answers. */
+const LAB_API_ID = "warpstartlab";
+/** The APIs SAM makes for functions' Api and HttpApi events when the template declares none. */
+const IMPLICIT_APIS = ["ServerlessHttpApi", "ServerlessRestApi"];
+
+/** What the lab runs itself, never sent to the local AWS. */
+const servedByTheLab = (type: string) =>
+  ["AWS::Serverless::Function", "AWS::Serverless::LayerVersion", "AWS::Serverless::HttpApi", "AWS::Serverless::Api"].includes(type) ||
+  /^AWS::(Lambda|ApiGateway|ApiGatewayV2)::/.test(type);
+
+/** Access grants: moto enforces none, so nothing the lab runs fails without them. */
+const NOT_ENFORCED = new Set(["AWS::SQS::QueuePolicy", "AWS::SNS::TopicPolicy", "AWS::S3::BucketPolicy", "AWS::Serverless::Connector"]);
+
+const SECRET = "AWS::SecretsManager::Secret";
+
+/** What Ref and Fn::GetAtt of something the lab serves answer: the names it serves them by. */
+function servedAttributes(logicalId: string, type: string, region: string, account: string): ResourceAttributes | undefined {
+  if (type === "AWS::Serverless::Function" || type === "AWS::Lambda::Function")
+    return { Ref: logicalId, Arn: `arn:aws:lambda:${region}:${account}:function:${logicalId}` };
+  if (type === "AWS::Serverless::LayerVersion" || type === "AWS::Lambda::LayerVersion")
+    return { Ref: `arn:aws:lambda:${region}:${account}:layer:${logicalId}:1` };
+  if (/^AWS::(Serverless::(HttpApi|Api)|ApiGateway::RestApi|ApiGatewayV2::Api)$/.test(type))
+    return { Ref: LAB_API_ID, ApiEndpoint: `https://${LAB_API_ID}.execute-api.${region}.amazonaws.com` };
+  return undefined;
+}
+
+/** A resource as the stack gets it: a CloudFormation type moto may implement. */
+interface StackResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DependsOn?: unknown;
+}
+
+/** One resource not created, and why (moto's reason, or the lab's). */
+interface NotCreated {
+  logicalId: string;
+  type: string;
+  reason: string;
+}
+
+const attributeTypes: Record<string, string> = { String: "S", Number: "N", Binary: "B" };
+const tagList = (tags: unknown) =>
+  tags && typeof tags === "object" && !Array.isArray(tags) ? Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) : tags;
+const defined = (properties: Record<string, unknown>) => Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
+
+/** AWS::Serverless::SimpleTable as SAM translates it: a DynamoDB table keyed by PrimaryKey, on demand unless throughput is given. */
+function simpleTable(properties: Record<string, unknown>): StackResource {
+  const key = (properties.PrimaryKey ?? { Name: "id", Type: "String" }) as { Name: unknown; Type?: unknown };
+  const keyType = key.Type ?? "String";
+  return {
+    Type: "AWS::DynamoDB::Table",
+    Properties: defined({
+      TableName: properties.TableName,
+      KeySchema: [{ AttributeName: key.Name, KeyType: "HASH" }],
+      AttributeDefinitions: [{ AttributeName: key.Name, AttributeType: typeof keyType === "string" ? (attributeTypes[keyType] ?? keyType) : keyType }],
+      BillingMode: properties.ProvisionedThroughput ? "PROVISIONED" : "PAY_PER_REQUEST",
+      ProvisionedThroughput: properties.ProvisionedThroughput,
+      SSESpecification: properties.SSESpecification,
+      Tags: tagList(properties.Tags),
+    }),
+  };
+}
+
+/** A state machine's definition as moto takes it, a DefinitionString (it reads neither Definition nor DefinitionSubstitutions), substituted by Fn::Sub. */
+const definitionString = (text: unknown, substitutions: unknown) => (substitutions ? { "Fn::Sub": [text, substitutions] } : text);
+
+/**
+ * AWS::Serverless::StateMachine as moto's AWS::StepFunctions::StateMachine takes it: the definition
+ * (inline, or a local DefinitionUri) as DefinitionString, its substitutions made by Fn::Sub. Its
+ * role is a name only: nothing in the local AWS checks what a role allows.
+ */
+function stateMachine(logicalId: string, properties: Record<string, unknown>, templateDir: string, account: string): StackResource | string {
+  let definition = properties.Definition;
+  if (definition === undefined && typeof properties.DefinitionUri === "string") {
+    try {
+      definition = parse(readFileSync(resolve(templateDir, properties.DefinitionUri), "utf8"));
+    } catch (error) {
+      return `cannot read its DefinitionUri: ${(error as Error).message}`;
+    }
+  }
+  if (definition === undefined) return "its definition is in S3 (DefinitionUri): the lab reads Definition or a DefinitionUri of a local file";
+  return {
+    Type: "AWS::StepFunctions::StateMachine",
+    Properties: defined({
+      StateMachineName: properties.Name,
+      StateMachineType: properties.Type,
+      DefinitionString: definitionString(JSON.stringify(definition), properties.DefinitionSubstitutions),
+      RoleArn: properties.Role ?? `arn:aws:iam::${account}:role/${logicalId}Role`,
+      Tags: tagList(properties.Tags),
+    }),
+  };
+}
+
+/** The resource as CloudFormation gets it (SAM-only types converted), or why the lab cannot give it to moto. */
+function stackResource(
+  resource: TemplateResource,
+  entry: TemplateResourceEntry & { DependsOn?: unknown },
+  templateDir: string,
+  account: string,
+): StackResource | string {
+  const { logicalId, type } = resource;
+  const properties = structuredClone(resource.properties);
+  const dependsOn = entry.DependsOn === undefined ? {} : { DependsOn: entry.DependsOn };
+  if (type === "AWS::Serverless::SimpleTable") return { ...simpleTable(properties), ...dependsOn };
+  if (type === "AWS::Serverless::StateMachine") {
+    const converted = stateMachine(logicalId, properties, templateDir, account);
+    return typeof converted === "string" ? converted : { ...converted, ...dependsOn };
+  }
+  if (type === "AWS::StepFunctions::StateMachine") {
+    const { Definition, DefinitionSubstitutions, ...rest } = properties;
+    if (Definition !== undefined)
+      return { Type: type, Properties: { ...rest, DefinitionString: definitionString(JSON.stringify(Definition), DefinitionSubstitutions) }, ...dependsOn };
+    if (typeof rest.DefinitionString === "string")
+      return { Type: type, Properties: { ...rest, DefinitionString: definitionString(rest.DefinitionString, DefinitionSubstitutions) }, ...dependsOn };
+  }
+  if (type.startsWith("AWS::Serverless::")) return "a SAM type the lab does not convert to CloudFormation";
+  if (type.startsWith("Custom::") || type === "AWS::CloudFormation::CustomResource")
+    return "a custom resource: its provider runs only when CloudFormation deploys";
+  return { Type: type, Properties: properties, ...dependsOn };
+}
+
+/** AWS::SNS::Subscription, which moto's CloudFormation lacks, as the Subscription of its topic (which it implements) when that is in the stack. */
+function subscribeOnTheirTopics(resources: Record<string, StackResource>): void {
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    if (resource.Type !== "AWS::SNS::Subscription") continue;
+    const topicId = (resource.Properties.TopicArn as { Ref?: unknown } | undefined)?.Ref;
+    const topic = typeof topicId === "string" ? resources[topicId] : undefined;
+    if (topic?.Type !== "AWS::SNS::Topic") continue;
+    const { Endpoint, Protocol } = resource.Properties;
+    topic.Properties.Subscription = [...((topic.Properties.Subscription as unknown[] | undefined) ?? []), { Endpoint, Protocol }];
+    delete resources[logicalId];
+  }
+}
+
+/** Every Ref, Fn::GetAtt and Fn::Sub reference of a value: the attributes ("Ref" for Ref) asked of each logical id. */
+function referencesIn(value: unknown, found = new Map<string, Set<string>>()): Map<string, Set<string>> {
+  const add = (logicalId: string, attribute: string) => {
+    if (!logicalId.startsWith("AWS::")) found.set(logicalId, (found.get(logicalId) ?? new Set()).add(attribute));
+  };
+  if (Array.isArray(value)) {
+    for (const item of value) referencesIn(item, found);
+  } else if (value && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "Ref" && typeof inner === "string") add(inner, "Ref");
+      else if (key === "Fn::GetAtt") {
+        const [logicalId, ...attribute] = typeof inner === "string" ? inner.split(".") : (inner as unknown[]).map(String);
+        add(logicalId!, attribute.join("."));
+      } else if (key === "Fn::Sub") {
+        const [text, variables = {}] = typeof inner === "string" ? [inner] : (inner as [string, Record<string, unknown>]);
+        for (const [, name] of String(text).matchAll(/\$\{([^}!][^}]*)\}/g)) {
+          if (name! in variables) continue;
+          const [logicalId, ...attribute] = name!.split(".");
+          add(logicalId!, attribute.length ? attribute.join(".") : "Ref");
+        }
+        referencesIn(variables, found);
+      } else referencesIn(inner, found);
+    }
+  }
+  return found;
+}
+
+/** A parameter as moto takes it, with its value (override or default; null: none). */
+function parameter(template: SamTemplate, name: string, definition: Record<string, unknown>) {
+  const value = template.resolve({ Ref: name });
+  // The lab has no Parameter Store value to resolve an SSM-typed parameter with: its Ref is the path, as template.resolve answers.
+  const type = String(definition.Type ?? "String").startsWith("AWS::SSM::Parameter::") ? "String" : definition.Type;
+  return {
+    definition: { ...definition, Type: type },
+    value: value === undefined || value === null ? null : Array.isArray(value) ? value.join(",") : String(value),
+  };
+}
+
+/** The one line naming what was not created, with why; null when everything was. */
+function notCreatedLine(notCreated: NotCreated[]): string | null {
+  if (!notCreated.length) return null;
+  const named = notCreated.map(({ logicalId, type, reason }) => `${logicalId} (${type}: ${reason.replace(/\s+/g, " ").trim()})`);
+  return `The lab's local AWS did not create ${named.join(", ")}: a function that calls ${notCreated.length === 1 ? "it" : "them"} fails in the lab.`;
 }
 
 export interface CreatedResources {
   /** Ref and Fn::GetAtt values by logical id, for evaluating the template's references. */
   attributes: Record<string, ResourceAttributes>;
-  /** One line naming what the lab did not create (empty when it created everything). */
+  /** One line naming what the lab did not create, with why (null when it created everything). */
   notCreated: string | null;
 }
 
+interface SeedAnswer {
+  attributes: Record<string, ResourceAttributes>;
+  notCreated: NotCreated[];
+}
+
 /** Runs seed.py with a request on stdin; resolves with its JSON answer. */
-function seed(request: unknown, venvBin: string): Promise<Record<string, ResourceAttributes>> {
+function seed(request: unknown, venvBin: string): Promise<SeedAnswer> {
   return new Promise((resolve, reject) => {
     const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], {
       stdio: ["pipe", "pipe", "pipe"],
@@ -54,7 +241,7 @@ function seed(request: unknown, venvBin: string): Promise<Record<string, Resourc
     child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
     child.on("exit", (code) => {
-      if (code === 0) return resolve(JSON.parse(Buffer.concat(out).toString("utf8")) as Record<string, ResourceAttributes>);
+      if (code === 0) return resolve(JSON.parse(Buffer.concat(out).toString("utf8")) as SeedAnswer);
       reject(new Error(`the local AWS could not create the template's resources: ${Buffer.concat(err).toString("utf8").trim().split("\n").pop()}`));
     });
     child.stdin!.end(JSON.stringify(request));
@@ -62,26 +249,68 @@ function seed(request: unknown, venvBin: string): Promise<Record<string, Resourc
 }
 
 /**
- * Creates the template's resources in the local AWS, in template order, their properties
- * evaluated (parameters, and references to resources whose Ref is their name). Resources the lab
- * neither creates nor serves are named in `notCreated`.
+ * Creates the template's resources in the local AWS as the stack `AWS::StackName` (replacing an
+ * earlier template's): every resource moto's CloudFormation can create, with the names it makes
+ * up for those without one. Answers Ref and Fn::GetAtt of each as the template uses them (of
+ * what the lab serves too), and names in one line what was not created, with moto's reason.
  */
 export async function createResources(template: SamTemplate, aws: Pick<LocalAws, "endpoint" | "caFile">, venvBin = VENV_BIN): Promise<CreatedResources> {
-  const creatable = template.resources.filter((resource) => resource.type in CREATABLE_TYPES);
-  const skipped = template.resources.filter((resource) => !(resource.type in CREATABLE_TYPES) && !SERVED_BY_THE_LAB.has(resource.type));
-  // Names are known before anything exists: references to them can be evaluated up front.
-  const names = Object.fromEntries(
-    creatable.filter((resource) => CREATABLE_TYPES[resource.type]!.refIsName).map((resource) => [resource.logicalId, { Ref: localName(resource) }]),
-  );
-  const resources = creatable.map((resource) => ({
-    logicalId: resource.logicalId,
-    type: resource.type,
-    name: localName(resource),
-    properties: template.resolve(resource.properties, names),
-  }));
-  const attributes = resources.length ? await seed({ endpoint: aws.endpoint, caFile: aws.caFile, region: LOCAL_REGION, resources }, venvBin) : {};
-  const notCreated = skipped.length
-    ? `The lab does not create ${skipped.map((resource) => `${resource.logicalId} (${resource.type})`).join(", ")} in its local AWS (it creates ${Object.keys(CREATABLE_TYPES).join(", ")}): a function that calls ${skipped.length === 1 ? "it" : "them"} fails in the lab.`
-    : null;
-  return { attributes, notCreated };
+  const raw = loadTemplate(template.file);
+  const pseudo = (name: string) => String(template.resolve({ Ref: `AWS::${name}` }));
+  const [region, account, stackName] = [LOCAL_REGION, pseudo("AccountId"), pseudo("StackName")];
+  const wanted = referencesIn(raw);
+  const literals: Record<string, ResourceAttributes> = {};
+  const served = [
+    ...template.functions.map((fn) => ({ logicalId: fn.logicalId, type: "AWS::Serverless::Function" })),
+    ...template.resources.filter((resource) => servedByTheLab(resource.type)),
+    ...IMPLICIT_APIS.filter((logicalId) => !(logicalId in raw.Resources)).map((logicalId) => ({ logicalId, type: "AWS::Serverless::HttpApi" })),
+  ];
+  for (const { logicalId, type } of served) {
+    const attributes = servedAttributes(logicalId, type, region, account);
+    if (attributes && wanted.has(logicalId)) literals[logicalId] = attributes;
+  }
+
+  const resources: Record<string, StackResource> = {};
+  const secrets: { logicalId: string; properties: unknown }[] = [];
+  const notCreated: NotCreated[] = [];
+  for (const resource of template.resources) {
+    const { logicalId, type } = resource;
+    if (servedByTheLab(type) || NOT_ENFORCED.has(type)) continue;
+    if (type === SECRET) {
+      // Made before the stack, so that the stack's resources can refer to them: what they refer to must be known by then.
+      try {
+        secrets.push({ logicalId, properties: template.resolve(resource.properties, literals) });
+      } catch (error) {
+        notCreated.push({ logicalId, type, reason: `${(error as Error).message}, and the lab makes secrets before the other resources` });
+      }
+      continue;
+    }
+    const converted = stackResource(resource, raw.Resources[logicalId]!, dirname(template.file), account);
+    if (typeof converted === "string") notCreated.push({ logicalId, type, reason: converted });
+    else resources[logicalId] = converted;
+  }
+  subscribeOnTheirTopics(resources);
+
+  let answer: SeedAnswer = { attributes: {}, notCreated: [] };
+  if (Object.keys(resources).length || secrets.length) {
+    const conditions = raw.Conditions ?? {};
+    answer = await seed(
+      {
+        endpoint: aws.endpoint,
+        caFile: aws.caFile,
+        region,
+        stackName,
+        resources,
+        secrets,
+        parameters: Object.fromEntries(Object.entries(raw.Parameters ?? {}).map(([name, definition]) => [name, parameter(template, name, definition)])),
+        conditions,
+        conditionValues: Object.fromEntries(Object.keys(conditions).map((name) => [name, Boolean(template.resolve({ Condition: name }))])),
+        mappings: raw.Mappings ?? {},
+        literals,
+        wanted: Object.fromEntries([...wanted].map(([logicalId, attributes]) => [logicalId, [...attributes]])),
+      },
+      venvBin,
+    );
+  }
+  return { attributes: { ...literals, ...answer.attributes }, notCreated: notCreatedLine([...notCreated, ...answer.notCreated]) };
 }

@@ -1,111 +1,139 @@
-"""Creates a template's resources in the local AWS, as CloudFormation would, through its API.
+"""Creates a template's resources in the local AWS as CloudFormation would: one stack made by moto's
+own CloudFormation, rehearsed here first (stack_rehearsal.py), and the secrets, a type moto's
+CloudFormation lacks, made through their API before it, so that the stack can refer to them.
 
 Usage: python seed.py < request.json > created.json
-request: {"endpoint", "caFile", "region", "resources": [{"logicalId", "type", "name", "properties"}]}
-(`name` is the physical name: the template's own, or one the lab chose.)
-created: {"<logicalId>": {"Ref": ..., "Arn": ..., ...the other GetAtt attributes}}
-Unsupported types never reach this script: core/local-aws/resources.mts names them first.
+request: {"endpoint", "caFile", "region", "stackName",
+          "resources": {"<logicalId>": {"Type", "Properties", "DependsOn"?}}  (SAM types converted),
+          "secrets": [{"logicalId", "properties"}]  (properties evaluated by the caller),
+          "parameters": {"<name>": {"definition": {...}, "value": "..." | null}},
+          "conditions", "conditionValues": {"<name>": bool}, "mappings",
+          "literals": {"<logicalId>": {"Ref": ..., "<attribute>": ...}}  (what the lab serves itself),
+          "wanted": {"<logicalId>": ["Ref" | "<attribute>", ...]}  (what the template refers to)}
+created: {"attributes": {"<logicalId>": {"Ref": ..., "<attribute>": ...}},
+          "notCreated": [{"logicalId", "type", "reason"}]}
 """
 import json
 import sys
+import threading
 
 import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from botocore.parsers import ResponseParserError
 
-ACCOUNT_ID = "123456789012"  # moto's default account: every access key maps to it
-
-
-def ssm_parameter(clients, name, props):
-    clients("ssm").put_parameter(Name=name, Value=str(props["Value"]), Type=props.get("Type", "String"), Overwrite=True)
-    return {"Ref": name, "Type": props.get("Type", "String"), "Value": str(props["Value"])}
+SECRET = "AWS::SecretsManager::Secret"
 
 
-def secret(clients, name, props):
-    sm = clients("secretsmanager")
+def create_secret(sm, name: str, props: dict) -> dict:
+    """A secret as CloudFormation makes one: its SecretString, or one generated as GenerateSecretString says."""
     if "SecretString" in props:
-        value = props["SecretString"]
+        value = str(props["SecretString"])
     else:
         generate = props.get("GenerateSecretString", {})
+
+        def flag(key: str, default: bool = False) -> bool:
+            return str(generate.get(key, default)).lower() == "true"  # YAML gives a bool, a parameter a string
+
         password = sm.get_random_password(
             PasswordLength=int(generate.get("PasswordLength", 32)),
-            ExcludeCharacters=generate.get("ExcludeCharacters", ""),
-            ExcludePunctuation=bool(generate.get("ExcludePunctuation", False)),
+            ExcludeCharacters=str(generate.get("ExcludeCharacters", "")),
+            ExcludeNumbers=flag("ExcludeNumbers"),
+            ExcludePunctuation=flag("ExcludePunctuation"),
+            ExcludeUppercase=flag("ExcludeUppercase"),
+            ExcludeLowercase=flag("ExcludeLowercase"),
+            IncludeSpace=flag("IncludeSpace"),
+            RequireEachIncludedType=flag("RequireEachIncludedType", True),
         )["RandomPassword"]
         if "SecretStringTemplate" in generate:
             value = json.dumps({**json.loads(generate["SecretStringTemplate"]), generate["GenerateStringKey"]: password})
         else:
             value = password
-    arn = sm.create_secret(Name=name, SecretString=value)["ARN"]
+    args = {"Name": name, "SecretString": value, **({"Description": str(props["Description"])} if "Description" in props else {})}
+    try:
+        arn = sm.create_secret(**args)["ARN"]
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ResourceExistsException":
+            raise
+        # Left by an earlier template in this local AWS: the one being created now declares it.
+        sm.delete_secret(SecretId=name, ForceDeleteWithoutRecovery=True)
+        arn = sm.create_secret(**args)["ARN"]
     return {"Ref": arn, "Id": arn}
-
-
-def dynamodb_table(clients, name, props):
-    args = {
-        "TableName": name,
-        "KeySchema": props["KeySchema"],
-        "AttributeDefinitions": props["AttributeDefinitions"],
-        "BillingMode": props.get("BillingMode", "PROVISIONED"),
-    }
-    if args["BillingMode"] == "PROVISIONED":
-        args["ProvisionedThroughput"] = {k: int(v) for k, v in props.get("ProvisionedThroughput", {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}).items()}
-    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-        if key in props:
-            args[key] = props[key]
-    arn = clients("dynamodb").create_table(**args)["TableDescription"]["TableArn"]
-    return {"Ref": name, "Arn": arn}
-
-
-def simple_table(clients, name, props):
-    key = props.get("PrimaryKey", {"Name": "id", "Type": "String"})
-    attribute_type = {"String": "S", "Number": "N", "Binary": "B"}[key.get("Type", "String")]
-    throughput = props.get("ProvisionedThroughput")
-    table = {
-        "KeySchema": [{"AttributeName": key["Name"], "KeyType": "HASH"}],
-        "AttributeDefinitions": [{"AttributeName": key["Name"], "AttributeType": attribute_type}],
-        "BillingMode": "PROVISIONED" if throughput else "PAY_PER_REQUEST",
-    }
-    if throughput:
-        table["ProvisionedThroughput"] = throughput
-    return dynamodb_table(clients, name, table)
-
-
-def s3_bucket(clients, name, props):
-    clients("s3").create_bucket(Bucket=name)
-    return {"Ref": name, "Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com"}
-
-
-def log_group(clients, name, props):
-    clients("logs").create_log_group(logGroupName=name)
-    return {"Ref": name, "Arn": f"arn:aws:logs:{clients('logs').meta.region_name}:{ACCOUNT_ID}:log-group:{name}:*"}
-
-
-CREATORS = {
-    "AWS::SSM::Parameter": ssm_parameter,
-    "AWS::SecretsManager::Secret": secret,
-    "AWS::DynamoDB::Table": dynamodb_table,
-    "AWS::Serverless::SimpleTable": simple_table,
-    "AWS::S3::Bucket": s3_bucket,
-    "AWS::Logs::LogGroup": log_group,
-}
 
 
 def main() -> None:
     request = json.load(sys.stdin)
     session = boto3.session.Session(aws_access_key_id="ASIAWARPSTARTSEEDING", aws_secret_access_key="lab", region_name=request["region"])
-    cache = {}
+    # One attempt: a CreateStack that failed must not be sent again.
+    config = Config(retries={"total_max_attempts": 1, "mode": "standard"})
+    cfn, sm = (session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config) for service in ("cloudformation", "secretsmanager"))
+    stack_name = request["stackName"]
 
-    def clients(service):
-        if service not in cache:
-            cache[service] = session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"])
-        return cache[service]
+    failed = []
 
-    created = {}
-    for resource in request["resources"]:
+    def remove_earlier_stack() -> None:
         try:
-            created[resource["logicalId"]] = CREATORS[resource["type"]](clients, resource["name"], resource["properties"])
-        except Exception as error:  # noqa: BLE001 - the message goes to the user, with the resource it was for
-            sys.exit(f"could not create {resource['type']} {resource['logicalId']} ({resource['name']}): {error}")
-    json.dump(created, sys.stdout)
+            cfn.describe_stacks(StackName=stack_name)
+        except ClientError:
+            return  # none
+        except Exception as error:  # noqa: BLE001 - raised again by the main thread
+            failed.append(error)
+            return
+        try:
+            # The local AWS holds one template's resources: an earlier template's stack makes way.
+            cfn.delete_stack(StackName=stack_name)
+        except Exception as error:  # noqa: BLE001 - raised again by the main thread
+            failed.append(error)
+
+    # The local AWS loads its CloudFormation on this first call while this process loads its own.
+    earlier = threading.Thread(target=remove_earlier_stack)
+    earlier.start()
+    import stack_rehearsal  # moto takes a second to import: after the call above is on its way
+
+    earlier.join()
+    if failed:
+        raise failed[0]
+    attributes = {}
+    secrets_left_out = {}
+    for secret in request["secrets"]:
+        logical_id, props = secret["logicalId"], secret["properties"]
+        name = props.get("Name") or stack_rehearsal.generated_name(SECRET, stack_name, logical_id)
+        try:
+            attributes[logical_id] = create_secret(sm, name, props)
+        except ClientError as error:
+            secrets_left_out[logical_id] = error.response["Error"].get("Message") or str(error)
+
+    literals = {**request["literals"], **attributes}
+    types = {logical_id: resource["Type"] for logical_id, resource in request["resources"].items()}
+    for resource in request["resources"].values():
+        resource["Properties"] = stack_rehearsal.rewrite(resource.get("Properties") or {}, literals, types)
+    stack = stack_rehearsal.Stack(request, secrets_left_out)
+    rehearsed = stack.rehearse()
+    if rehearsed is not None:
+        outputs = stack.outputs(rehearsed, request["wanted"])
+        try:
+            cfn.create_stack(
+                StackName=stack_name,
+                TemplateBody=json.dumps(stack.template({key: expression for key, (_, _, expression) in outputs.items()})),
+                Parameters=[{"ParameterKey": name, "ParameterValue": value} for name, value in stack.parameter_values().items()],
+            )
+        except ResponseParserError as error:
+            # moto answers a failure of its own with an HTML page (HTTP 500) that says nothing more.
+            raise RuntimeError("moto's CloudFormation failed in the local AWS to create the stack it created in rehearsal, and answered only HTTP 500") from error
+        for output in cfn.describe_stacks(StackName=stack_name)["Stacks"][0].get("Outputs", []):
+            logical_id, name, _ = outputs[output["OutputKey"]]
+            attributes.setdefault(logical_id, {})[name] = output["OutputValue"]
+    types.update({logical_id: SECRET for logical_id in secrets_left_out})
+    not_created = [{"logicalId": logical_id, "type": types[logical_id], "reason": reason} for logical_id, reason in stack.left_out.items()]
+    json.dump({"attributes": attributes, "notCreated": not_created}, sys.stdout)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ClientError as error:
+        sys.exit(f"{error.operation_name} failed: {error.response['Error'].get('Message') or error}")
+    except RuntimeError as error:
+        sys.exit(str(error))
+    except Exception as error:  # noqa: BLE001 - never a traceback for the user: moto's words, in one line
+        sys.exit(" ".join(str(getattr(error, "message", None) or f"{type(error).__name__}: {error}").split()))

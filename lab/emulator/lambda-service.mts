@@ -23,6 +23,7 @@ export interface FunctionConfiguration {
   MemorySize: number;
   Timeout: number;
   Environment?: { Variables: Record<string, string> };
+  TracingConfig: { Mode: "Active" | "PassThrough" };
   Architectures: string[];
   Version: "$LATEST";
   State: "Active";
@@ -73,6 +74,7 @@ class LambdaFunction {
       Description: "",
       MemorySize: spec.memoryMb,
       Timeout: spec.timeoutSeconds,
+      TracingConfig: { Mode: spec.tracing ? "Active" : "PassThrough" },
       Architectures: [spec.architecture],
       Version: "$LATEST",
       State: "Active",
@@ -311,7 +313,8 @@ export class LambdaService {
         payload,
         deadlineMs: Date.now() + timeoutMs,
         functionArn: fn.config.FunctionArn,
-        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=0`,
+        // Active tracing samples every invoke here (X-Ray's default rule samples the first each second).
+        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=${fn.config.TracingConfig.Mode === "Active" ? 1 : 0}`,
       },
       timeoutMs,
     );

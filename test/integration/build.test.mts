@@ -1,6 +1,7 @@
 // The artifacts of the real `sam build` (makefile builder -> builder/build.mts -> esbuild).
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Metafile } from "esbuild";
 import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
@@ -73,12 +74,14 @@ describe("Warp", () => {
     try {
       const env = functionEnvironment(spec, artifactDir, servicesOf(aws));
       const child = join(PROJECT_ROOT, "builder/code-cache-child.mjs");
-      const { stdout } = await execOwned(command, [...prefix, ...RUNTIMES.node22.nodeFlags(512), child, "status", join(warpDir, "index.mjs")], {
+      const verdict = join(mkdtempSync(join(tmpdir(), "warpstart-verdict-")), "verdict");
+      await execOwned(command, [...prefix, ...RUNTIMES.node22.nodeFlags(512), child, "status", join(warpDir, "index.mjs"), verdict], {
         env,
         cwd: artifactDir,
         timeout: 120_000,
       });
-      expect(stdout.trim()).toBe("accepted");
+      expect(readFileSync(verdict, "utf8")).toBe("accepted");
+      rmSync(dirname(verdict), { recursive: true });
     } finally {
       await aws.stop();
     }

@@ -72,7 +72,14 @@ describe("your function, any AWS service: the README's path on a copy of the pro
 
   it("1. npm install of a client is all it takes: the patched tree and the runtime's copy follow", () => {
     const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // a release every client has
-    const install = runIn(copy, join(dirname(NODE22), "npm"), ["install", "--save-exact", `@aws-sdk/client-s3@${version}`, "--no-audit", "--no-fund"]);
+    const install = runIn(copy, join(dirname(NODE22), "npm"), [
+      "install",
+      "--save-prod",
+      "--save-exact",
+      `@aws-sdk/client-s3@${version}`,
+      "--no-audit",
+      "--no-fund",
+    ]);
     expect(outputOf(install)).toMatchObject({ status: 0 });
     const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));
     expect(manifest("package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
-import { chunkEntry, packageOf, parseSdkImports, serviceHosts } from "../../builder/sdk.mts";
+import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
 
@@ -97,7 +97,7 @@ describe("templateDefines (BuildProperties.Define)", () => {
 });
 
 describe("what a handler imports from the SDK", () => {
-  it("reads every form esbuild writes for an external import", () => {
+  it("reads the names of every form esbuild writes for an external import, and nothing from comments or strings", () => {
     const code = [
       'import { GetParameterCommand, SSMClient as Client } from "@aws-sdk/client-ssm";',
       'import {\n  DynamoDBClient,\n  PutItemCommand\n} from "@aws-sdk/client-dynamodb";',
@@ -105,19 +105,35 @@ describe("what a handler imports from the SDK", () => {
       'import "@smithy/some-side-effect";',
       'import { readFileSync } from "node:fs";',
       'const later = () => import("@aws-sdk/client-sts");',
-      'var s3 = __require("@aws-sdk/client-s3");',
       'import { SSMClient } from "@aws-sdk/client-ssm";',
+      // A library's JSDoc example and a string: neither is an import.
+      '/** @example const { S3Client } = await import("@aws-sdk/client-s3"); */',
+      "const hint = 'import { S3Client } from \"@aws-sdk/client-s3\"';",
+      'export { EventBridgeClient } from "@aws-sdk/client-eventbridge";',
     ].join("\n");
-    expect(parseSdkImports(code)).toEqual(
+    const resolved = [
+      "@aws-sdk/client-ssm",
+      "@aws-sdk/client-dynamodb",
+      "@aws-sdk/lib-dynamodb",
+      "@smithy/some-side-effect",
+      "@aws-sdk/client-sts",
+      "@aws-sdk/client-s3",
+      "@aws-sdk/client-eventbridge",
+    ];
+    expect(importedNames(code, new Set(resolved))).toEqual(
       new Map<string, Set<string> | "*">([
         ["@aws-sdk/client-ssm", new Set(["GetParameterCommand", "SSMClient"])],
         ["@aws-sdk/client-dynamodb", new Set(["DynamoDBClient", "PutItemCommand"])],
         ["@aws-sdk/lib-dynamodb", "*"],
         ["@smithy/some-side-effect", new Set()],
         ["@aws-sdk/client-sts", "*"],
-        ["@aws-sdk/client-s3", "*"],
+        ["@aws-sdk/client-eventbridge", new Set(["EventBridgeClient"])],
       ]),
     );
+  });
+
+  it("reads only the specifiers esbuild resolved as the SDK's", () => {
+    expect(importedNames('import { SSMClient } from "@aws-sdk/client-ssm";', new Set())).toEqual(new Map());
   });
 
   it("names a specifier's package", () => {

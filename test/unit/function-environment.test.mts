@@ -1,6 +1,7 @@
 // The endpoint of the local AWS each function gets, and who plays the DNS lookup: a Node function
 // resolves the local AWS by name in its own process (core/local-aws/dns.cjs) when the network has
 // a lookup; a custom runtime, S3's client and a network without a lookup connect by address.
+// Every Node function gets the outbound guard, and what Lambda sets for X-Ray and its log stream.
 import { join } from "node:path";
 import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../core/function-environment.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
@@ -9,8 +10,9 @@ import { RUNTIMES } from "../../core/runtimes.mts";
 const BY_ADDRESS = "https://127.0.0.1:4000";
 const BY_NAME = "https://localhost:4001";
 const DNS_PRELOAD = `--require=${join(PROJECT_ROOT, "core/local-aws/dns.cjs")}`;
+const GUARD = `--require=${join(PROJECT_ROOT, "core/local-aws/outbound-guard.cjs")}`;
 const spec = (runtime: FunctionSpec["runtime"]): FunctionSpec => ({ name: "Fn", codeDir: "/code", handler: "index.handler", memoryMb: 512, runtime });
-const services: LocalServices = { awsEndpoint: BY_ADDRESS, caFile: "/ca.pem", awsByName: { endpoint: BY_NAME, dnsMs: 7 } };
+const services: LocalServices = { awsEndpoint: BY_ADDRESS, caFile: "/ca.pem", awsByName: { endpoint: BY_NAME, dnsMs: 7 }, xrayDaemon: "127.0.0.1:2999" };
 
 describe("the local AWS a function calls", () => {
   it("is, for a Node function on a network with a lookup, the endpoint by name, resolved in its process after the function's own NODE_OPTIONS", () => {
@@ -19,7 +21,7 @@ describe("the local AWS a function calls", () => {
       AWS_ENDPOINT_URL: BY_NAME,
       AWS_ENDPOINT_URL_S3: BY_ADDRESS, // the bucket goes into an S3 host name, which the certificate for localhost does not cover
       WARPSTART_LAB_DNS_MS: "7",
-      NODE_OPTIONS: `--enable-source-maps ${DNS_PRELOAD}`,
+      NODE_OPTIONS: `--enable-source-maps ${GUARD} ${DNS_PRELOAD}`,
     });
   });
 
@@ -30,9 +32,25 @@ describe("the local AWS a function calls", () => {
     expect(env).not.toHaveProperty("WARPSTART_LAB_DNS_MS");
   });
 
-  it("is the endpoint by address on a network without a lookup, the function's NODE_OPTIONS left as they are", () => {
+  it("is the endpoint by address on a network without a lookup, after the function's own NODE_OPTIONS and the outbound guard", () => {
     const env = functionEnvironment(spec(RUNTIMES.node22), "/task", { ...services, awsByName: null }, { variables: { NODE_OPTIONS: "--enable-source-maps" } });
-    expect(env).toMatchObject({ AWS_ENDPOINT_URL: BY_ADDRESS, NODE_OPTIONS: "--enable-source-maps" });
+    expect(env).toMatchObject({ AWS_ENDPOINT_URL: BY_ADDRESS, NODE_OPTIONS: `--enable-source-maps ${GUARD}` });
     expect(env).not.toHaveProperty("AWS_ENDPOINT_URL_S3");
+  });
+});
+
+describe("what Lambda sets beside the function's own variables", () => {
+  it("points X-Ray's variables at the lab's daemon, which the function cannot override", () => {
+    const env = functionEnvironment(spec(RUNTIMES.node22), "/task", services, { variables: { AWS_XRAY_DAEMON_ADDRESS: "10.0.0.1:2000" } });
+    expect(env).toMatchObject({
+      AWS_XRAY_DAEMON_ADDRESS: "127.0.0.1:2999",
+      _AWS_XRAY_DAEMON_ADDRESS: "127.0.0.1",
+      _AWS_XRAY_DAEMON_PORT: "2999",
+      AWS_XRAY_CONTEXT_MISSING: "LOG_ERROR",
+    });
+  });
+
+  it("names a log stream as Lambda does", () => {
+    expect(functionEnvironment(spec(RUNTIMES.node22), "/task", services).AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/);
   });
 });

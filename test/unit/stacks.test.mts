@@ -65,7 +65,7 @@ describe("the bench's loop against a Lambda API", () => {
   /** An Invoke payload as the SDK hands it over: bytes that can also say themselves as text. */
   const blob = (text: string) => Object.assign(Buffer.from(text), { transformToString: () => text });
   const body = blob(JSON.stringify({ statusCode: 200, body: JSON.stringify({ runtime: "node 22.23.3", sdkVersion: "3.1169.0", codeCache: "accepted" }) }));
-  const variant = { name: "Warp", function: "Warp", profile: "Warp", runtime: "node22", functionName: "stack-Warp-abc", event: {} };
+  const variant = { name: "Warp", function: "Warp", profile: "Warp", runtime: "node22", functionName: "stack-Warp-abc", event: () => ({}) };
 
   it("forces each cold start with a configuration update and the SDK's waiter, reads Init Duration, then times a warm invoke", async () => {
     lambda.on(UpdateFunctionConfigurationCommand).resolves({ LastUpdateStatus: "InProgress" });
@@ -136,5 +136,29 @@ describe("the bench's loop against a Lambda API", () => {
     });
     const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 2, runId: "t" });
     expect(run.variants[0]!.failures).toEqual([0, 1].map((round) => ({ round, phase: "cold", errorType: "Runtime.InitError", message: "boom" })));
+  });
+
+  it("fails the cold invoke of a cell whose event cannot be made with what making it said, the other cells measured", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({});
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
+    lambda
+      .on(InvokeCommand)
+      .resolvesOnce({ StatusCode: 200, Payload: body, LogResult: report(80) })
+      .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
+    const unknown = Object.assign(new Error("Thing: its first event source is of type IoTRule"), { name: "UnknownEventSource" });
+    const eventless = {
+      ...variant,
+      name: "Thing",
+      functionName: "stack-Thing-abc",
+      event: () => {
+        throw unknown;
+      },
+    };
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [eventless, variant], rounds: 1, runId: "t" });
+    expect(run.variants.map((result) => [result.name, result.samples.length, result.failures])).toEqual([
+      ["Thing", 0, [{ round: 0, phase: "cold", errorType: "UnknownEventSource", message: unknown.message }]],
+      ["Warp", 1, []],
+    ]);
+    expect(lambda.commandCalls(InvokeCommand).map((call) => call.args[0].input.FunctionName)).toEqual(["stack-Warp-abc", "stack-Warp-abc"]);
   });
 });

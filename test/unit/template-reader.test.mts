@@ -101,6 +101,27 @@ describe("readTemplate", () => {
     expect(sam.resolve(sam.resources[0]!.properties)).toEqual({ TableName: "orders-dev" });
   });
 
+  it("gives each function its first event source in template order, evaluated leniently, with the resources its properties reference", () => {
+    const sam = readTemplate(
+      write(
+        "template.yaml",
+        `${APP}      Events:
+        Changed: { Type: DynamoDB, Properties: { Stream: !GetAtt Table.StreamArn, StartingPosition: !If [IsProd, LATEST, TRIM_HORIZON] } }
+        Get: { Type: HttpApi, Properties: { Method: GET, Path: /orders } }
+`,
+      ),
+    );
+    expect(sam.functions[0]).toMatchObject({
+      httpPath: "/orders",
+      eventSource: {
+        name: "Changed",
+        type: "DynamoDB",
+        properties: { Stream: { "Fn::GetAtt": ["Table", "StreamArn"] }, StartingPosition: "TRIM_HORIZON" },
+        references: { Stream: { logicalId: "Table", type: "AWS::DynamoDB::Table", properties: { TableName: "orders-dev" } } },
+      },
+    });
+  });
+
   it("names a reference it cannot evaluate", () => {
     const sam = readTemplate(write("template.yaml", APP));
     expect(() => templateVariables(sam, sam.functions[0]!, {})).toThrow("!Ref Table cannot be evaluated locally");

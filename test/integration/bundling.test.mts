@@ -1,0 +1,112 @@
+// How the pipeline bundles libraries as users' projects have them, on an app made here with its
+// own node_modules: CommonJS dependencies in an ES-module bundle (require of builtins and JSON,
+// __dirname/__filename, an optional require), TypeScript `paths` and package.json `imports`; and
+// what a user sees when a library cannot be bundled or needs an SDK version the tree cannot serve.
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildFunction, functionBuild } from "../../builder/build.mts";
+import { NODE22 } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
+
+const FILES: Record<string, string> = {
+  "package.json": JSON.stringify({ name: "an-app", type: "module", imports: { "#shared/*": "./src/shared/*.mts" } }),
+  "tsconfig.json": JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["src/lib/*"] } } }),
+  "template.yaml": `Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function: { Runtime: nodejs22.x, CodeUri: ., Architectures: [arm64] }
+Resources:
+${["Legacy", "Aliases", "Native", "NeedsNewerCore"]
+  .map(
+    (name) =>
+      `  ${name}:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile }\n    Properties: { Handler: src/${name.toLowerCase()}.handler }`,
+  )
+  .join("\n")}
+`,
+  // A CommonJS library as npm has them: builtins, JSON, its own path, an optional dependency.
+  "node_modules/legacy-lib/package.json": JSON.stringify({ name: "legacy-lib", version: "1.0.0", main: "index.js" }),
+  "node_modules/legacy-lib/defaults.json": JSON.stringify({ greeting: "hello" }),
+  "node_modules/legacy-lib/index.js": `const util = require("util");
+const path = require("path");
+let pretty = null;
+try { pretty = require("legacy-lib-pretty"); } catch {}
+module.exports = { greet: (name) => util.format("%s, %s", require("./defaults.json").greeting, name), dir: path.basename(__dirname), file: path.basename(__filename), pretty };`,
+  "src/legacy.mts": `import lib from "legacy-lib";
+export const handler = async () => ({ greeting: lib.greet("Lambda"), dir: lib.dir, file: lib.file, pretty: lib.pretty });`,
+  "src/lib/words.mts": `export const word = "from paths";`,
+  "src/shared/words.mts": `export const word = "from imports";`,
+  "src/aliases.mts": `import { word as viaPaths } from "@lib/words.mts";
+import { word as viaImports } from "#shared/words";
+export const handler = async () => [viaPaths, viaImports];`,
+  // A native addon: nothing a bundle can hold.
+  "node_modules/native-lib/package.json": JSON.stringify({ name: "native-lib", version: "2.0.0", main: "index.js" }),
+  "node_modules/native-lib/index.js": `module.exports = require("./build/binding.node");`,
+  "node_modules/native-lib/build/binding.node": "not really a shared object",
+  "src/native.mts": `import native from "native-lib";\nexport const handler = async () => native;`,
+  // A library that needs a release of a package patches/ patches that the patched tree does not have.
+  "node_modules/needs-newer-core/package.json": JSON.stringify({
+    name: "needs-newer-core",
+    version: "3.0.0",
+    type: "module",
+    main: "index.js",
+    dependencies: { "@smithy/core": "^99.0.0" },
+  }),
+  "node_modules/needs-newer-core/index.js": `export { HttpRequest } from "@smithy/core/protocols";`,
+  "src/needsnewercore.mts": `import { HttpRequest } from "needs-newer-core";\nexport const handler = async () => typeof HttpRequest;`,
+};
+
+let app: string;
+beforeAll(() => {
+  app = mkdtempSync(join(tmpdir(), "warpstart-bundling-"));
+  for (const [file, text] of Object.entries(FILES)) {
+    mkdirSync(dirname(join(app, file)), { recursive: true });
+    writeFileSync(join(app, file), text);
+  }
+});
+afterAll(() => rmSync(app, { recursive: true, force: true }));
+
+const build = (logicalId: string, profile: string) =>
+  buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), logicalId, profile), join(app, "out", `${logicalId}-${profile}`));
+
+/** Imports a built handler module in a fresh Node 22 and prints what its handler answers. */
+const answer = (outfile: string) =>
+  new Promise<unknown>((resolve, reject) =>
+    execFile(
+      NODE22,
+      [
+        "--input-type=module",
+        "-e",
+        `const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)}); console.log(JSON.stringify(await handler({})));`,
+      ],
+      (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(JSON.parse(stdout))),
+    ),
+  );
+
+it.each(["Raw", "Bundled", "Optimized"])("bundles a CommonJS library into an ES module that runs as it would unbundled (%s)", async (profile) => {
+  const { outfile } = await build("Legacy", profile);
+  // In a bundle the library's __dirname and __filename are the bundle's own, as SAM users' banners make them.
+  expect(await answer(outfile)).toEqual({ greeting: "hello, Lambda", dir: "src", file: "legacy.mjs", pretty: null });
+});
+
+it("resolves TypeScript paths and package.json imports as the user's project does", async () => {
+  expect(await answer((await build("Aliases", "Optimized")).outfile)).toEqual(["from paths", "from imports"]);
+});
+
+it("says in one line which file esbuild cannot bundle, and why", async () => {
+  await expect(build("Native", "Optimized")).rejects.toThrow(
+    /^Native: esbuild cannot bundle it: .*node_modules\/native-lib\/index\.js:1: No loader is configured for "\.node" files: .*binding\.node$/,
+  );
+});
+
+it("names the library, the package, both versions and what to do when the patched tree cannot serve what a library needs", async () => {
+  const failure = build("NeedsNewerCore", "Optimized");
+  await expect(failure).rejects.toThrow(
+    /^NeedsNewerCore: needs-newer-core@3\.0\.0 needs @smithy\/core \^99\.0\.0, and the patched SDK tree has @smithy\/core@\d+\.\d+\.\d+ \(the version patches\/ patches\): .*or build this function with the Bundled profile$/,
+  );
+  // Bundled resolves it from the library's own node_modules, as npm would have installed it (here, nowhere).
+  await expect(build("NeedsNewerCore", "Bundled")).rejects.toThrow(
+    /^NeedsNewerCore: esbuild cannot bundle it: .*needs-newer-core\/index\.js:1: Could not resolve "@smithy\/core\/protocols"/,
+  );
+});
