@@ -29,6 +29,7 @@ import {
   installedVersion,
   packageOf,
   replaceFiles,
+  runtimeServing,
   type SdkImports,
   scanSdkImports,
   sdkFromChunk,
@@ -232,12 +233,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
     plugins,
   });
   const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
-  const scan = await esbuildStep(fn, () =>
-    scanSdkImports(
-      { ...shared([]), entryPoints: [source] },
-      serve ?? ((specifier) => (installedVersion(RUNTIME_DIR, packageOf(specifier)) ? { from: "runtime" } : { from: "own" })),
-    ),
-  );
+  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(RUNTIME_DIR)));
   if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);
   const { imports } = scan;
   // A function that imports nothing of the SDK has no chunk to load nor cache: Warp builds it as Optimized does.

@@ -113,7 +113,14 @@ export type SdkServing = { from: "tree" } | { from: "own" } | { problem: string 
  */
 export function sdkServing(tree: string, pins: Record<string, string> = {}) {
   const treeName = relative(PROJECT_ROOT, tree) || ".";
+  // Each import is asked about by the scan and again by each build: its answer reads manifests once.
+  const answers = new Map<string, SdkServing>();
   return (specifier: string, importer: string): SdkServing => {
+    const key = `${specifier}\0${importer}`;
+    if (!answers.has(key)) answers.set(key, serving(specifier, importer));
+    return answers.get(key)!;
+  };
+  function serving(specifier: string, importer: string): SdkServing {
     const pkg = packageOf(specifier);
     const inTree = installedVersion(tree, pkg);
     const dependency = dependencyOf(importer);
@@ -133,8 +140,14 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
     return {
       problem: `${dependency.name}@${dependency.version} needs ${pkg} ${range}, and the patched SDK tree has ${pkg}@${inTree} (the version patches/ patches): install a ${dependency.name} that accepts ${inTree}, refresh the patches for a ${pkg} it accepts (patches/README.md), or build this function with the Bundled profile`,
     };
-  };
+  }
 }
+
+/** Raw: what the runtime's own SDK copy has stays an import, resolved there at run time; the rest is bundled. */
+export const runtimeServing =
+  (runtimeDir: string) =>
+  (specifier: string): { from: "runtime" } | { from: "own" } =>
+    installedVersion(runtimeDir, packageOf(specifier)) ? { from: "runtime" } : { from: "own" };
 
 export type ServeSdk = ReturnType<typeof sdkServing>;
 
@@ -228,7 +241,8 @@ export function sdkFromRuntime(runtimeDir: string): Plugin {
   return {
     name: "sdk-runtime",
     setup(b) {
-      b.onResolve({ filter: SDK_PACKAGE }, (args) => (installedVersion(runtimeDir, packageOf(args.path)) ? { path: args.path, external: true } : undefined));
+      const serve = runtimeServing(runtimeDir);
+      b.onResolve({ filter: SDK_PACKAGE }, (args) => (serve(args.path).from === "runtime" ? { path: args.path, external: true } : undefined));
     },
   };
 }
