@@ -129,9 +129,10 @@ async function cellsOf(
   template: SamTemplate,
   functions: TemplateFunction[],
   profiles: string[] | undefined,
-): Promise<{ cells: Cell[]; extra: TemplateFunction[] }> {
+): Promise<{ cells: Cell[]; extra: TemplateFunction[]; notBuilt: NonNullable<BenchResults["notBuilt"]> }> {
   const cells: Cell[] = [];
   const extra: TemplateFunction[] = [];
+  const notBuilt: NonNullable<BenchResults["notBuilt"]> = [];
   const built = readTemplate(builtTemplateOf(template.file));
   for (const fn of functions) {
     const own = functionBuild(template, fn.logicalId).profileName;
@@ -145,13 +146,21 @@ async function cellsOf(
       }
       const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, profile);
       console.error(`== building ${fn.logicalId} with the ${profile} profile`);
-      await buildFunction(functionBuild(template, fn.logicalId, profile), codeDir);
+      try {
+        await buildFunction(functionBuild(template, fn.logicalId, profile), codeDir);
+      } catch (error) {
+        // One cell that cannot be built leaves the others measured; the report says why it is missing.
+        const message = errorMessage(error).split("\n")[0]!;
+        console.error(`   not built, so not measured: ${message}`);
+        notBuilt.push({ function: fn.logicalId, profile, message });
+        continue;
+      }
       const labFunction = { ...served, logicalId: `${fn.logicalId}-${profile}`, codeDir };
       extra.push(labFunction);
       cells.push({ function: fn.logicalId, profile, name, floorOf, served: labFunction });
     }
   }
-  return { cells, extra };
+  return { cells, extra, notBuilt };
 }
 
 /** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names. */
@@ -194,6 +203,7 @@ async function main(): Promise<number> {
     /** Every cell × runtime: the runtime's name and the function that runs the cell on it. */
     let targets: Array<{ runtime: string; functionName: (cell: Cell) => string | undefined; where: string }>;
     let cells: Cell[];
+    let notBuilt: BenchResults["notBuilt"];
     let target: BenchResults["target"];
     if (opts.stack) {
       const stacks = opts.stack.split(",").map((name) => name.trim());
@@ -220,6 +230,7 @@ async function main(): Promise<number> {
       }
       const built = await cellsOf(opts.template, opts.functions, opts.profiles);
       cells = built.cells;
+      notBuilt = built.notBuilt;
       console.error("== starting the lab (local AWS + Lambda API)");
       lab = await startLab({
         template: builtTemplateOf(opts.template.file),
@@ -295,6 +306,7 @@ async function main(): Promise<number> {
       rounds: opts.rounds,
       variants: run.variants,
       runtimes,
+      ...(notBuilt?.length ? { notBuilt } : {}),
       versions,
       machine: machine(),
     };

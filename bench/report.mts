@@ -5,7 +5,7 @@ import type { Failure, VariantResult } from "../core/cold-starts.mts";
 import { PERCENTILES, pairedComparison, summarize } from "../core/stats.mts";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
-import { type BenchResults, cellLabel } from "./results.mts";
+import { type BenchResults, cellLabel, cellName } from "./results.mts";
 
 export type Metric = "initMs" | "e2eMs";
 
@@ -171,6 +171,7 @@ export function failureTable(results: BenchResults, format: TableFormat): string
       rows.push([cellLabel(results, variant), phase, String(failures.length), errors]);
     }
   }
+  for (const cell of results.notBuilt ?? []) rows.push([cellName(cell.function, cell.profile, true), "build", "1", oneLine(cell.message)]);
   if (rows.length === 0) return "No failures.";
   return renderTable(["variant", "phase", "failures", "errors (first message per type)"], rows, format, ["left", "left", "right", "left"]);
 }

@@ -37,6 +37,8 @@ export interface BenchResults {
   /** The runtimes measured, in the order given. */
   runtimes: string[];
   processStart?: ProcessStart;
+  /** Cells whose build failed (locally, a profile other than the function's own): never measured, the build's first line kept. */
+  notBuilt?: Array<{ function: string; profile: string; message: string }>;
   versions: Record<string, string>;
   machine: { platform: string; arch: string; cpuModel: string; cpuCount: number; memoryGiB: number; hostname?: string };
 }

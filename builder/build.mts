@@ -205,10 +205,18 @@ async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Prom
   }
 }
 
-/** One esbuild error in a line: the file and line, what went wrong, and esbuild's own hint. */
+/**
+ * One esbuild error in a line: the file and line, what went wrong, and esbuild's own hint, or
+ * ours when the package it cannot resolve has only its types installed (@types/<name>): an
+ * `import { X } from "aws-lambda"` of types stays an import under verbatimModuleSyntax.
+ */
 function describeEsbuildError({ text, location, notes }: EsbuildMessage): string {
   const where = location ? `${relative(PROJECT_ROOT, resolve(PROJECT_ROOT, location.file))}:${location.line}: ` : "";
-  const hint = notes.map((note) => note.text).find((note) => note.length > 0);
+  const unresolved = /^Could not resolve "([^"./][^"]*)"$/.exec(text)?.[1];
+  const typesOnly = unresolved && existsSync(join(PROJECT_ROOT, "node_modules/@types", unresolved.replace(/^@([^/]+)\//, "$1__")));
+  const hint = typesOnly
+    ? `only its types are installed, as @types/${unresolved}: import them with \`import type\`, which the project's tsconfig.json (verbatimModuleSyntax) asks for`
+    : notes.map((note) => note.text).find((note) => note.length > 0);
   return `${where}${text}${hint ? ` (${hint})` : ""}`;
 }
 

@@ -96,12 +96,15 @@ async function init(
       timeout: 120_000,
       cwd: artifactDir,
     });
-    return mode === "status" ? readFileSync(verdictFile, "utf8") : "";
+    return readFileSync(verdictFile, "utf8");
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
   }
 }
+
+/** The child's verdict when INIT never loaded the SDK chunk (code-cache-child.mjs). */
+const CHUNK_NOT_LOADED = "not loaded";
 
 /** This machine's architecture, in Lambda's words. */
 const HOST_ARCHITECTURE = process.arch === "arm64" ? "arm64" : "x86_64";
@@ -120,7 +123,11 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: n
     const architectures = [...new Set([target.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(target.handlerFile);
     for (const architecture of architectures) {
-      await init(target, aws, variables, "write", architecture);
+      if ((await init(target, aws, variables, "write", architecture)) === CHUNK_NOT_LOADED) {
+        throw new CodeCacheError(
+          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads no AWS SDK (it imports the SDK dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
+        );
+      }
       const status = await init(target, aws, variables, "status", architecture);
       if (status !== "accepted") {
         throw new CodeCacheError(

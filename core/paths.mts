@@ -21,6 +21,8 @@ export const appDirOf = (template: string) => {
   return dir.endsWith(`${sep}.aws-sam${sep}build`) ? dirname(dirname(dir)) : dir;
 };
 export const EVENTS_DIR = join(PROJECT_ROOT, "events");
+/** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
+export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
 /** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
 export const RUNTIME_DIR = join(PROJECT_ROOT, "lab/runtime");
 export const SETUP_HINT = "run `bash scripts/setup.sh` (npm run bench and npm test run it for you)";

@@ -1,9 +1,10 @@
 // Reads SAM templates: the source template.yaml (short-form intrinsics like !Ref) and the one
 // `sam build` writes. Lists the functions with their settings as Lambda would see them, and the
 // other resources, with the intrinsic functions a local run can evaluate.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type CollectionTag, parse, type ScalarTag } from "yaml";
+import { sampleEventOf } from "./paths.mts";
 
 const INTRINSICS = [
   "Ref",
@@ -94,6 +95,8 @@ export interface TemplateFunction {
   httpPath: string | null;
   /** Its first event source (Events, in template order): what triggers it, so the event it gets (lab/events.mts); null: nothing does. */
   eventSource: TemplateEventSource | null;
+  /** events/<LogicalId>.json of its app, if the app keeps one: the event it gets instead of one made for its event source. */
+  sampleEvent: string | null;
   /** Its layers (AWS::Serverless::LayerVersion of the same template), in order: Lambda extracts them to /opt. */
   layers: TemplateLayer[];
   /** Metadata.BuildMethod, e.g. makefile, esbuild (null: SAM's default for the runtime). */
@@ -271,6 +274,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
         eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
+        sampleEvent: existsSync(sampleEventOf(file, logicalId)) ? sampleEventOf(file, logicalId) : null,
         layers: ((props.Layers as unknown[] | undefined) ?? [])
           .filter((layer) => !options.skipForeignLayers || isOwnLayer(layer, template))
           .map((layer) => templateLayer(layer, template, file)),

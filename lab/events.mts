@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../core/cli.mts";
+import { errorMessage, UsageError } from "../core/cli.mts";
 import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
 import type { TemplateEventSource, TemplateFunction } from "../core/template.mts";
 import { samCliVersion, samGenerateEvent } from "./sam.mts";
@@ -131,52 +131,96 @@ function generatedEvent(args: string[]): Event {
   return event;
 }
 
-/** The sample event as API Gateway sends it for GET `path`. */
-function sampleRequest(path: string): Event {
-  const event = JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event & { requestContext: { http: Event } };
-  return { ...event, rawPath: path, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path } } };
-}
+/** The value a request gives each parameter of a route's path ({id}, {proxy+}): one a handler can parse as a number too. */
+const PATH_PARAMETER_VALUE = "1";
+const PATH_PARAMETER = /\{([^}+]+)\+?\}/g;
 
-/** An HTTP API (payload 2.0) request made the event of its route, with `query` as its whole query string. */
-function httpApiRoute(request: Event, routeKey: string, query: Query): Event {
-  const { queryStringParameters: _generated, ...event } = request;
-  const rawQueryString = new URLSearchParams(query).toString();
+/** A route's path as a request's (`/items/{id}` → `/items/1`), and the parameters API Gateway reads from it. */
+function routeRequestPath(route: string): { path: string; pathParameters: Query | null } {
+  const names = [...route.matchAll(PATH_PARAMETER)].map((match) => match[1]!);
   return {
-    ...event,
-    routeKey,
-    rawQueryString,
-    ...(rawQueryString ? { queryStringParameters: query } : {}),
-    requestContext: { ...(event.requestContext as Event), routeKey },
+    path: route.replace(PATH_PARAMETER, PATH_PARAMETER_VALUE),
+    pathParameters: names.length ? Object.fromEntries(names.map((name) => [name, PATH_PARAMETER_VALUE])) : null,
   };
 }
 
-/** A REST API (payload 1.0) request with `query` as its whole query string (null without one, as API Gateway sends it). */
-function restApiRequest(request: Event, query: Query): Event {
+/** The sample event as API Gateway sends it for GET `path`. */
+function sampleRequest(path: string): Event {
+  const event = JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event & { requestContext: { http: Event } };
+  return { ...event, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path } } };
+}
+
+/** An HTTP API (payload 2.0) request made the event of its route (null: the catch-all), with `query` as its whole query string. */
+function httpApiRoute(request: Event, method: string, route: string | null, query: Query): Event {
+  const { queryStringParameters: _generated, pathParameters: _example, ...event } = request;
+  const routeKey = route === null ? "$default" : `${method} ${route}`;
+  const { path, pathParameters } = routeRequestPath(route ?? String(event.rawPath));
+  const rawQueryString = new URLSearchParams(query).toString();
+  const context = event.requestContext as Event & { http: Event };
+  return {
+    ...event,
+    routeKey,
+    rawPath: path,
+    rawQueryString,
+    ...(rawQueryString ? { queryStringParameters: query } : {}),
+    ...(route !== null && pathParameters ? { pathParameters } : {}),
+    requestContext: { ...context, routeKey, http: { ...context.http, path } },
+  };
+}
+
+/** A REST API (payload 1.0) request of its resource's path, with `query` as its whole query string (null without one, as API Gateway sends it). */
+function restApiRequest(request: Event, resource: string | null, query: Query): Event {
   const entries = Object.entries(query);
+  const { path, pathParameters } = resource === null ? { path: request.path, pathParameters: request.pathParameters } : routeRequestPath(resource);
   return {
     ...request,
+    path,
+    pathParameters,
     queryStringParameters: entries.length ? query : null,
     multiValueQueryStringParameters: entries.length ? Object.fromEntries(entries.map(([name, value]) => [name, [value]])) : null,
   };
 }
 
-/** The sample event as API Gateway would send it for GET `path` with `query` (e.g. { calls: "10" }). */
-export function routeEvent(path: string, query: Query = {}): Event {
-  return httpApiRoute(sampleRequest(path), `GET ${path}`, query);
+/** The sample event as API Gateway would send it for GET `route` with `query` (e.g. { calls: "10" }). */
+export function routeEvent(route: string, query: Query = {}): Event {
+  return httpApiRoute(sampleRequest(route), "GET", route, query);
+}
+
+/** The event a JSON file holds; `what` names it in the error a user reads (e.g. --event). */
+export function eventFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`${what} ${file}: ${errorMessage(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} ${file} is not JSON: ${errorMessage(error)}`);
+  }
+}
+
+/** An API request's own event with `query` as its whole query string; any other event as it is. */
+function withQuery(event: Event, query: Query): Event {
+  if (!Object.keys(query).length) return event;
+  if (event.version === "2.0") return { ...event, rawQueryString: new URLSearchParams(query).toString(), queryStringParameters: query };
+  return "httpMethod" in event ? restApiRequest(event, null, query) : event;
 }
 
 /**
- * A template function's event, shaped for its first event source, {} for a function nothing
- * triggers; `query` is an API request's query string (the bench's calls), other events have none.
+ * A template function's event: the app's own sample of it (events/<LogicalId>.json), or else one
+ * shaped for its first event source, {} for a function nothing triggers; `query` is an API
+ * request's query string (the bench's calls), other events have none.
  */
-export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource">, query: Query = {}): Event {
+export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">, query: Query = {}): Event {
+  if (fn.sampleEvent) return withQuery(eventFile(fn.sampleEvent, `${fn.logicalId}'s sample event`) as Event, query);
   const source = fn.eventSource;
   if (!source) return {};
   const args = generateEventArgs(fn.logicalId, source);
   if (!args) return routeEvent(routeOf(source).path!, query);
   const event = generatedEvent(args);
-  if (source.type === "Api") return restApiRequest(event, query);
-  if (source.type !== "HttpApi") return event;
+  if (source.type !== "Api" && source.type !== "HttpApi") return event;
   const { method, path } = routeOf(source);
-  return httpApiRoute(event, path === null ? "$default" : `${method} ${path}`, query);
+  return source.type === "Api" ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
 }

@@ -3,7 +3,7 @@
 // template's resources, runs one cold invoke in the lab, prints the function's log (INIT_START,
 // START, END, REPORT with Init Duration) on stderr and its result on stdout. Exits 0, or 1 with
 // Lambda's error shape on stdout when the function fails.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
 import { profileNamed } from "../builder/profiles.mts";
@@ -11,33 +11,19 @@ import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/
 import { appDirOf, buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { functionEvent } from "./events.mts";
+import { eventFile, functionEvent } from "./events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
 import { withLab } from "./lab.mts";
 import { samBuild } from "./sam.mts";
 
 const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--network N] [--code-loading M]
-  --event FILE     the event, a JSON file (default: one shaped for its first event source by sam local generate-event, {} without one)
+  --event FILE     the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for
+                   its first event source by sam local generate-event, {} without one)
   --profile P      build the function with this profile instead of its own (Metadata.BuildProperties.Profile)
   --template FILE  the SAM template (default: template.yaml)
 ${FIDELITY_USAGE}`;
 
 const say = (line: string) => console.error(`== ${line}`);
-
-/** The event of --event FILE: its JSON, or a UsageError saying what is wrong with it. */
-export function readEvent(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`--event ${file}: ${errorMessage(error)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--event ${file} is not JSON: ${errorMessage(error)}`);
-  }
-}
 
 /**
  * The function as the lab serves it, built if it is stale: by `sam build <LogicalId>` when
@@ -88,7 +74,7 @@ async function main(): Promise<number> {
     throw new UsageError(
       `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
     );
-  const event = values.event === undefined ? functionEvent(fn) : readEvent(values.event);
+  const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");
   const fidelity = fidelityFrom(values);
   if (values.profile !== undefined) {
     try {

@@ -1,27 +1,70 @@
 // Loaded with --require (NODE_OPTIONS) into every Node function the lab or a build runs: nothing
-// they run may leave this machine, so looking up any host name but loopback's (where the local
-// AWS, the Runtime API and the X-Ray daemon listen) fails at once, as a refused connection, and
-// says so on stderr (the function's log; the build reads it to name the host). Every client that
-// connects by name (http, https, fetch's undici, database drivers) asks dns.lookup first, which
-// Node's net reads at each connect; guarding net itself would load it into functions that never
-// connect. Not caught: a connection to a literal IP address, which no lookup precedes.
+// they run may leave this machine. Every TCP connect and UDP send to an address other than
+// loopback (where the local AWS, the Runtime API and the X-Ray daemon listen) fails at once as a
+// refused connection, and says so on stderr with the host and port (the function's log; the
+// build reads it). The guard sits on the socket handles' native bindings, below net, tls, http,
+// fetch's undici and database drivers alike, so it catches literal addresses too, and loads no
+// module a function would not load itself. A host name other than loopback's resolves to an
+// address of a range reserved for documentation (RFC 5737, RFC 3849), remembered, so the refusal
+// can name the host the function asked for. Not caught: dns.resolve*() queries (c-ares's own
+// sockets) and native addons' sockets.
 "use strict";
 const dns = require("node:dns");
+const { TCP } = process.binding("tcp_wrap");
+const { UDP } = process.binding("udp_wrap");
+const { UV_ECONNREFUSED } = process.binding("uv");
 
-const isLoopback = (host) => host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host);
+const isLoopback = (address) => address === "::1" || /^127\./.test(address) || /^::ffff:127\./.test(address);
+const isLoopbackName = (host) => host === "localhost" || host.endsWith(".localhost");
+const isAddress = (host) => /^\d+\.\d+\.\d+\.\d+$/.test(host) || host.includes(":");
+/** The name each reserved address stands for. */
+const hostOf = new Map();
+const reservedAddress = (hostname, family) => {
+  const n = (hostOf.size % 254) + 1;
+  const address = family === 6 ? `2001:db8::${n}` : `192.0.2.${n}`;
+  hostOf.set(address, hostname);
+  return address;
+};
+
 const systemLookup = dns.lookup;
-
 dns.lookup = function guardedLookup(hostname, ...rest) {
-  if (typeof hostname !== "string" || isLoopback(hostname)) return systemLookup.call(this, hostname, ...rest);
-  const done = rest.find((arg) => typeof arg === "function");
-  process.stderr.write(
-    `warpstart: refused an outbound connection to ${hostname}: nothing the lab or a build runs may leave this machine; only the local AWS is reachable\n`,
-  );
-  const error = Object.assign(new Error(`getaddrinfo ECONNREFUSED ${hostname} (warpstart: only the local AWS is reachable)`), {
-    code: "ECONNREFUSED",
-    syscall: "getaddrinfo",
-    hostname,
-  });
-  process.nextTick(() => done(error));
+  if (typeof hostname !== "string" || isLoopbackName(hostname) || isAddress(hostname)) return systemLookup.call(this, hostname, ...rest);
+  const [options, callback] = rest;
+  const done = typeof options === "function" ? options : callback;
+  const family = typeof options === "object" && options?.family === 6 ? 6 : 4;
+  const address = reservedAddress(hostname, family);
+  const all = typeof options === "object" && options?.all === true;
+  process.nextTick(() => (all ? done(null, [{ address, family }]) : done(null, address, family)));
   return {};
 };
+
+/** Writes the refusal's line and returns the error libuv gives a refused connection. */
+function refuse(address, port) {
+  const host = hostOf.get(address) ?? (address.includes(":") ? `[${address}]` : address);
+  process.stderr.write(
+    `warpstart: refused an outbound connection to ${host}:${port}: nothing the lab or a build runs may leave this machine; only the local AWS is reachable\n`,
+  );
+  return UV_ECONNREFUSED;
+}
+
+// net: handle.connect(req, address, port) and connect6; dgram: handle.send(req, list, count,
+// port, address, hasCallback) and send6 (a connected socket's send has no address), connect(6).
+for (const method of ["connect", "connect6"]) {
+  const connect = TCP.prototype[method];
+  TCP.prototype[method] = function guardedConnect(req, address, port, ...rest) {
+    return isLoopback(address) ? connect.call(this, req, address, port, ...rest) : refuse(address, port);
+  };
+}
+for (const method of ["send", "send6"]) {
+  const send = UDP.prototype[method];
+  UDP.prototype[method] = function guardedSend(req, list, count, ...rest) {
+    const [port, address] = rest;
+    return typeof address !== "string" || isLoopback(address) ? send.call(this, req, list, count, ...rest) : refuse(address, port);
+  };
+}
+for (const method of ["connect", "connect6"]) {
+  const connect = UDP.prototype[method];
+  UDP.prototype[method] = function guardedConnect(address, port) {
+    return isLoopback(address) ? connect.call(this, address, port) : refuse(address, port);
+  };
+}

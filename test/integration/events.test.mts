@@ -40,9 +40,16 @@ it.each([
   ],
   [
     "GetOrder",
-    "a REST API request of the resource, with no query string",
+    "a REST API request of the resource, its path parameter given a value, with no query string",
     {},
-    { httpMethod: "GET", resource: "/orders/{id}", path: "/orders/{id}", queryStringParameters: null, multiValueQueryStringParameters: null },
+    {
+      httpMethod: "GET",
+      resource: "/orders/{id}",
+      path: "/orders/1",
+      pathParameters: { id: "1" },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+    },
   ],
   [
     "Nightly",

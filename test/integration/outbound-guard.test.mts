@@ -1,6 +1,7 @@
 // Nothing a function run by the lab or a build may reach beyond this machine: the outbound guard
-// every Node function is started with (core/local-aws/outbound-guard.cjs) refuses a connection by
-// name to anything but loopback, and names the host on stderr; loopback still answers.
+// every Node function is started with (core/local-aws/outbound-guard.cjs) refuses a connection to
+// anything but loopback, by name or by address, over TCP or UDP, and names the host and port on
+// stderr; loopback still answers, and a UDP socket may still bind to every interface.
 import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,20 +24,33 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 it.each([
-  ["fetch", 'await fetch("https://api.example.com/config").catch((e) => e.cause)'],
-  ["https.get", 'await new Promise((resolve) => https.get("https://api.example.com/config").on("error", resolve))'],
-  ["net.connect", 'await new Promise((resolve) => net.connect(5432, "db.example.com").on("error", resolve))'],
-])("refuses %s to a host beyond this machine, naming it on stderr", async (_, attempt) => {
+  ["fetch", 'await fetch("https://api.example.com/config").catch((e) => e.cause)', "api.example.com:443"],
+  ["https.get", 'await new Promise((resolve) => https.get("https://api.example.com/config").on("error", resolve))', "api.example.com:443"],
+  ["net.connect", 'await new Promise((resolve) => net.connect(5432, "db.example.com").on("error", resolve))', "db.example.com:5432"],
+  ["fetch of an address", 'await fetch("http://10.1.2.3:8080/").catch((e) => e.cause)', "10.1.2.3:8080"],
+  ["net.connect to an IPv6 address", 'await new Promise((resolve) => net.connect(443, "2001:db8::77").on("error", resolve))', "[2001:db8::77]:443"],
+  ["a UDP datagram", 'await new Promise((resolve) => dgram.createSocket("udp4").send("x", 2000, "metrics.example.com", resolve))', "metrics.example.com:2000"],
+])("refuses %s beyond this machine, naming the host and port on stderr", async (_, attempt, target) => {
   const { stdout, stderr } = await guarded(
-    `import https from "node:https"; import net from "node:net"; const error = ${attempt}; console.log(JSON.stringify({ code: error.code, message: error.message }));`,
+    `import dgram from "node:dgram"; import https from "node:https"; import net from "node:net"; const error = ${attempt}; console.log(error.code); process.exit();`,
   );
-  expect(JSON.parse(stdout)).toEqual({ code: "ECONNREFUSED", message: expect.stringContaining("only the local AWS is reachable") });
-  expect(stderr).toMatch(/^warpstart: refused an outbound connection to (api|db)\.example\.com: nothing the lab or a build runs may leave this machine/m);
+  expect(stdout.trim()).toBe("ECONNREFUSED");
+  expect(stderr).toBe(
+    `warpstart: refused an outbound connection to ${target}: nothing the lab or a build runs may leave this machine; only the local AWS is reachable\n`,
+  );
 });
 
 it("lets a function reach what listens on loopback, by name", async () => {
   const { port } = server.address() as AddressInfo;
   const { stdout, stderr } = await guarded(`console.log(await (await fetch("http://localhost:${port}/")).text());`);
   expect(stdout.trim()).toBe("local");
+  expect(stderr).toBe("");
+});
+
+it("lets a UDP socket bound to every interface send to loopback (the X-Ray SDK's way to its daemon)", async () => {
+  const { stdout, stderr } = await guarded(
+    'import dgram from "node:dgram"; const socket = dgram.createSocket("udp4"); socket.bind(); const error = await new Promise((resolve) => socket.send("x", 2000, "127.0.0.1", resolve)); console.log(String(error)); socket.close();',
+  );
+  expect(stdout.trim()).toBe("null");
   expect(stderr).toBe("");
 });

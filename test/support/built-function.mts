@@ -14,6 +14,7 @@ export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFu
   provisionedConcurrency: 0,
   httpPath: null,
   eventSource: null,
+  sampleEvent: null,
   layers: [],
   buildMethod: "makefile",
   buildProperties: {},

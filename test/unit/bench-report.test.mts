@@ -267,6 +267,12 @@ describe("failureTable", () => {
     expect(table).toContain("update in progress \\| retry");
   });
 
+  it("lists each cell that could not be built, with the first line of its build's error, as a build failure", () => {
+    const results = { ...fixture(), notBuilt: [{ function: "PriceQuotes", profile: "Warp", message: "Warp cannot build PriceQuotes's V8 code cache: ..." }] };
+    const rows = failureTable(results, "markdown").split("\n").slice(2).map(cells);
+    expect(rows.at(-1)).toEqual(["PriceQuotes/Warp", "build", "1", "Warp cannot build PriceQuotes's V8 code cache: ..."]);
+  });
+
   it("says so when nothing failed", () => {
     const results = fixture();
     for (const v of results.variants) v.failures = [];

@@ -1,12 +1,15 @@
-// The event a function gets without --event (lab/events.mts): the `sam local generate-event`
+// The event a function gets without --event (lab/events.mts): its app's own sample if it keeps
+// one (events/<LogicalId>.json), else the `sam local generate-event`
 // arguments for its first event source with the template's names filled in, the sample GET
 // request for an HTTP API GET route, {} for a function nothing triggers, and what a user reads
 // for a trigger the generator has no event for. No process starts here: the generator itself
 // runs in test/integration/events.test.mts.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
-import { functionEvent, generateEventArgs } from "../../lab/events.mts";
+import { functionEvent, generateEventArgs, routeEvent } from "../../lab/events.mts";
 
 const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const functions = readTemplate(FIXTURE).functions;
@@ -50,6 +53,16 @@ describe("the generate-event arguments for a function's first event source", () 
     });
   });
 
+  it("a route with path parameters is requested with a value for each, which the event's pathParameters give", () => {
+    expect(routeEvent("/items/{id}/files/{key+}")).toMatchObject({
+      routeKey: "GET /items/{id}/files/{key+}",
+      rawPath: "/items/1/files/1",
+      pathParameters: { id: "1", key: "1" },
+      requestContext: { http: { path: "/items/1/files/1" }, routeKey: "GET /items/{id}/files/{key+}" },
+    });
+    expect(routeEvent("/status")).not.toHaveProperty("pathParameters");
+  });
+
   it("a function nothing triggers gets {}", () => {
     expect(fn("Idle").eventSource).toBeNull();
     expect(functionEvent(fn("Idle"))).toEqual({});
@@ -59,6 +72,50 @@ describe("the generate-event arguments for a function's first event source", () 
     expect(() => functionEvent(fn("OnThing"))).toThrow(
       "OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
         "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
+    );
+  });
+});
+
+describe("an app's own sample event (events/<LogicalId>.json beside its template)", () => {
+  let app: string;
+  beforeEach(() => {
+    app = mkdtempSync(join(tmpdir(), "warpstart-sample-events-"));
+    writeFileSync(
+      join(app, "template.yaml"),
+      [
+        "Transform: AWS::Serverless-2016-10-31",
+        "Resources:",
+        "  Orders:",
+        "    Type: AWS::Serverless::Function",
+        "    Properties: { Handler: index.handler, Runtime: nodejs22.x, Events: { Post: { Type: HttpApi, Properties: { Path: /orders, Method: POST } } } }",
+        "  Queue:",
+        "    Type: AWS::Serverless::Function",
+        "    Properties: { Handler: index.handler, Runtime: nodejs22.x }",
+      ].join("\n"),
+    );
+    mkdirSync(join(app, "events"));
+  });
+  afterEach(() => rmSync(app, { recursive: true, force: true }));
+
+  it("is the event the function gets, in the source template and in the one sam build writes, with the query string asked for", () => {
+    const sample = { version: "2.0", routeKey: "POST /orders", rawQueryString: "", body: '{"customerId":"c-1"}' };
+    writeFileSync(join(app, "events/Orders.json"), JSON.stringify(sample));
+    mkdirSync(join(app, ".aws-sam/build"), { recursive: true });
+    writeFileSync(join(app, ".aws-sam/build/template.yaml"), readFileSync(join(app, "template.yaml")));
+    for (const file of [join(app, "template.yaml"), join(app, ".aws-sam/build/template.yaml")]) {
+      const [orders, queue] = readTemplate(file).functions;
+      expect(orders!.sampleEvent).toBe(join(app, "events/Orders.json"));
+      expect(functionEvent(orders!)).toEqual(sample);
+      expect(functionEvent(orders!, { calls: "2" })).toEqual({ ...sample, rawQueryString: "calls=2", queryStringParameters: { calls: "2" } });
+      expect(queue!.sampleEvent).toBeNull();
+    }
+  });
+
+  it("that is not JSON is an error naming the function and the file", () => {
+    writeFileSync(join(app, "events/Orders.json"), "{ body: ");
+    const [orders] = readTemplate(join(app, "template.yaml")).functions;
+    expect(() => functionEvent(orders!)).toThrow(
+      new RegExp(`^Orders's sample event ${join(app, "events/Orders.json").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not JSON: `),
     );
   });
 });
