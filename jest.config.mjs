@@ -6,6 +6,8 @@ const common = {
   extensionsToTreatAsEsm: [".mts"],
   transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },
   testEnvironment: "node",
+  // Other people's apps, copied whole: their package.json files share names, which jest's module map would report.
+  modulePathIgnorePatterns: ["<rootDir>/test/fixtures/public-functions/"],
 };
 
 export default {

@@ -279,7 +279,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
   // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
   const runsOn = runtimeOf(
-    readTemplate(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
+    readTemplateToBuild(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
       (f) => f.logicalId === fn.logicalId,
     )!,
   );
@@ -304,6 +304,9 @@ export function staleReason(templateFile: string, fn: TemplateFunction, outdir: 
   return newer ? `${relative(PROJECT_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
 }
 
+/** The template as a build reads it: a build never reads a layer's content, so a published layer's ARN (the Powertools layer, say) is no reason to refuse one. */
+export const readTemplateToBuild = (file: string, overrides: Record<string, string> = {}) => readTemplate(file, overrides, { skipForeignLayers: true });
+
 /** Builds a template resource: a function, or a custom runtime's layer. */
 export async function buildResource(templateFile: string, logicalId: string, outdir: string): Promise<string> {
   // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
@@ -311,7 +314,7 @@ export async function buildResource(templateFile: string, logicalId: string, out
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }
-  const target = functionBuild(readTemplate(templateFile), logicalId);
+  const target = functionBuild(readTemplateToBuild(templateFile), logicalId);
   const { outfile, bytes, codeCache } = await buildFunction(target, outdir);
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT)`

@@ -8,7 +8,10 @@
 //                 pin (patch-package applies them)
 //   lab/runtime/  the stand-in for the managed runtime's /var/runtime: each @aws-sdk/* package
 //                 package.json names (the runtime ships the whole SDK) at the runtime's own SDK
-//                 version (its package.json config.sdkVersion), for Raw
+//                 version (its package.json config.sdkVersion), for Raw; a package npm does not
+//                 have at that version was not part of the SDK then (util-stream-node stopped at
+//                 3.374.0), so the runtime has no copy of it: config.notInRuntime lists it once
+//                 npm has said so, and Raw bundles it
 // Plain JavaScript: npm runs it with whichever Node it runs on.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -66,16 +69,32 @@ const patchesChanged = syncManifest(
   { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) },
 );
 
-const runtime = readJson("lab/runtime/package.json");
-const runtimeChanged = syncManifest("lab/runtime/package.json", {
-  "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"],
-  ...Object.fromEntries(declaredSdk().map((name) => [name, runtime.config.sdkVersion])),
-});
-
 // The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
 const projectNpm = join(root, "tools/node22/node_modules/npm/bin/npm-cli.js");
-const npm = (args) =>
-  existsSync(projectNpm) ? execFileSync(process.execPath, [projectNpm, ...args], { stdio: "inherit" }) : execFileSync("npm", args, { stdio: "inherit" });
+const npm = (args, stdio = "inherit") =>
+  existsSync(projectNpm) ? execFileSync(process.execPath, [projectNpm, ...args], { stdio }) : execFileSync("npm", args, { stdio });
+
+/** Whether the registry has `name` at `version` (asked once per package: the answer is kept in config.notInRuntime). */
+function publishedAt(name, version) {
+  try {
+    return String(npm(["view", `${name}@${version}`, "version"], "pipe")).trim() === version;
+  } catch {
+    return false;
+  }
+}
+
+const runtime = readJson("lab/runtime/package.json");
+const { sdkVersion, notInRuntime = [] } = runtime.config;
+const inRuntime = [];
+for (const name of declaredSdk()) {
+  if (name in runtime.dependencies) inRuntime.push(name);
+  else if (!notInRuntime.includes(name)) (publishedAt(name, sdkVersion) ? inRuntime : notInRuntime).push(name);
+}
+const runtimeChanged = syncManifest(
+  "lab/runtime/package.json",
+  { "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"], ...Object.fromEntries(inRuntime.map((name) => [name, sdkVersion])) },
+  { config: { ...runtime.config, ...(notInRuntime.length ? { notInRuntime: notInRuntime.sort() } : {}) } },
+);
 
 /** What a tree is installed from: its manifest, its lockfile and (for patches/) the patches. */
 function inputsDigest(folder) {

@@ -9,10 +9,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildFunction, functionBuild } from "../../builder/build.mts";
+import { buildFunction, functionBuild, readTemplateToBuild } from "../../builder/build.mts";
 import { PROFILE_NAMES, type ProfileName } from "../../builder/profiles.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
-import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 
 /**
@@ -59,16 +58,9 @@ const PUBLIC_FUNCTIONS: Expectations = {
   },
   SamWebGetAllItems: {}, // web: the DynamoDB document client (ScanCommand) behind a REST API
   SamWebPutItem: {}, // web: the DynamoDB document client (PutCommand) behind a REST API
-  // s3: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads.
-  // BUG: @aws-sdk/util-stream-node cannot be installed (its last version is 3.374.0): npm install's
-  // `dependencies` script (scripts/sync-sdk-trees.mjs) asks lab/runtime/ for every @aws-sdk/*
-  // package package.json names at the runtime's SDK version, 3.806.0, which it never had; npm fails.
-  SamS3JsonLogger: {
-    fails: {
-      ...inEveryProfile(/imports @aws-sdk\/util-stream-node, which is not installed: npm install @aws-sdk\/util-stream-node$/),
-      Raw: /esbuild cannot bundle it: .*s3-json-logger\.mjs:2: Could not resolve "@aws-sdk\/util-stream-node"/, // Raw says it in esbuild's words
-    },
-  },
+  // s3: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads. util-stream-node's
+  // last version is 3.374.0: the runtime's SDK (3.806.0) has no copy of it, so Raw bundles it.
+  SamS3JsonLogger: {},
   SamSqsPayloadLogger: {}, // sqs: an SQS queue's messages logged, no dependencies
   SamScheduledEventLogger: {}, // cw-event: a schedule's events logged, no dependencies
   SamStockChecker: {}, // step-func: invoked by a state machine, no dependencies
@@ -115,7 +107,10 @@ describe.each(CORPORA)("$corpus", ({ corpus, expected }) => {
   /** "built", or the build's error message. */
   async function outcome(logicalId: string, profile: ProfileName): Promise<string> {
     try {
-      const { outfile } = await buildFunction(functionBuild(readTemplate(template), logicalId, profile), join(outRoot, corpus, `${logicalId}-${profile}`));
+      const { outfile } = await buildFunction(
+        functionBuild(readTemplateToBuild(template), logicalId, profile),
+        join(outRoot, corpus, `${logicalId}-${profile}`),
+      );
       return existsSync(outfile) ? "built" : `built, but ${outfile} is missing`;
     } catch (error) {
       return String((error as Error).message);
@@ -124,7 +119,7 @@ describe.each(CORPORA)("$corpus", ({ corpus, expected }) => {
 
   it("the expectations name every function of the template, and only those", () => {
     expect(Object.keys(expected).sort()).toEqual(
-      readTemplate(template)
+      readTemplateToBuild(template)
         .functions.map((fn) => fn.logicalId)
         .sort(),
     );

@@ -59,4 +59,13 @@ describe("the SDK trees (scripts/sync-sdk-trees.mjs keeps them in step)", () => 
     const runtime = manifest("lab/runtime/package.json");
     for (const [name] of sdk.filter(([name]) => name.startsWith("@aws-sdk/client-"))) expect(runtime.dependencies[name]).toBe(runtime.config.sdkVersion);
   });
+
+  it("lab/runtime/ holds every other @aws-sdk/* package the project names, but those npm has no release of at the runtime's SDK version", () => {
+    const runtime = manifest("lab/runtime/package.json");
+    const { dependencies, devDependencies } = manifest("package.json");
+    const named = Object.keys({ ...dependencies, ...devDependencies }).filter((name) => name.startsWith("@aws-sdk/"));
+    const notInRuntime: string[] = runtime.config.notInRuntime ?? [];
+    expect(notInRuntime).toContain("@aws-sdk/util-stream-node"); // its last release is 3.374.0
+    for (const name of named) expect([name, runtime.dependencies[name]]).toEqual([name, notInRuntime.includes(name) ? undefined : runtime.config.sdkVersion]);
+  });
 });
