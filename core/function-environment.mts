@@ -57,7 +57,7 @@ export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "byName" | "caFile" 
 const DNS_PRELOAD = join(import.meta.dirname, "local-aws/dns.cjs");
 /** Refuses a Node function's connections beyond this machine (local-aws/outbound-guard.cjs). */
 export const OUTBOUND_GUARD = join(import.meta.dirname, "local-aws/outbound-guard.cjs");
-/** The line the guard writes to the function's stderr, naming the host it refused. */
+/** The line the guard writes to the function's stderr, naming the host and port it refused (host:port). */
 export const REFUSED_CONNECTION = /warpstart: refused an outbound connection to (\S+):/g;
 
 /**

@@ -262,6 +262,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
       const route = events.find(([, event]) => event.Type === "HttpApi" && String(event.Properties?.Method).toUpperCase() === "GET")?.[1];
       const [firstName, first] = events[0] ?? [];
       const metadata = entry.Metadata ?? {};
+      const sampleEvent = sampleEventOf(file, logicalId);
       return {
         logicalId,
         codeDir: resolve(dirname(file), String(props.CodeUri ?? ".")),
@@ -274,7 +275,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
         eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
-        sampleEvent: existsSync(sampleEventOf(file, logicalId)) ? sampleEventOf(file, logicalId) : null,
+        sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
         layers: ((props.Layers as unknown[] | undefined) ?? [])
           .filter((layer) => !options.skipForeignLayers || isOwnLayer(layer, template))
           .map((layer) => templateLayer(layer, template, file)),

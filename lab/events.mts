@@ -144,25 +144,23 @@ function routeRequestPath(route: string): { path: string; pathParameters: Query 
   };
 }
 
-/** The sample event as API Gateway sends it for GET `path`. */
-function sampleRequest(path: string): Event {
-  const event = JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event & { requestContext: { http: Event } };
-  return { ...event, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, path } } };
+/** An HTTP API (payload 2.0) request with `query` as its whole query string. */
+function httpApiQuery(request: Event, query: Query): Event {
+  const { queryStringParameters: _generated, ...event } = request;
+  const rawQueryString = new URLSearchParams(query).toString();
+  return { ...event, rawQueryString, ...(rawQueryString ? { queryStringParameters: query } : {}) };
 }
 
 /** An HTTP API (payload 2.0) request made the event of its route (null: the catch-all), with `query` as its whole query string. */
 function httpApiRoute(request: Event, method: string, route: string | null, query: Query): Event {
-  const { queryStringParameters: _generated, pathParameters: _example, ...event } = request;
+  const { pathParameters: _example, ...event } = httpApiQuery(request, query);
   const routeKey = route === null ? "$default" : `${method} ${route}`;
   const { path, pathParameters } = routeRequestPath(route ?? String(event.rawPath));
-  const rawQueryString = new URLSearchParams(query).toString();
   const context = event.requestContext as Event & { http: Event };
   return {
     ...event,
     routeKey,
     rawPath: path,
-    rawQueryString,
-    ...(rawQueryString ? { queryStringParameters: query } : {}),
     ...(route !== null && pathParameters ? { pathParameters } : {}),
     requestContext: { ...context, routeKey, http: { ...context.http, path } },
   };
@@ -183,7 +181,7 @@ function restApiRequest(request: Event, resource: string | null, query: Query): 
 
 /** The sample event as API Gateway would send it for GET `route` with `query` (e.g. { calls: "10" }). */
 export function routeEvent(route: string, query: Query = {}): Event {
-  return httpApiRoute(sampleRequest(route), "GET", route, query);
+  return httpApiRoute(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event, "GET", route, query);
 }
 
 /** The event a JSON file holds; `what` names it in the error a user reads (e.g. --event). */
@@ -204,7 +202,7 @@ export function eventFile(file: string, what: string): unknown {
 /** An API request's own event with `query` as its whole query string; any other event as it is. */
 function withQuery(event: Event, query: Query): Event {
   if (!Object.keys(query).length) return event;
-  if (event.version === "2.0") return { ...event, rawQueryString: new URLSearchParams(query).toString(), queryStringParameters: query };
+  if (event.version === "2.0") return httpApiQuery(event, query);
   return "httpMethod" in event ? restApiRequest(event, null, query) : event;
 }
 

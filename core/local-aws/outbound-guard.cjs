@@ -17,10 +17,11 @@ const { UV_ECONNREFUSED } = process.binding("uv");
 const isLoopback = (address) => address === "::1" || /^127\./.test(address) || /^::ffff:127\./.test(address);
 const isLoopbackName = (host) => host === "localhost" || host.endsWith(".localhost");
 const isAddress = (host) => /^\d+\.\d+\.\d+\.\d+$/.test(host) || host.includes(":");
-/** The name each reserved address stands for. */
+/** The name each reserved address stands for; the addresses are handed out in turn, 254 of each family. */
 const hostOf = new Map();
+let lookups = 0;
 const reservedAddress = (hostname, family) => {
-  const n = (hostOf.size % 254) + 1;
+  const n = (lookups++ % 254) + 1;
   const address = family === 6 ? `2001:db8::${n}` : `192.0.2.${n}`;
   hostOf.set(address, hostname);
   return address;
