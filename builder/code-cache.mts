@@ -2,7 +2,9 @@
 // with the node flags the runtime uses for the function's memory size, against a local AWS that
 // holds the template's resources (the calls INIT makes included), then save V8's code cache of
 // the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
-// accepts it. Nothing here reaches real AWS: every client's endpoint is the local one.
+// accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT
+// that connects beyond AWS is refused (nothing a build runs leaves the machine); with
+// BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -32,10 +34,10 @@ class CodeCacheError extends Error {
 function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
-  const refused = [...new Set([...output.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!))];
+  const refused = refusedIn(output);
   const lines = refused.length
     ? [
-        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, which ${refused.length === 1 ? "is" : "are"} not AWS, and nothing a build runs may leave this machine. Build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
+        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, which ${refused.length === 1 ? "is" : "are"} not AWS, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
       ]
     : [
         `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
@@ -55,6 +57,17 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
   return lines.join("\n");
 }
 
+/** The build property that lets a cache hold what INIT compiled before a connection beyond AWS (its value: true). */
+const PARTIAL_INIT = "WarpPartialInit";
+
+/** Whether the function's code cache may come from a partial INIT (BuildProperties.WarpPartialInit, default false). */
+export function acceptsPartialInit(fn: Pick<TemplateFunction, "logicalId" | "buildProperties">): boolean {
+  const value = fn.buildProperties[PARTIAL_INIT] ?? false;
+  if (typeof value !== "boolean")
+    throw new CodeCacheError(`${fn.logicalId}: Metadata.BuildProperties.${PARTIAL_INIT} must be true or false, not ${JSON.stringify(value)}`);
+  return value;
+}
+
 /** The runtime whose Node makes every code cache: nodejs22.x, the template's default (a V8 cache is only good for its own V8). */
 export const CODE_CACHE_RUNTIME = RUNTIMES.node22;
 
@@ -66,10 +79,23 @@ export interface CodeCacheTarget {
   handlerFile: string;
 }
 
+/** The child's verdict: what it did or what V8 did, and where INIT stopped if it was refused a connection (WarpPartialInit). */
+interface Verdict {
+  verdict: string;
+  refused: string[];
+}
+
+/** The prefix of the child's verdict when INIT failed after loading the SDK chunk (code-cache-child.mjs). */
+const INIT_STOPPED = "INIT stopped: ";
+
+const refusedIn = (output: string) => [...new Set([...output.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!))];
+
 /**
  * Runs the artifact's INIT in a fresh process of the Node of `architecture` (core/runtimes.mts
  * node22For: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
- * architecture beside the handler, "status" answers what V8 did with it.
+ * architecture beside the handler, "status" answers what V8 did with it. With WarpPartialInit,
+ * an INIT that fails because it was refused a connection beyond AWS still counts; any other
+ * failure does not.
  */
 async function init(
   target: CodeCacheTarget,
@@ -77,7 +103,7 @@ async function init(
   variables: Record<string, string>,
   mode: "write" | "status",
   architecture: string,
-): Promise<string> {
+): Promise<Verdict> {
   const runtime = CODE_CACHE_RUNTIME;
   const { fn, artifactDir } = target;
   const [command, prefix] = node22For(architecture);
@@ -88,19 +114,27 @@ async function init(
     { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
     { accessKeyId, variables },
   );
+  const initMode = acceptsPartialInit(fn) ? "partial" : "full";
+  const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
+  let output: string;
   try {
     // An INIT under qemu takes seconds where it takes a tenth of one natively.
-    const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
-    await execOwned(command, [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile], {
-      env,
-      timeout: 120_000,
-      cwd: artifactDir,
-    });
-    return readFileSync(verdictFile, "utf8");
+    const { stdout, stderr } = await execOwned(
+      command,
+      [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile, initMode],
+      { env, timeout: 120_000, cwd: artifactDir },
+    );
+    output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
   }
+  const verdict = readFileSync(verdictFile, "utf8");
+  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
+  const refused = refusedIn(output);
+  // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
+  if (!refused.length) throw new CodeCacheError(initFailure(fn, target.template.file, output, await aws.calls(accessKeyId)));
+  return { verdict: verdict.slice(INIT_STOPPED.length), refused };
 }
 
 /** The child's verdict when INIT never loaded the SDK chunk (code-cache-child.mjs). */
@@ -115,20 +149,30 @@ const HOST_ARCHITECTURE = process.arch === "arm64" ? "arm64" : "x86_64";
  * shipped): the lab measures Warp on this machine with a cache V8 takes, Lambda gets the one its
  * CPU takes. Each is checked by a second INIT.
  */
-export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: number; architectures: string[] }> {
+export interface CodeCache {
+  bytes: number;
+  architectures: string[];
+  /** The connections beyond AWS its INIT was refused, before which the cache was made (WarpPartialInit); empty for a whole INIT. */
+  refused: string[];
+}
+
+export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache> {
   const aws = await startLocalAws();
   try {
     const { attributes } = await createResources(target.template, aws);
     const variables = templateVariables(target.template, target.fn, attributes);
     const architectures = [...new Set([target.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(target.handlerFile);
+    const refused = new Set<string>();
     for (const architecture of architectures) {
-      if ((await init(target, aws, variables, "write", architecture)) === CHUNK_NOT_LOADED) {
+      const written = await init(target, aws, variables, "write", architecture);
+      for (const host of written.refused) refused.add(host);
+      if (written.verdict === CHUNK_NOT_LOADED) {
         throw new CodeCacheError(
           `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads no AWS SDK (it imports the SDK dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const status = await init(target, aws, variables, "status", architecture);
+      const { verdict: status } = await init(target, aws, variables, "status", architecture);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
@@ -141,7 +185,7 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<{ bytes: n
         renameSync(join(target.artifactDir, file), join(labOverlayOf(target.artifactDir), file));
       }
     }
-    return { bytes: statSync(join(target.artifactDir, handlerDir, cacheFileOf(target.fn.architecture))).size, architectures };
+    return { bytes: statSync(join(target.artifactDir, handlerDir, cacheFileOf(target.fn.architecture))).size, architectures, refused: [...refused] };
   } finally {
     await aws.stop();
   }

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
+import { acceptsPartialInit } from "../../builder/code-cache.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
@@ -169,5 +170,15 @@ describe("what a handler imports from the SDK", () => {
       { endpointVariable: "SECRETS_MANAGER", host: "secretsmanager.{region}.amazonaws.com" },
       { endpointVariable: "DYNAMODB", host: "dynamodb.{region}.amazonaws.com" },
     ]);
+  });
+});
+
+describe("acceptsPartialInit (BuildProperties.WarpPartialInit)", () => {
+  it("is false unless the function says true, and says what it takes when given anything else", () => {
+    expect(acceptsPartialInit({ logicalId: "Quotes", buildProperties: {} })).toBe(false);
+    expect(acceptsPartialInit({ logicalId: "Quotes", buildProperties: { WarpPartialInit: true } })).toBe(true);
+    expect(() => acceptsPartialInit({ logicalId: "Quotes", buildProperties: { WarpPartialInit: "yes" } })).toThrow(
+      'Quotes: Metadata.BuildProperties.WarpPartialInit must be true or false, not "yes"',
+    );
   });
 });
