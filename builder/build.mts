@@ -21,7 +21,7 @@ import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
-import { makeCodeCache } from "./code-cache.mts";
+import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
@@ -186,7 +186,7 @@ export interface BuildResult {
   outfile: string;
   metafile: string;
   bytes: number;
-  codeCache?: { bytes: number; architectures: string[] };
+  codeCache?: CodeCache;
 }
 
 export interface BuildOptions {
@@ -279,7 +279,7 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
   // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
   const runsOn = runtimeOf(
-    readTemplateToBuild(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
+    readTemplate(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
       (f) => f.logicalId === fn.logicalId,
     )!,
   );
@@ -304,9 +304,6 @@ export function staleReason(templateFile: string, fn: TemplateFunction, outdir: 
   return newer ? `${relative(PROJECT_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
 }
 
-/** The template as a build reads it: a build never reads a layer's content, so a published layer's ARN (the Powertools layer, say) is no reason to refuse one. */
-export const readTemplateToBuild = (file: string, overrides: Record<string, string> = {}) => readTemplate(file, overrides, { skipForeignLayers: true });
-
 /** Builds a template resource: a function, or a custom runtime's layer. */
 export async function buildResource(templateFile: string, logicalId: string, outdir: string): Promise<string> {
   // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
@@ -314,10 +311,11 @@ export async function buildResource(templateFile: string, logicalId: string, out
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }
-  const target = functionBuild(readTemplateToBuild(templateFile), logicalId);
+  const target = functionBuild(readTemplate(templateFile), logicalId);
   const { outfile, bytes, codeCache } = await buildFunction(target, outdir);
+  const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
-    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT)`
+    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
     : "";
   return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})`;
 }

@@ -99,6 +99,8 @@ export interface TemplateFunction {
   sampleEvent: string | null;
   /** Its layers (AWS::Serverless::LayerVersion of the same template), in order: Lambda extracts them to /opt. */
   layers: TemplateLayer[];
+  /** Its other layers, as written (a published layer's ARN): the lab cannot fetch them. */
+  foreignLayers: string[];
   /** Metadata.BuildMethod, e.g. makefile, esbuild (null: SAM's default for the runtime). */
   buildMethod: string | null;
   /** Metadata.BuildProperties as written, intrinsics unevaluated (the builder reads Profile and Define). */
@@ -237,13 +239,8 @@ function evaluate(
   return Object.fromEntries(entries.map(([key, inner]) => [key, again(inner)]).filter(([, inner]) => inner !== NO_VALUE));
 }
 
-interface ReadOptions {
-  /** Leave out layers that are not the template's own (a published layer's ARN) instead of failing: for readers that never run the function. */
-  skipForeignLayers?: boolean;
-}
-
 /** The template's functions and other resources, with Globals applied and conditions evaluated. */
-export function readTemplate(file: string, overrides: Record<string, string> = {}, options: ReadOptions = {}): SamTemplate {
+export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
   const template = loadTemplate(file);
   // Without `created`, references to resources stay as written (strict: false).
   const lenient = (value: unknown) => evaluate(value, template, overrides, undefined, false);
@@ -263,6 +260,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
       const [firstName, first] = events[0] ?? [];
       const metadata = entry.Metadata ?? {};
       const sampleEvent = sampleEventOf(file, logicalId);
+      const layers = (props.Layers as unknown[] | undefined) ?? [];
       return {
         logicalId,
         codeDir: resolve(dirname(file), String(props.CodeUri ?? ".")),
@@ -276,9 +274,8 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
         eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
-        layers: ((props.Layers as unknown[] | undefined) ?? [])
-          .filter((layer) => !options.skipForeignLayers || isOwnLayer(layer, template))
-          .map((layer) => templateLayer(layer, template, file)),
+        layers: layers.filter((layer) => isOwnLayer(layer, template)).map((layer) => templateLayer(layer, template, file)),
+        foreignLayers: layers.filter((layer) => !isOwnLayer(layer, template)).map((layer) => (typeof layer === "string" ? layer : JSON.stringify(layer))),
         buildMethod: typeof metadata.BuildMethod === "string" ? metadata.BuildMethod : null,
         buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
         floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
@@ -331,13 +328,7 @@ function isOwnLayer(layer: unknown, template: Template): layer is { Ref: string 
   return typeof logicalId === "string" && template.Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion";
 }
 
-/** A function's layer: a Ref to a LayerVersion of the template (an ARN of a published layer cannot run locally). */
-function templateLayer(layer: unknown, template: Template, file: string): TemplateLayer {
-  if (!isOwnLayer(layer, template)) {
-    throw new TemplateError(
-      `Layer ${JSON.stringify(layer)} is not a Ref to an AWS::Serverless::LayerVersion of ${file}: the lab runs only the template's own layers.`,
-    );
-  }
-  const { Ref: logicalId } = layer;
+/** A function's own layer: a Ref to a LayerVersion of the template. */
+function templateLayer({ Ref: logicalId }: { Ref: string }, template: Template, file: string): TemplateLayer {
   return { logicalId, contentDir: resolve(dirname(file), String(template.Resources[logicalId]!.Properties?.ContentUri)) };
 }

@@ -177,8 +177,8 @@ function codeCacheMismatch({ fn, besideHandler }: BuiltFunction): string | null 
   return problems.length === 0 ? null : problems.join("; ");
 }
 
-/** The checks that read the build; init-error needs the lab (doctor/dynamic.mts). */
-const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error">, (built: BuiltFunction) => string | null> = {
+/** The checks that read the build; init-error and invoke-error need the lab (doctor/dynamic.mts). */
+const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error" | "invoke-error">, (built: BuiltFunction) => string | null> = {
   "runtime-sdk": runtimeSdk,
   "credential-providers": credentialProviders,
   commonjs,
@@ -208,5 +208,6 @@ export function examine(built: BuiltFunction): FunctionReport {
     bundle: built.graph.bundle,
     init: null,
     whyNotTraced: STATIC_ONLY,
+    labCaveat: null,
   };
 }

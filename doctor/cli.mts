@@ -40,7 +40,7 @@ const say = (line: string) => console.error(`== ${line}`);
 /** A template the doctor cannot read, in one line (YAML's errors add a code frame). */
 function readOrExplain(file: string, overrides: Record<string, string>): SamTemplate {
   try {
-    return readTemplate(file, overrides, { skipForeignLayers: true });
+    return readTemplate(file, overrides);
   } catch (error) {
     throw new Error(errorMessage(error).split("\n")[0]);
   }
@@ -76,10 +76,26 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
         parameterOverrides: overrides,
         only: runnable.map(({ built }) => built.fn.logicalId),
         extraFunctions: builds.functions,
+        withoutForeignLayers: true,
       },
       async (lab) => {
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
+        for (const { built, report: fn } of runnable) {
+          if (built.fn.foreignLayers.length > 0)
+            fn.labCaveat = `traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`;
+        }
+        // A function the lab refused (an Environment it cannot evaluate) costs only its own trace and measurements.
+        for (const fix of builds.fixes) {
+          const refused = lab.refused.get(fix.function) ?? lab.refused.get(fix.copyId);
+          if (refused) fix.finding.whyNotMeasured = `the lab cannot run it: ${refused}`;
+        }
+        builds.fixes = builds.fixes.filter((fix) => !lab.refused.has(fix.function) && !lab.refused.has(fix.copyId));
         for (const [index, examinedFunction] of runnable.entries()) {
+          const refused = lab.refused.get(examinedFunction.report.name);
+          if (refused) {
+            examinedFunction.report.whyNotTraced = `the lab cannot run it: ${refused}`;
+            continue;
+          }
           say(`tracing a cold start of ${examinedFunction.report.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);
         }

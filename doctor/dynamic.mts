@@ -1,9 +1,11 @@
 // The doctor's dynamic checks: one traced cold start of each function in the lab
-// (lab/init-trace.mts). Its INIT split, the builtins its handler's import loaded and the AWS
-// calls INIT made go into the function's report; an INIT that fails is a finding with the
-// runtime's error, and a code cache V8 rejected is one even where the build looked right.
+// (lab/init-trace.mts), given its trigger's event. Its INIT split, the builtins its handler's
+// import loaded and the AWS calls INIT made go into the function's report; an INIT that fails is
+// init-error with the runtime's error, a handler that fails once INIT is done is invoke-error
+// (the event may be the doctor's fault, not the function's), and a code cache V8 rejected is a
+// finding even where the build looked right.
 import { errorMessage } from "../core/cli.mts";
-import { HEAVY_BUILTINS, InitFailure, traceColdStart } from "../lab/init-trace.mts";
+import { ColdStartFailure, HEAVY_BUILTINS, traceColdStart } from "../lab/init-trace.mts";
 import type { Lab } from "../lab/lab.mts";
 import type { BuiltFunction } from "./artifact.mts";
 import type { Examined } from "./checks.mts";
@@ -23,15 +25,26 @@ export async function traceInLab(lab: Lab, { built, report }: Examined): Promise
     const { codeCacheRejected, ...trace } = await traceColdStart(lab, lab.lambda.served(report.name));
     report.init = { ...trace, heavyBuiltins: trace.builtins.filter((name) => HEAVY_BUILTINS.includes(name)) };
     report.whyNotTraced = null;
-    report.passed.push("init-error");
+    report.passed.push("init-error", "invoke-error");
     const staticMismatch = report.findings.some((found) => found.id === "code-cache-mismatch");
     if (codeCacheRejected && !staticMismatch) {
       report.passed = report.passed.filter((id) => id !== "code-cache-mismatch");
       report.findings.push(traced("code-cache-mismatch", "V8 rejected its code cache in the lab's cold start (its log says so): INIT compiled the SDK", built));
     }
   } catch (error) {
-    if (!(error instanceof InitFailure)) {
+    if (!(error instanceof ColdStartFailure)) {
       report.whyNotTraced = errorMessage(error);
+      return;
+    }
+    if (error.phase === "invoke") {
+      report.whyNotTraced = "its first invoke failed";
+      report.passed.push("init-error");
+      report.findings.unshift(traced("invoke-error", error.message, built));
+      return;
+    }
+    if (built.fn.foreignLayers.length > 0) {
+      // Without its layer, an INIT that fails says nothing of the function as Lambda runs it.
+      report.whyNotTraced = `its INIT fails without its layer, which the lab cannot fetch: ${error.message}`;
       return;
     }
     report.whyNotTraced = "its INIT failed";

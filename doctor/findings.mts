@@ -55,6 +55,11 @@ const CHECKS = {
     title: "INIT completes in the lab",
     fix: "fix what INIT throws (the message is the runtime's error); `npm run invoke` shows the function's whole log",
   },
+  "invoke-error": {
+    severity: "warn",
+    title: "the first invoke answers the trigger's event",
+    fix: "if the event is not one the handler takes, put one it does in events/<LogicalId>.json beside the template (the doctor, npm run invoke and the bench send it); else fix what the handler throws",
+  },
   "code-cache-mismatch": {
     severity: "error",
     title: "the V8 code cache fits the function",
@@ -119,6 +124,8 @@ export interface FunctionReport {
   /** Its traced cold start (null: not traced, whyNotTraced says why). */
   init: InitSummary | null;
   whyNotTraced: string | null;
+  /** What the lab ran otherwise than Lambda would, so its trace and measurements did too (null: nothing). */
+  labCaveat: string | null;
 }
 
 /** A function of the template the doctor does not examine, and why. */

@@ -49,6 +49,36 @@ const toOptimized = (resource: TemplateResourceEntry) => {
   buildPropertiesOf(resource).Profile = "Optimized";
 };
 
+/** esbuild's wrapper of a CommonJS module in a bundle (`(mod = { exports: {} }).exports`, minified or not). */
+const COMMONJS_WRAPPER = /\(\s*[\w$]+\s*=\s*\{\s*exports\s*:\s*\{\s*\}\s*\}\s*\)\s*\.exports/;
+
+/**
+ * What SAM users add to an ES-module bundle of CommonJS modules (Powertools' example app does):
+ * a `require` for their requires of builtins, and the path variables they read. The imports are
+ * renamed so they cannot meet the app's own.
+ */
+export const COMMONJS_BANNER = [
+  'import { createRequire as __esmFixCreateRequire } from "node:module";',
+  'import { fileURLToPath as __esmFixFileURLToPath } from "node:url";',
+  'import { dirname as __esmFixDirname } from "node:path";',
+  "const require = __esmFixCreateRequire(import.meta.url);",
+  "const __filename = __esmFixFileURLToPath(import.meta.url);",
+  "const __dirname = __esmFixDirname(__filename);",
+].join(" ");
+
+/**
+ * BuildProperties.Banner with the CommonJS banner in its js entry. SAM passes a list entry to
+ * esbuild as --banner:js=..., the form esbuild takes (a string would be --banner=js=..., which it
+ * refuses); an app's own banner that gives a require already stays as it is.
+ */
+function withCommonJsBanner(banner: unknown): string[] {
+  const entries = (Array.isArray(banner) ? banner : typeof banner === "string" ? [banner] : []).map(String);
+  const js = entries.find((entry) => entry.startsWith("js="));
+  if (js?.includes("createRequire")) return entries;
+  const others = entries.filter((entry) => entry !== js);
+  return [`js=${COMMONJS_BANNER}${js ? ` ${js.slice("js=".length)}` : ""}`, ...others];
+}
+
 const NOT_BUNDLED = "the function is not bundled (SAM's npm builder): the fix adds a bundler (BuildMethod: esbuild), which the doctor does not choose for you";
 
 /** How `built` (which has the finding `id`) would be built with it fixed. */
@@ -69,7 +99,12 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
       if (!esbuild) return { why: "the function is not bundled: making its handler an ES module is a change to its code" };
       return {
         metric: "init",
-        rewrite: (resource) => Object.assign(buildPropertiesOf(resource), { Format: "esm", OutExtension: [".js=.mjs"] }),
+        rewrite: (resource) => {
+          const properties = buildPropertiesOf(resource);
+          Object.assign(properties, { Format: "esm", OutExtension: [".js=.mjs"] });
+          // An ES module cannot require(): a bundle of CommonJS modules needs the banner.
+          if (built.ownCode.some(({ text }) => COMMONJS_WRAPPER.test(text))) properties.Banner = withCommonJsBanner(properties.Banner);
+        },
       };
     case "source-maps":
       return {
@@ -106,6 +141,8 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
       return { why: "the lab does not play Lambda's decryption of environment variables: measure it on Lambda (npm run bench -- --stack)" };
     case "init-error":
       return { why: "there is nothing to measure until INIT completes" };
+    case "invoke-error":
+      return { why: "a handler that fails is not one whose cold start a fix would change: nothing to measure" };
     case "code-cache-mismatch":
       return {
         why: "the fix runs the function where the cache was made (nodejs22.x, the architecture it was built for), so the runtime changes too: what the cache is worth is Warp-no-codeCache in npm run bench -- --ablate",

@@ -39,6 +39,9 @@ function initLines(fn: FunctionReport): string[] {
   ];
 }
 
+/** What the lab ran otherwise than Lambda would, if anything. */
+const caveat = (fn: FunctionReport) => (fn.labCaveat ? [`Note: ${fn.labCaveat}`] : []);
+
 /** What Measured Δ means in this report. */
 export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
   if (!report.measuring) return "Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).";
@@ -77,7 +80,7 @@ function summary(report: DoctorReport): string {
 /** The terminal's report: per function, its findings' table, what each found, and the code INIT loads. */
 export function renderText(report: DoctorReport): string {
   const sections = report.functions.map((fn) => {
-    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`, ...initLines(fn)];
+    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`, ...caveat(fn), ...initLines(fn)];
     if (fn.findings.length > 0) {
       lines.push(findingsTable(fn, "text"));
       for (const found of fn.findings) lines.push(`  ${found.id}: ${found.message}`, `    ${measurement(found)}`);
@@ -92,7 +95,14 @@ export function renderText(report: DoctorReport): string {
 /** The same report as Markdown (--markdown FILE). */
 export function renderMarkdown(report: DoctorReport): string {
   const sections = report.functions.map((fn) => {
-    const lines = [`## ${markdownText(fn.name)} (${fn.runtime})`, "", verdict(fn), "", ...initLines(fn).map((line) => `- ${markdownText(line.trim())}`), ""];
+    const lines = [
+      `## ${markdownText(fn.name)} (${fn.runtime})`,
+      "",
+      verdict(fn),
+      "",
+      ...[...caveat(fn), ...initLines(fn)].map((line) => `- ${markdownText(line.trim())}`),
+      "",
+    ];
     if (fn.findings.length > 0) {
       lines.push(findingsTable(fn, "markdown"), "");
       for (const found of fn.findings) lines.push(`- **${found.id}**: ${markdownText(found.message)}; ${markdownText(measurement(found))}`);

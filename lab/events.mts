@@ -206,6 +206,13 @@ function withQuery(event: Event, query: Query): Event {
   return "httpMethod" in event ? restApiRequest(event, null, query) : event;
 }
 
+/** Which event functionEvent gives a function, in words a report can quote. */
+export function eventOrigin(fn: Pick<TemplateFunction, "eventSource" | "sampleEvent">): string {
+  if (fn.sampleEvent) return `the app's own sample ${fn.sampleEvent}`;
+  if (!fn.eventSource) return "{} (no event source in the template)";
+  return `an event shaped for its ${fn.eventSource.type} trigger ${fn.eventSource.name} (sam local generate-event)`;
+}
+
 /**
  * A template function's event: the app's own sample of it (events/<LogicalId>.json), or else one
  * shaped for its first event source, {} for a function nothing triggers; `query` is an API

@@ -1,8 +1,8 @@
 // One traced cold start of a served function: a new execution environment, as the lab starts
 // one, with lab/init-trace.mjs preloaded, then its first invoke. What INIT spent its time on
 // (before the handler, loading its code, its top-level work, after it), the builtins the
-// handler's import loaded and the AWS calls INIT made; a failed INIT or first invoke is an
-// InitFailure that says the runtime's error.
+// handler's import loaded and the AWS calls INIT made; a failed INIT or first invoke is a
+// ColdStartFailure that says which of the two failed and the runtime's error.
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,13 +12,13 @@ import { servicesOf } from "../core/function-environment.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./emulator/environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
-import { functionEvent } from "./events.mts";
+import { eventOrigin, functionEvent } from "./events.mts";
 import type { Lab } from "./lab.mts";
 
 const TRACE_PRELOAD = pathToFileURL(join(import.meta.dirname, "init-trace.mjs")).href;
 /** Lambda caps INIT at 10 s (developer guide, "Lambda execution environment"). */
 const INIT_TIMEOUT_MS = 10_000;
-/** How many of the last log lines an InitFailure quotes when the runtime logged no error of its own. */
+/** How many of the last log lines a ColdStartFailure quotes when the runtime logged no error of its own. */
 const LOG_LINES_QUOTED = 5;
 
 /** Builtins a cold start should not load during INIT unless it needs them: each costs milliseconds to load. */
@@ -42,9 +42,14 @@ export interface InitTrace {
   codeCacheRejected: boolean;
 }
 
-/** INIT or the first invoke failed; the message carries the runtime's error as the log shows it. */
-export class InitFailure extends Error {
-  override name = "InitFailure";
+/** INIT ("init") or, INIT done, the first invoke ("invoke") failed; the message carries the runtime's error as the log shows it. */
+export class ColdStartFailure extends Error {
+  override name = "ColdStartFailure";
+  readonly phase: "init" | "invoke";
+  constructor(message: string, phase: "init" | "invoke") {
+    super(message);
+    this.phase = phase;
+  }
 }
 
 export interface TraceOptions {
@@ -74,7 +79,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     // The local AWS stamps calls with the wall clock: where INIT began on it, both clocks read at once.
     const initStartEpochMs = Date.now() - Number(process.hrtime.bigint() - env.spawnedAt!) / 1e6;
     log.push(...env.takeLog());
-    if (init.kind !== "ready") throw new InitFailure(`${fn.logicalId}: INIT failed (${ending(init)}): ${runtimeError(log)}`);
+    if (init.kind !== "ready") throw new ColdStartFailure(`${fn.logicalId}: INIT failed (${ending(init)}): ${runtimeError(log)}`, "init");
     const calls = await lab.aws.calls(env.accessKeyId);
     const timeoutMs = fn.timeoutSeconds * 1000;
     const outcome = await env.invoke(
@@ -88,7 +93,8 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
       timeoutMs,
     );
     log.push(...env.takeLog());
-    if (outcome.kind !== "response") throw new InitFailure(`${fn.logicalId}: the first invoke failed (${ending(outcome)}): ${runtimeError(log)}`);
+    if (outcome.kind !== "response")
+      throw new ColdStartFailure(`${fn.logicalId}: the first invoke, given ${eventOrigin(fn)}, failed (${ending(outcome)}): ${runtimeError(log)}`, "invoke");
     return {
       initMs: init.initDurationMs,
       // The preload writes nothing before the handler's import starts.

@@ -4,7 +4,7 @@
 
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { onEndingSignal } from "../core/cli.mts";
+import { errorMessage, onEndingSignal } from "../core/cli.mts";
 import { servicesOf, templateVariables } from "../core/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
@@ -31,12 +31,14 @@ export interface Lab {
   functionOn(logicalId: string, runtime: string): string | undefined;
   /** What the template's own functions run on (its Runtime parameter). */
   runtime: Runtime;
+  /** The functions it does not serve, and why (a published layer, an environment it cannot evaluate); it serves the others. */
+  refused: ReadonlyMap<string, string>;
   fidelity: Fidelity;
   stop(): Promise<void>;
 }
 
 // Code loading comes from `fidelity`, with the network, not from the service's own option.
-export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeLoading"> {
+export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeLoading" | "refused"> {
   /** The built template to serve (default .aws-sam/build/template.yaml). */
   template?: string;
   /** Template parameters, as sam deploy's --parameter-overrides (default: samconfig.toml's). */
@@ -53,6 +55,14 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   onFunctionLine?: (functionName: string, line: string) => void;
   /** What of Lambda's network and code loading the lab plays (default: both, LAMBDA_FIDELITY). */
   fidelity?: Fidelity;
+  /** Serve a function whose layer is a published one (an ARN) without that layer, instead of refusing it (the doctor says so). */
+  withoutForeignLayers?: boolean;
+}
+
+/** Why the lab cannot give a function the layers it asks for (null: it can). */
+function foreignLayersRefusal(fn: TemplateFunction): string | null {
+  if (fn.foreignLayers.length === 0) return null;
+  return `its layer ${fn.foreignLayers.join(" and ")} is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer`;
 }
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
@@ -65,21 +75,36 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
   const template = readTemplate(templateFile, overrides);
   const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
-  const { functions } = served;
   const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
+  // One function the lab cannot serve as the template has it is refused, and says why; the others are served.
+  const refused = new Map<string, string>();
   let aws: LocalAws | undefined;
   let resources: CreatedResources;
   try {
     aws = await startLocalAws({ network: fidelity.network });
     resources = await createResources(template, aws);
-    for (const fn of functions) fn.variables = templateVariables(template, fn, resources.attributes);
+    for (const fn of served.functions) {
+      const layers = options.withoutForeignLayers ? null : foreignLayersRefusal(fn);
+      if (layers) refused.set(fn.logicalId, layers);
+      else {
+        try {
+          fn.variables = templateVariables(template, fn, resources.attributes);
+        } catch (error) {
+          refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
+        }
+      }
+    }
+    if (refused.size === served.functions.length) {
+      throw new Error(`the lab can serve none of the functions: ${[...refused].map(([name, why]) => `${name}: ${why}`).join("; ")}`);
+    }
   } catch (error) {
     await aws?.stop();
     served.cleanup();
     throw error;
   }
+  const functions = served.functions.filter((fn) => !refused.has(fn.logicalId));
   const services = { ...servicesOf(aws), calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
-  const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine });
+  const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine, refused });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);
   let stopped: Promise<void> | undefined;
@@ -88,7 +113,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()])
       .then(() => lab.aws.stop())
       .finally(served.cleanup));
-  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, fidelity, stop };
+  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, fidelity, refused, stop };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
     await lambda.provision();

@@ -114,6 +114,8 @@ export interface LambdaServiceOptions {
   codeLoading?: CodeLoading;
   /** Receives every line functions print, with the function's name. */
   onLine?: (functionName: string, line: string) => void;
+  /** Functions of the template it does not serve, and why: an invoke of one says so. */
+  refused?: ReadonlyMap<string, string>;
 }
 
 const DEFAULT_CONCURRENCY_LIMIT = 50;
@@ -140,6 +142,7 @@ export class LambdaService {
       freeze: options.freeze ?? true,
       codeLoading: options.codeLoading ?? "none",
       onLine: options.onLine,
+      refused: options.refused ?? new Map(),
     };
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
   }
@@ -356,7 +359,12 @@ export class LambdaService {
 
   private get(name: string): LambdaFunction {
     const fn = this.functions.get(functionNameOf(name));
-    if (!fn) throw new ResourceNotFound(`Function not found: arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionNameOf(name)}`);
+    if (!fn) {
+      const refused = this.options.refused.get(functionNameOf(name));
+      throw new ResourceNotFound(
+        `Function not found: arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionNameOf(name)}${refused ? ` (the lab does not serve it: ${refused})` : ""}`,
+      );
+    }
     return fn;
   }
 

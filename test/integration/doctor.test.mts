@@ -62,6 +62,9 @@ it("the project's makefile pipeline: each function has exactly the finding it is
     KeepAliveOff: ["keep-alive-off"],
     CodeCacheMismatch: ["code-cache-mismatch"],
     InitError: ["init-error"],
+    InvokeError: ["invoke-error"],
+    PublishedLayer: [],
+    UserPoolClient: ["environment-variables"],
   });
 });
 
@@ -71,6 +74,7 @@ it("SAM's esbuild builder (and its npm builder, Unbundled): each function has ex
     RuntimeSdk: ["runtime-sdk"],
     CredentialProviders: ["credential-providers"],
     CommonJs: ["commonjs"],
+    CommonJsDependencies: ["commonjs"],
     EsbuildTarget: ["esbuild-target"],
     SamDefaults: ["commonjs", "esbuild-target"],
     SourceMaps: ["environment-variables", "source-maps"],
@@ -115,6 +119,7 @@ it("--json: each function's name, runtime, findings (problems only, each measure
       "keep-alive-off",
       "code-cache-mismatch",
       "init-error",
+      "invoke-error",
     ],
     bundle: { bytes: expect.any(Number), largestInputs: [{ path: `${FIXTURES}/makefile/src/functions/sts/index.mts`, bytes: expect.any(Number) }] },
     init: {
@@ -130,6 +135,7 @@ it("--json: each function's name, runtime, findings (problems only, each measure
       awsCalls: [{ service: "sts", operation: "GetCallerIdentity", startMs: expect.any(Number), ms: expect.any(Number), status: 200 }],
     },
     whyNotTraced: null,
+    labCaveat: null,
   });
   const codeCache = report.functions.find((fn) => fn.name === "CodeCacheMismatch")!;
   expect(codeCache.runtime).toBe("nodejs24.x");
@@ -162,6 +168,9 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
     KeepAliveOff: [],
     CodeCacheMismatch: [],
     InitError: [],
+    InvokeError: [],
+    PublishedLayer: [],
+    UserPoolClient: [],
   });
   // SAM's esbuild builder runs a CommonJS plain.js as CommonJS, in the lab as on Lambda.
   expect(measuredIds(examined.esbuild!.report)).toEqual({
@@ -169,6 +178,7 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
     RuntimeSdk: ["runtime-sdk"],
     CredentialProviders: ["credential-providers"],
     CommonJs: ["commonjs"],
+    CommonJsDependencies: ["commonjs"],
     EsbuildTarget: ["esbuild-target"],
     SamDefaults: ["commonjs", "esbuild-target"],
     SourceMaps: ["source-maps"],
@@ -210,6 +220,38 @@ it("an INIT that fails in the lab: a finding with the runtime's error, and the r
   expect(examined.makefile!.run.stdout).toMatch(/^init-error +error +not measured +fix what INIT throws/m);
 });
 
+it("a handler that fails on the trigger's event once INIT is done: invoke-error with the event it was given, not init-error", () => {
+  const invokeError = examined.makefile!.report.functions.find((fn) => fn.name === "InvokeError")!;
+  expect(invokeError.findings).toEqual([
+    expect.objectContaining({
+      id: "invoke-error",
+      severity: "warn",
+      message: expect.stringMatching(
+        /^InvokeError: the first invoke, given an event shaped for its SQS trigger Orders \(sam local generate-event\), failed \(error\): SyntaxError: Unexpected token/,
+      ),
+      fix: expect.stringContaining("put one it does in events/<LogicalId>.json beside the template"),
+    }),
+  ]);
+  expect(invokeError.passed).toContain("init-error");
+  expect(invokeError).toMatchObject({ init: null, whyNotTraced: "its first invoke failed" });
+});
+
+it("what the lab cannot give one function costs only that function's trace: a published layer (traced without it, said so), an Environment it cannot evaluate", () => {
+  const functions = examined.makefile!.report.functions;
+  expect(functions.find((fn) => fn.name === "PublishedLayer")).toMatchObject({
+    whyNotTraced: null,
+    init: expect.objectContaining({ initMs: expect.any(Number) }),
+    labCaveat:
+      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer",
+  });
+  expect(functions.find((fn) => fn.name === "UserPoolClient")).toMatchObject({
+    init: null,
+    whyNotTraced: "the lab cannot run it: its Environment cannot be evaluated here: !Ref UserPool cannot be evaluated locally",
+    findings: [expect.objectContaining({ id: "environment-variables", whyNotMeasured: expect.stringContaining("the lab does not play Lambda's decryption") })],
+  });
+  expect(examined.makefile!.run.stdout).toContain("Note: traced and measured without its layer");
+});
+
 it("each function's cold start, traced: Clean's one INIT call, the builtins its import loaded", () => {
   const clean = examined.esbuild!.report.functions.find((fn) => fn.name === "Clean")!;
   expect(clean.init!.awsCalls.map((call) => `${call.service} ${call.operation}`)).toEqual(["sts GetCallerIdentity"]);
@@ -226,7 +268,7 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
 
 it("the terminal's report: a table per function, what each fix bought, the fix and its README section, progress on stderr", () => {
   const { run } = examined.makefile!;
-  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 8 checks passed; INIT loads [\d.]+ KiB$/m);
+  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 9 checks passed; INIT loads [\d.]+ KiB$/m);
   expect(run.stdout).toMatch(/^commonjs +warn +[+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] +build an ES module .* \(README\.md#commonjs\)$/m);
   expect(run.stdout).toMatch(/^ {4}measured: Init p50 [\d.]+ ms as it is, [\d.]+ ms fixed \(×[\d.]+ \[[\d.]+, [\d.]+\], 2 rounds\)$/m);
   expect(run.stdout).toMatch(/^keep-alive-off +warn +not measured +leave the SDK's https agent/m);
@@ -234,8 +276,8 @@ it("the terminal's report: a table per function, what each fix bought, the fix a
     `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${ROUNDS} rounds in the lab`,
   );
   expect(run.stderr).toContain("== sam build in test/fixtures/sam-apps/doctor/makefile");
-  expect(run.stderr).toContain("== examining InitError (9/9)");
-  expect(run.stderr).toContain("== tracing a cold start of InitError (9/9)");
+  expect(run.stderr).toContain("== examining InitError (9/12)");
+  expect(run.stderr).toContain("== tracing a cold start of InitError (9/12)");
   expect(run.stderr).toContain("== measuring 4 fixes: 16 cold starts, order shuffled per round");
   expect(readFileSync(join(out, "makefile.md"), "utf8")).toMatch(/\| commonjs \| warn \| [+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] \| build an ES module/);
 });

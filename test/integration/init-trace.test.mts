@@ -1,9 +1,9 @@
 // traceColdStart against the lab serving the built template (the build from globalSetup): where
 // the INIT of Warp, its Floor and the empty handler goes, what each loads and calls, and a
-// failed INIT or first invoke as an InitFailure that says the runtime's error.
+// failed INIT or first invoke as an ColdStartFailure that says the runtime's error.
 import { join } from "node:path";
 import { readTemplate } from "../../core/template.mts";
-import { HEAVY_BUILTINS, InitFailure, type InitTrace, traceColdStart } from "../../lab/init-trace.mts";
+import { ColdStartFailure, HEAVY_BUILTINS, type InitTrace, traceColdStart } from "../../lab/init-trace.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 
 const TRACED = ["Warp", "Floor", "Hello"];
@@ -60,14 +60,19 @@ it("Hello, the empty handler, calls nothing, loads no builtin and has no top-lev
   expect(traces.get("Hello")).toMatchObject({ awsCalls: [], builtins: [], phases: { topLevelWorkMs: 0 } });
 });
 
-it("a failed INIT is an InitFailure with the runtime's error type and message", async () => {
+it("a failed INIT is a ColdStartFailure of INIT with the runtime's error type and message", async () => {
   const failure = traceColdStart(lab, lab.lambda.served("SyntaxError"));
-  await expect(failure).rejects.toBeInstanceOf(InitFailure);
-  await expect(failure).rejects.toThrow("SyntaxError: INIT failed (init-error): Runtime.UserCodeSyntaxError: SyntaxError: Unexpected end of input");
+  await expect(failure).rejects.toMatchObject({
+    phase: "init",
+    message: "SyntaxError: INIT failed (init-error): Runtime.UserCodeSyntaxError: SyntaxError: Unexpected end of input",
+  });
+  await expect(failure).rejects.toBeInstanceOf(ColdStartFailure);
 });
 
-it("a failed first invoke is an InitFailure with the handler's error", async () => {
-  await expect(traceColdStart(lab, lab.lambda.served("Throws"))).rejects.toThrow(
-    new InitFailure("Throws: the first invoke failed (error): TypeError: the event has no name"),
-  );
+it("a failed first invoke is a ColdStartFailure of the invoke with the event it was given and the handler's error", async () => {
+  await expect(traceColdStart(lab, lab.lambda.served("Throws"))).rejects.toMatchObject({
+    phase: "invoke",
+    message:
+      "Throws: the first invoke, given an event shaped for its HttpApi trigger Get (sam local generate-event), failed (error): TypeError: the event has no name",
+  });
 });

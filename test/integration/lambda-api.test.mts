@@ -116,6 +116,34 @@ describe("starting the lab", () => {
     await eventually("the local AWS has ended with the failed start", () => localAwsProcesses().length === before, 5_000);
   });
 
+  it("serves the functions it can and refuses each other one with its reason, which an invoke of it answers", async () => {
+    const lab = await startLab({ template: join(FIXTURES, "refusals.yaml"), parameterOverrides: {} });
+    try {
+      expect(Object.fromEntries(lab.refused)).toEqual({
+        PublishedLayer:
+          "its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41 is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer",
+        NamesAUserPool: "its Environment cannot be evaluated here: !Ref UserPool cannot be evaluated locally",
+      });
+      const client = labClient(lab, { maxAttempts: 1 });
+      const echo = await client.send(new InvokeCommand({ FunctionName: "Echo", Payload: Buffer.from('{"by":"Echo"}') }));
+      expect(echo.FunctionError).toBeUndefined();
+      await expect(client.send(new InvokeCommand({ FunctionName: "PublishedLayer" }))).rejects.toMatchObject({
+        name: "ResourceNotFoundException",
+        message: expect.stringMatching(
+          /^Function not found: arn:aws:lambda:us-east-1:\d+:function:PublishedLayer \(the lab does not serve it: its layer arn:aws:lambda:/,
+        ),
+      });
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it("refuses to start when it can serve none of the functions, naming each one's reason", async () => {
+    await expect(startLab({ template: join(FIXTURES, "refusals.yaml"), parameterOverrides: {}, only: ["NamesAUserPool"] })).rejects.toThrow(
+      "the lab can serve none of the functions: NamesAUserPool: its Environment cannot be evaluated here: !Ref UserPool cannot be evaluated locally",
+    );
+  });
+
   it("says which port is taken, and leaves nothing running", async () => {
     const busy: Server = createServer();
     const port = await listenOnLoopback(busy);

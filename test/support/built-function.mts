@@ -16,6 +16,7 @@ export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFu
   eventSource: null,
   sampleEvent: null,
   layers: [],
+  foreignLayers: [],
   buildMethod: "makefile",
   buildProperties: {},
   floorOf: null,

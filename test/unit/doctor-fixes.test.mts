@@ -9,7 +9,7 @@ import type { Sample, VariantResult } from "../../core/cold-starts.mts";
 import type { TemplateResourceEntry } from "../../core/template.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
 import type { CheckId } from "../../doctor/findings.mts";
-import { type BuildFix, fixFor } from "../../doctor/fixes.mts";
+import { type BuildFix, COMMONJS_BANNER, fixFor } from "../../doctor/fixes.mts";
 import { fixesTemplate, measuredCost, samFailureLine } from "../../doctor/measure.mts";
 import { built } from "../support/built-function.mts";
 
@@ -72,6 +72,24 @@ describe("SAM's esbuild builder: a fix is a BuildProperties change", () => {
     expect(fixed("commonjs", esbuilt({ Format: "cjs" }), withProperties({ Format: "cjs", Target: "node22" }))).toEqual(
       withProperties({ Format: "esm", Target: "node22", OutExtension: [".js=.mjs"] }),
     );
+  });
+
+  it("commonjs of a bundle with CommonJS modules in it: the createRequire banner and the path variables too, the app's other properties kept", () => {
+    const bundle = (text: string) => ({ ...esbuilt({ Format: "cjs" }), ownCode: [{ file: "app.js", text }] });
+    const minified = bundle('var O=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);var p=O((x,m)=>{m.exports=require("util")});');
+    const properties = { Format: "cjs", Target: "node22", KeepNames: true, Loader: [".node=file"] };
+    expect(fixed("commonjs", minified, withProperties(properties))).toEqual(
+      withProperties({ ...properties, Format: "esm", OutExtension: [".js=.mjs"], Banner: [`js=${COMMONJS_BANNER}`] }),
+    );
+    const readable = bundle(
+      "var __commonJS = (cb, mod) => function __require() { return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports; };",
+    );
+    expect(fixed("commonjs", readable, withProperties({ Banner: ["css=/* ours */", "js=// built by us"] }))).toEqual(
+      withProperties({ Banner: [`js=${COMMONJS_BANNER} // built by us`, "css=/* ours */"], Format: "esm", OutExtension: [".js=.mjs"] }),
+    );
+    // An app that gives its bundle a require already (Powertools' example app) keeps its banner as it is.
+    const own = ['js=import { createRequire } from "module";const require = createRequire(import.meta.url);'];
+    expect(fixed("commonjs", readable, withProperties({ Banner: own }))).toEqual(withProperties({ Banner: own, Format: "esm", OutExtension: [".js=.mjs"] }));
   });
 
   it("esbuild-target: the runtime's Node", () => {

@@ -94,6 +94,7 @@ const REPORT: DoctorReport = {
       bundle: { bytes: 2048, largestInputs: [{ path: "src/index.mts", bytes: 2048 }] },
       init: null,
       whyNotTraced: "the doctor ran its static checks only (--static)",
+      labCaveat: null,
     },
     {
       name: "Clean",
@@ -103,6 +104,7 @@ const REPORT: DoctorReport = {
       bundle: { bytes: 1024, largestInputs: [] },
       init: null,
       whyNotTraced: "the doctor ran its static checks only (--static)",
+      labCaveat: null,
     },
   ],
   skipped: [{ name: "Py", runtime: "python3.13", why: "python3.13 is not Node.js" }],
@@ -190,6 +192,16 @@ it("--markdown: the same, as Markdown tables", () => {
 });
 
 describe("after the measuring step", () => {
+  it("a function the lab ran otherwise than Lambda would (without a published layer) says so under its name", () => {
+    const caveat =
+      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer";
+    const report: DoctorReport = { ...MEASURED, functions: [MEASURED.functions[0]!, { ...MEASURED.functions[1]!, labCaveat: caveat }] };
+    expect(renderText(report)).toContain(
+      "Clean (nodejs22.x): no findings, 2 checks passed; INIT loads 1.0 KiB\nNote: traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer\nINIT in the lab 150.0 ms",
+    );
+    expect(renderMarkdown(report)).toContain("- Note: traced and measured without its layer arn:aws:lambda:");
+  });
+
   it("the table says what each fix bought with its 95% CI, and the metric when it is not Init", () => {
     const text = renderText(MEASURED);
     expect(text).toMatch(/^runtime-sdk +error +\+58\.3 ms \[50\.0, 66\.1\] +bundle the SDK/m);
@@ -209,7 +221,10 @@ describe("after the measuring step", () => {
     expect(measuringNote(MEASURED)).toBe(
       "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; 15 rounds in the lab, the function and its fixes in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
     );
-    expect(renderText(MEASURED)).toContain(measuringNote(MEASURED));
+    const caveat =
+      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer";
+    const report: DoctorReport = { ...MEASURED, functions: [MEASURED.functions[0]!, { ...MEASURED.functions[1]!, labCaveat: caveat }] };
+    expect(renderText(report)).toContain(measuringNote(MEASURED));
   });
 
   it("each function's traced cold start: INIT's split, its AWS calls, the builtins its import loaded and which to load only when needed", () => {

@@ -139,7 +139,7 @@ describe("readTemplate", () => {
     expect(() => readTemplate(join(dir, "missing.yaml"))).toThrow(`cannot read the template ${join(dir, "missing.yaml")}: ENOENT`);
   });
 
-  it("a published layer (an ARN) fails the lab's reading, and a reader that never runs the function may leave it out", () => {
+  it("keeps a published layer (an ARN) apart from the template's own layers, as written", () => {
     const file = write(
       "template.yaml",
       `Transform: AWS::Serverless-2016-10-31
@@ -153,8 +153,10 @@ Resources:
       Layers: [arn:aws:lambda:us-east-1:123456789012:layer:insights:1, !Ref Shared]
 `,
     );
-    expect(() => readTemplate(file)).toThrow('Layer "arn:aws:lambda:us-east-1:123456789012:layer:insights:1" is not a Ref to an AWS::Serverless::LayerVersion');
-    expect(readTemplate(file, {}, { skipForeignLayers: true }).functions[0]!.layers).toEqual([{ logicalId: "Shared", contentDir: join(dir, "layer") }]);
+    expect(readTemplate(file).functions[0]).toMatchObject({
+      layers: [{ logicalId: "Shared", contentDir: join(dir, "layer") }],
+      foreignLayers: ["arn:aws:lambda:us-east-1:123456789012:layer:insights:1"],
+    });
   });
 });
 
