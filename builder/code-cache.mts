@@ -103,6 +103,7 @@ async function init(
   variables: Record<string, string>,
   mode: "write" | "status",
   architecture: string,
+  initMode: "full" | "partial",
 ): Promise<Verdict> {
   const runtime = CODE_CACHE_RUNTIME;
   const { fn, artifactDir } = target;
@@ -114,7 +115,6 @@ async function init(
     { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
     { accessKeyId, variables },
   );
-  const initMode = acceptsPartialInit(fn) ? "partial" : "full";
   const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
   let output: string;
   try {
@@ -157,6 +157,7 @@ export interface CodeCache {
 }
 
 export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache> {
+  const initMode = acceptsPartialInit(target.fn) ? "partial" : "full";
   const aws = await startLocalAws();
   try {
     const { attributes } = await createResources(target.template, aws);
@@ -165,14 +166,14 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
     const handlerDir = dirname(target.handlerFile);
     const refused = new Set<string>();
     for (const architecture of architectures) {
-      const written = await init(target, aws, variables, "write", architecture);
+      const written = await init(target, aws, variables, "write", architecture, initMode);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
         throw new CodeCacheError(
           `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads no AWS SDK (it imports the SDK dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(target, aws, variables, "status", architecture);
+      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,

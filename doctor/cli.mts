@@ -80,23 +80,26 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
       },
       async (lab) => {
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
-        for (const { built, report: fn } of runnable) {
-          if (built.fn.foreignLayers.length > 0)
-            fn.labCaveat = `traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`;
-        }
         // A function the lab refused (an Environment it cannot evaluate) costs only its own trace and measurements.
+        const cannotRun = (name: string) => {
+          const refused = lab.refused.get(name);
+          return refused ? `the lab cannot run it: ${refused}` : null;
+        };
         for (const fix of builds.fixes) {
-          const refused = lab.refused.get(fix.function) ?? lab.refused.get(fix.copyId);
-          if (refused) fix.finding.whyNotMeasured = `the lab cannot run it: ${refused}`;
+          const refused = cannotRun(fix.function) ?? cannotRun(fix.copyId);
+          if (refused) fix.finding.whyNotMeasured = refused;
         }
         builds.fixes = builds.fixes.filter((fix) => !lab.refused.has(fix.function) && !lab.refused.has(fix.copyId));
         for (const [index, examinedFunction] of runnable.entries()) {
-          const refused = lab.refused.get(examinedFunction.report.name);
+          const { built, report: fn } = examinedFunction;
+          const refused = cannotRun(fn.name);
           if (refused) {
-            examinedFunction.report.whyNotTraced = `the lab cannot run it: ${refused}`;
+            fn.whyNotTraced = refused;
             continue;
           }
-          say(`tracing a cold start of ${examinedFunction.report.name} (${index + 1}/${runnable.length})`);
+          if (built.fn.foreignLayers.length > 0)
+            fn.labCaveat = `traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`;
+          say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);
         }
         const total = coldStartsOf(builds, rounds);

@@ -85,13 +85,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     resources = await createResources(template, aws);
     for (const fn of served.functions) {
       const layers = options.withoutForeignLayers ? null : foreignLayersRefusal(fn);
-      if (layers) refused.set(fn.logicalId, layers);
-      else {
-        try {
-          fn.variables = templateVariables(template, fn, resources.attributes);
-        } catch (error) {
-          refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
-        }
+      if (layers) {
+        refused.set(fn.logicalId, layers);
+        continue;
+      }
+      try {
+        fn.variables = templateVariables(template, fn, resources.attributes);
+      } catch (error) {
+        refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
       }
     }
     if (refused.size === served.functions.length) {
