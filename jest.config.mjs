@@ -6,8 +6,9 @@ const common = {
   extensionsToTreatAsEsm: [".mts"],
   transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },
   testEnvironment: "node",
-  // Other people's apps, copied whole: their package.json files share names, which jest's module map would report.
-  modulePathIgnorePatterns: ["<rootDir>/test/fixtures/public-functions/"],
+  // Other people's apps, copied whole, and SAM's builds (copies of an app's package.json): names
+  // shared between package.json files, which jest's module map would report.
+  modulePathIgnorePatterns: ["<rootDir>/test/fixtures/public-functions/", "/\\.aws-sam/"],
 };
 
 export default {

@@ -29,7 +29,8 @@ const INTRINSICS = [
 
 // `!GetAtt A.B` is the one short form whose scalar becomes a list.
 const fnName = (name: string) => (name === "Ref" || name === "Condition" ? name : `Fn::${name}`);
-const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
+/** CloudFormation's short forms (`!Ref`, `!GetAtt`, ...) as the yaml library's custom tags, resolved to their long forms. */
+export const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name) => [
   { tag: `!${name}`, resolve: (value: string) => ({ [fnName(name)]: name === "GetAtt" ? value.split(".") : value }) } as ScalarTag,
   { tag: `!${name}`, collection: "seq", resolve: (seq: { toJSON(): unknown }) => ({ [fnName(name)]: seq.toJSON() }) } as unknown as CollectionTag,
   { tag: `!${name}`, collection: "map", resolve: (map: { toJSON(): unknown }) => ({ [fnName(name)]: map.toJSON() }) } as unknown as CollectionTag,

@@ -6,8 +6,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Metafile, type Plugin } from "esbuild";
+import ts from "typescript";
 import { handlerParts } from "../builder/build.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
+import { RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import type { BundleSize } from "./findings.mts";
 
@@ -104,16 +106,41 @@ function handlerModule(fn: TemplateFunction): string {
   return file;
 }
 
-/** How Node loads a module of the artifact: .mjs/.cjs say it; a .js is an ES module when the nearest package.json in the artifact says "type": "module". */
-function moduleFormat(artifactDir: string, file: string): "esm" | "cjs" {
+/**
+ * Whether a function's runtime loads a `.js` of module syntax outside a "type": "module" package as
+ * an ES module: Node 22.7+ detects the syntax unless told not to; nodejs22.x's bootstrap tells it
+ * (core/runtimes.mts) unless NODE_OPTIONS turns detection back on, as AWS documents; nodejs20.x's
+ * and older runtimes require() a `.js`, which no flag of theirs lets load module syntax.
+ */
+function detectsModuleSyntax(fn: TemplateFunction): boolean {
+  const runtime = (Object.values(RUNTIMES) as Runtime[]).find((known) => known.kind === "managed" && known.lambdaRuntime === fn.runtime);
+  if (runtime?.kind !== "managed") return false;
+  const turnedOff = runtime.nodeFlags(fn.memoryMb).includes("--no-experimental-detect-module");
+  return !turnedOff || /(^|\s)--experimental-detect-module\b/.test(String(fn.environment.NODE_OPTIONS ?? ""));
+}
+
+/** Whether a script has ES module syntax (import, export, import.meta), as Node's detection reads it. */
+const hasModuleSyntax = (file: string) =>
+  ts.isExternalModule(ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
+
+/**
+ * How the function's runtime loads its handler: .mjs/.cjs say it; a .js follows the nearest
+ * package.json's "type", and without one is an ES module only where the runtime detects its syntax.
+ */
+function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
   if (file.endsWith(".mjs")) return "esm";
   if (file.endsWith(".cjs")) return "cjs";
   for (let dir = dirname(join(artifactDir, file)); dir.startsWith(artifactDir); dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type === "module" ? "esm" : "cjs";
-    if (dir === artifactDir) break;
+    if (!existsSync(manifest)) {
+      if (dir === artifactDir) break;
+      continue;
+    }
+    const type = (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
+    if (type === "module" || type === "commonjs") return type === "module" ? "esm" : "cjs";
+    break;
   }
-  return "cjs";
+  return detectsModuleSyntax(fn) && hasModuleSyntax(join(artifactDir, file)) ? "esm" : "cjs";
 }
 
 /** This project's build writes esbuild's metafile beside the artifact (builder/build.mts), paths relative to the project; null when it did not build this artifact. */
@@ -179,7 +206,7 @@ export async function readBuiltFunction(fn: TemplateFunction): Promise<BuiltFunc
   return {
     fn,
     handlerFile,
-    format: moduleFormat(artifactDir, handlerFile),
+    format: moduleFormat(artifactDir, handlerFile, fn),
     pipeline: fromBuild !== null,
     graph,
     ownCode: graph.ownFiles.filter((file) => existsSync(file)).map((file) => ({ file: relative(shownFrom, file), text: readFileSync(file, "utf8") })),

@@ -9,8 +9,7 @@ import { CUSTOM_RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
 import { type CheckId, type FunctionReport, finding, STATIC_ONLY } from "./findings.mts";
-
-const NODE_RUNTIMES = ["nodejs20.x", "nodejs22.x", "nodejs24.x"];
+import { deprecationOf, isLambdaNodeRuntime, LAMBDA_NODE_RUNTIMES } from "./lambda-runtimes.mts";
 
 /** This project's custom runtime a function runs on (provided.al2023 with its runtime's layer), if any. */
 const customRuntimeOf = (fn: TemplateFunction) =>
@@ -24,11 +23,11 @@ export function runtimeLabel(fn: TemplateFunction): string {
 
 /** Why the doctor does not examine a function (null: it does). */
 export function whyNotExamined(fn: TemplateFunction): string | null {
-  if (NODE_RUNTIMES.includes(fn.runtime) || customRuntimeOf(fn)) return null;
+  if (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn)) return null;
   if (fn.runtime === "undefined") return "it has no Runtime (a container image): the doctor examines zip functions";
-  const examined = `the doctor examines ${NODE_RUNTIMES.join(", ")} and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;
+  const examined = `the doctor examines Lambda's Node.js runtimes (${LAMBDA_NODE_RUNTIMES.at(-1)} back to ${LAMBDA_NODE_RUNTIMES[0]}) and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;
   if (fn.runtime.startsWith("provided")) return `a custom runtime without this project's runtime layer: ${examined}`;
-  if (fn.runtime.startsWith("nodejs")) return `${fn.runtime} is a Node.js runtime the doctor does not know: ${examined}`;
+  if (fn.runtime.startsWith("nodejs")) return `${fn.runtime} is not a runtime Lambda has had: ${examined}`;
   return `${fn.runtime} is not Node.js: ${examined}`;
 }
 
@@ -177,8 +176,9 @@ function codeCacheMismatch({ fn, besideHandler }: BuiltFunction): string | null 
   return problems.length === 0 ? null : problems.join("; ");
 }
 
-/** The checks that read the build; init-error and invoke-error need the lab (doctor/dynamic.mts). */
-const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error" | "invoke-error">, (built: BuiltFunction) => string | null> = {
+/** The checks that read the build (and the date, for the runtime's lifecycle); init-error and invoke-error need the lab (doctor/dynamic.mts). */
+const CHECK_FUNCTIONS: Record<Exclude<CheckId, "init-error" | "invoke-error">, (built: BuiltFunction, today: string) => string | null> = {
+  "deprecated-runtime": ({ fn }, today) => deprecationOf(fn.runtime, today),
   "runtime-sdk": runtimeSdk,
   "credential-providers": credentialProviders,
   commonjs,
@@ -197,9 +197,9 @@ export interface Examined {
   report: FunctionReport;
 }
 
-/** Every static check on one built function. */
-export function examine(built: BuiltFunction): FunctionReport {
-  const found = STATIC_CHECK_IDS.map((id) => [id, CHECK_FUNCTIONS[id](built)] as const);
+/** Every static check on one built function, on a day (YYYY-MM-DD, default today's in UTC). */
+export function examine(built: BuiltFunction, today = new Date().toISOString().slice(0, 10)): FunctionReport {
+  const found = STATIC_CHECK_IDS.map((id) => [id, CHECK_FUNCTIONS[id](built, today)] as const);
   return {
     name: built.fn.logicalId,
     runtime: runtimeLabel(built.fn),

@@ -1,10 +1,10 @@
-// `npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static]
-// [--fail-on warn|error] [--no-build] [Function ...]`: builds a SAM app (sam build in its folder,
+// `npm run doctor -- [options] [Function ...]` (USAGE): builds a SAM app (sam build in its folder,
 // with whatever builder each function declares), examines each Node.js function's build for the
 // cold-start pitfalls of doctor/checks.mts, measures in the lab what fixing each would buy
 // (doctor/measure.mts), and reports them: a table per function on stdout, Markdown, JSON. With
-// --fail-on, exits 1 when a finding of that severity or worse exists (for CI).
-import { existsSync, writeFileSync } from "node:fs";
+// --fail-on, exits 1 when a finding of that severity or worse exists (for CI); with --fix, writes
+// the fixes it measured into the template (doctor/apply-fixes.mts).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { errorMessage, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
@@ -14,17 +14,19 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type SamTemplate } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { withLab } from "../lab/lab.mts";
-import { samBuild } from "../lab/sam.mts";
+import { buildApp } from "./app-build.mts";
+import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine, runtimeLabel, whyNotExamined } from "./checks.mts";
 import { traceInLab } from "./dynamic.mts";
 import { type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
+import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 import { buildFixes, coldStartsOf, measureFixes } from "./measure.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
 const DEFAULT_ROUNDS = 15;
 
-const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [Function ...]
+const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [--fix [--dry-run]] [Function ...]
   --template FILE  the SAM template (default: template.yaml); sam build builds its app first
   --json FILE      also write the report as JSON
   --markdown FILE  also write the report as Markdown
@@ -32,6 +34,8 @@ const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markd
   --static         the static checks only: no lab, nothing measured
   --fail-on S      exit 1 when a finding of severity S (warn or error) or worse exists
   --no-build       examine the app's last build (.aws-sam/build) instead of running sam build
+  --fix            write the fixes the doctor built and measured into the template (its build settings only, the rest of its text as it is) and print the diff
+  --dry-run        with --fix: print the diff, write nothing
   Function ...     the functions to examine (default: every Node.js function of the template)`;
 
 /** Progress, on stderr: stdout is the report. */
@@ -54,10 +58,10 @@ function failOn(raw: string | undefined): Severity | undefined {
 
 /** The lab's part: a traced cold start of each function, then each fixable finding built fixed and measured against its function as it is. */
 async function inTheLab(templateFile: string, overrides: Record<string, string>, examined: Examined[], rounds: number, report: DoctorReport): Promise<boolean> {
-  // The lab runs the runtimes of core/runtimes.mts: a function on another is examined, not run.
+  // The lab runs the runtimes of core/runtimes.mts, and Lambda's other Node.js runtimes on a stand-in: a function on another is examined, not run.
   const runnable = examined.filter(({ built, report: fn }) => {
     try {
-      runtimeOf(built.fn);
+      runtimeOf(whyStandIn(built.fn.runtime) ? { ...built.fn, runtime: STAND_IN_RUNTIME } : built.fn);
       return true;
     } catch (error) {
       fn.whyNotTraced = errorMessage(error);
@@ -97,8 +101,10 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
             fn.whyNotTraced = refused;
             continue;
           }
+          const caveats = [whyStandIn(built.fn.runtime)];
           if (built.fn.foreignLayers.length > 0)
-            fn.labCaveat = `traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`;
+            caveats.push(`traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`);
+          fn.labCaveat = caveats.filter(Boolean).join("; ") || null;
           say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);
         }
@@ -133,6 +139,8 @@ async function main(): Promise<number> {
       rounds: { type: "string" },
       static: { type: "boolean" },
       "no-build": { type: "boolean" },
+      fix: { type: "boolean" },
+      "dry-run": { type: "boolean" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -144,10 +152,14 @@ async function main(): Promise<number> {
   const threshold = failOn(values["fail-on"]);
   const rounds = wholeNumber("rounds", values.rounds, 1, 1000) ?? DEFAULT_ROUNDS;
   if (values.static && values.rounds !== undefined) throw new UsageError("--static measures nothing: leave out --rounds");
+  if (values["dry-run"] && !values.fix) throw new UsageError("--dry-run goes with --fix: it prints the diff --fix would write");
+  if (values.fix && values.static) throw new UsageError("--fix writes the fixes the doctor built and measured: leave out --static");
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
   const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
   const source = readOrExplain(templateFile, overrides);
+  // What --fix edits, and checks unchanged before it writes.
+  const templateText = readFileSync(templateFile, "utf8");
 
   const names = source.functions.map((fn) => fn.logicalId);
   const unknown = positionals.filter((name) => !names.includes(name));
@@ -161,7 +173,7 @@ async function main(): Promise<number> {
     const why = whyNotExamined(fn);
     return why ? [{ name: fn.logicalId, runtime: runtimeLabel(fn), why }] : [];
   });
-  const examined = chosen.filter((fn) => !skipped.some((skip) => skip.name === fn.logicalId));
+  let examined = chosen.filter((fn) => !skipped.some((skip) => skip.name === fn.logicalId));
   if (examined.length === 0) {
     const reasons = skipped.map((fn) => `${fn.name}: ${fn.why}`).join("; ");
     throw new Error(`${shown} has no Node.js function to examine${reasons ? ` (${reasons})` : ""}`);
@@ -172,12 +184,20 @@ async function main(): Promise<number> {
   } else {
     // sam build takes one resource or all of them.
     const only = positionals.length === 1 ? positionals : undefined;
-    say(`sam build${only ? ` ${only[0]}` : ""} in ${relative(process.cwd(), appDirOf(templateFile)) || "."} (SAM's output is shown if it fails)`);
+    const app = relative(process.cwd(), appDirOf(templateFile)) || ".";
+    say(`sam build${only ? ` ${only[0]}` : ""} in ${app} (SAM's output is shown if it fails)`);
+    let leftOut: Map<string, string>;
     try {
-      await samBuild({ template: templateFile, resources: only, quiet: true });
+      ({ leftOut } = await buildApp(templateFile, overrides, only, say));
     } catch (error) {
-      throw new Error(`the build failed, so there is nothing to examine: ${errorMessage(error)}`);
+      throw new Error(`sam build of the app in ${app} failed, so there is nothing to examine: ${errorMessage(error)}`);
     }
+    for (const [name, why] of leftOut) {
+      const fn = examined.find((candidate) => candidate.logicalId === name);
+      if (fn) skipped.push({ name, runtime: runtimeLabel(fn), why });
+    }
+    examined = examined.filter((fn) => !leftOut.has(fn.logicalId));
+    if (examined.length === 0) throw new Error(`${shown} has no function the doctor can build: ${skipped.map((fn) => `${fn.name}: ${fn.why}`).join("; ")}`);
   }
 
   const built = readOrExplain(builtTemplateOf(templateFile), overrides);
@@ -188,7 +208,8 @@ async function main(): Promise<number> {
     const builtFn = built.functions.find((candidate) => candidate.logicalId === fn.logicalId);
     try {
       if (!builtFn) throw new ArtifactError("it is not in the built template: was it built?");
-      const builtFunction = await readBuiltFunction(builtFn);
+      // Its runtime is the template's, not the stand-in it may have been built on (doctor/app-build.mts).
+      const builtFunction = await readBuiltFunction({ ...builtFn, runtime: fn.runtime });
       const examination = examine(builtFunction);
       report.functions.push(examination);
       examinedBuilds.push({ built: builtFunction, report: examination });
@@ -202,7 +223,18 @@ async function main(): Promise<number> {
   console.log(renderText(report));
   if (values.json !== undefined) writeFileSync(resolve(values.json), renderJson(report));
   if (values.markdown !== undefined) writeFileSync(resolve(values.markdown), renderMarkdown(report));
-  return labFailed || (threshold && failsAt(report, threshold)) ? 1 : 0;
+  let fixFailed = false;
+  if (values.fix) {
+    const fixed = fixedTemplate(templateFile, templateText, examinedBuilds);
+    console.log(fixSection(shown, templateText, fixed, Boolean(values["dry-run"])));
+    try {
+      if (!values["dry-run"] && fixed.applied.length > 0) writeFixedTemplate(templateFile, templateText, fixed.text);
+    } catch (error) {
+      console.error(`error: ${errorMessage(error)}`);
+      fixFailed = true;
+    }
+  }
+  return labFailed || fixFailed || (threshold && failsAt(report, threshold)) ? 1 : 0;
 }
 
 runCommand(USAGE, main);

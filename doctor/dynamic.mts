@@ -9,7 +9,7 @@ import { ColdStartFailure, HEAVY_BUILTINS, traceColdStart } from "../lab/init-tr
 import type { Lab } from "../lab/lab.mts";
 import type { BuiltFunction } from "./artifact.mts";
 import type { Examined } from "./checks.mts";
-import { type CheckId, type Finding, finding } from "./findings.mts";
+import { type CheckId, type Finding, type FunctionReport, finding } from "./findings.mts";
 import { fixFor } from "./fixes.mts";
 
 /** A finding of the trace: found after the fixes were built, so it says why it is not measured. */
@@ -18,6 +18,21 @@ function traced(id: CheckId, message: string, built: BuiltFunction): Finding {
   const fix = fixFor(id, built);
   found.whyNotMeasured = "why" in fix ? fix.why : "found by the lab's cold start, after the fixes were built: run the doctor again once it is fixed";
   return found;
+}
+
+/**
+ * The lab's AWS is reached through AWS_ENDPOINT_URL, which the v2 SDK (aws-sdk) does not read: its
+ * calls go to an amazonaws.com host the lab refuses. A failure that names one says so.
+ */
+const withLabLimit = (message: string) =>
+  /\bamazonaws\.com\b/.test(message)
+    ? `${message} (the lab refused a connection to AWS itself: it serves its local AWS to clients that read AWS_ENDPOINT_URL, as the SDK v3 does and the v2 aws-sdk does not; on Lambda this call reaches AWS)`
+    : message;
+
+/** A failure of the traced cold start leads the findings, after only the runtime's deprecation: the first thing a user must know. */
+function firstAfterRuntime(report: FunctionReport, found: Finding): void {
+  const runtimeFirst = report.findings[0]?.id === "deprecated-runtime" ? 1 : 0;
+  report.findings.splice(runtimeFirst, 0, found);
 }
 
 export async function traceInLab(lab: Lab, { built, report }: Examined): Promise<void> {
@@ -39,7 +54,7 @@ export async function traceInLab(lab: Lab, { built, report }: Examined): Promise
     if (error.phase === "invoke") {
       report.whyNotTraced = "its first invoke failed";
       report.passed.push("init-error");
-      report.findings.unshift(traced("invoke-error", error.message, built));
+      firstAfterRuntime(report, traced("invoke-error", withLabLimit(error.message), built));
       return;
     }
     if (built.fn.foreignLayers.length > 0) {
@@ -48,6 +63,6 @@ export async function traceInLab(lab: Lab, { built, report }: Examined): Promise
       return;
     }
     report.whyNotTraced = "its INIT failed";
-    report.findings.unshift(traced("init-error", error.message, built));
+    firstAfterRuntime(report, traced("init-error", withLabLimit(error.message), built));
   }
 }

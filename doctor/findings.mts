@@ -1,5 +1,5 @@
 // What the doctor says about a function: every check it runs, how bad a problem it finds is, the
-// fix in one line (with the README section that explains it), and the report's shape (--json).
+// fix in one line (with the section of docs/doctor.md that explains it), and the report's shape (--json).
 // A finding's cost is the measuring step's (doctor/measure.mts): until it runs, `measured` is null.
 import type { InitTrace } from "../lab/init-trace.mts";
 
@@ -8,13 +8,18 @@ const SEVERITIES: Severity[] = ["info", "warn", "error"];
 
 interface CheckInfo {
   severity: Severity;
-  /** What the check looks for, in a few words (the report's "passed" list, the README). */
+  /** What the check looks for, in a few words (the report's "passed" list). */
   title: string;
-  /** The fix in one line; the README section named after the check says more. */
+  /** The fix in one line; the section of docs/doctor.md named after the check says more. */
   fix: string;
 }
 
 const CHECKS = {
+  "deprecated-runtime": {
+    severity: "error",
+    title: "the runtime is supported",
+    fix: "move the function to a supported runtime: nodejs22.x (this template's) or nodejs24.x",
+  },
   "runtime-sdk": {
     severity: "error",
     title: "the AWS SDK is bundled",
@@ -69,8 +74,8 @@ const CHECKS = {
 
 export type CheckId = keyof typeof CHECKS;
 
-/** Where the README explains a check and its fix. */
-const readmeLink = (id: CheckId) => `README.md#${id}`;
+/** Where docs/doctor.md explains a check and its fix. */
+const docLink = (id: CheckId) => `docs/doctor.md#${id}`;
 
 /**
  * What a finding costs: the function as it is and as the fix would have it, measured in one
@@ -148,7 +153,7 @@ export const STATIC_ONLY = "the doctor ran its static checks only (--static)";
 
 export function finding(id: CheckId, message: string): Finding {
   const { severity, fix } = CHECKS[id];
-  return { id, severity, message, fix: `${fix} (${readmeLink(id)})`, measured: null, whyNotMeasured: STATIC_ONLY };
+  return { id, severity, message, fix: `${fix} (${docLink(id)})`, measured: null, whyNotMeasured: STATIC_ONLY };
 }
 
 /** Whether any finding is at or above a severity (--fail-on). */

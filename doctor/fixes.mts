@@ -7,6 +7,7 @@ import type { TemplateResourceEntry } from "../core/template.mts";
 import type { BuiltFunction } from "./artifact.mts";
 import { keepAliveOffAt } from "./checks.mts";
 import type { CheckId } from "./findings.mts";
+import { labRuns, STAND_IN_RUNTIME } from "./lambda-runtimes.mts";
 
 /** What a measurement compares: Init Duration of the cold start, or a warm invoke (keep-alive pays there). */
 type Metric = "init" | "warm";
@@ -86,6 +87,12 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
   const { fn, pipeline } = built;
   const esbuild = fn.buildMethod === "esbuild";
   switch (id) {
+    case "deprecated-runtime":
+      return {
+        why: labRuns(fn.runtime)
+          ? "the fix changes the runtime, not the build: npm run bench -- --runtimes compares runtimes"
+          : `the lab does not run ${fn.runtime}: the function is traced and measured on ${STAND_IN_RUNTIME}, the runtime the fix moves it to`,
+      };
     case "runtime-sdk":
       if (pipeline) return { metric: "init", rewrite: toOptimized };
       if (!esbuild) return { why: NOT_BUNDLED };
@@ -110,8 +117,9 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
       return {
         metric: "init",
         rewrite: (resource) => {
-          const properties = buildPropertiesOf(resource);
-          if ("Sourcemap" in properties) properties.Sourcemap = false;
+          // Only a build that writes source maps gets BuildProperties changed (--fix writes what the rewrite makes).
+          const properties = resource.Metadata?.BuildProperties as Record<string, unknown> | undefined;
+          if (properties && "Sourcemap" in properties) properties.Sourcemap = false;
           const nodeOptions = String(fn.environment.NODE_OPTIONS ?? "");
           if (!nodeOptions.includes("--enable-source-maps")) return;
           // A function's own variable overrides the Globals' one of the same name; an empty NODE_OPTIONS is none.
@@ -125,7 +133,9 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
       return {
         metric: "init",
         rewrite: (resource) => {
-          buildPropertiesOf(resource).Target = `node${/^nodejs(\d+)/.exec(fn.runtime)?.[1] ?? "22"}`;
+          // Node 14's first releases lack top-level await: a function on an older runtime gets the one the lab runs it on.
+          const major = Number(/^nodejs(\d+)/.exec(fn.runtime)?.[1] ?? 0);
+          buildPropertiesOf(resource).Target = major >= 16 ? `node${major}` : `node${/\d+/.exec(STAND_IN_RUNTIME)![0]}`;
         },
       };
     case "keep-alive-off":

@@ -6,23 +6,22 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import { errorMessage } from "../core/cli.mts";
 import { type ColdStartVariant, runColdStarts, type VariantResult } from "../core/cold-starts.mts";
 import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
 import { pairedComparison } from "../core/stats.mts";
-import { loadTemplate, readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
+import { FUNCTION_TYPES, onStandInRuntime, relocatedTemplate, standInFunctions, withProjectEsbuild } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine } from "./checks.mts";
 import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
 import { type BuildFix, fixFor } from "./fixes.mts";
-
-const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
 
 /** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
 interface PlannedFix {
@@ -57,37 +56,25 @@ function planFixes(examined: Examined[]): PlannedFix[] {
   );
 }
 
-/** CodeUri and ContentUri made absolute: the fixes' template lives elsewhere than the app. */
-function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
-  for (const key of keys) {
-    const value = properties?.[key];
-    if (typeof value === "string" && !isAbsolute(value)) properties![key] = resolve(appDir, value);
-  }
-}
-
 /**
  * The app's template with its functions replaced by the fixed copies: no events (the copies are
- * invoked, never routed) nor outputs (they name the functions left out).
+ * invoked, never routed) nor outputs (they name the functions left out); a copy of a function the
+ * lab runs on the stand-in runtime is built on it, as the function was (doctor/app-build.mts).
  */
-export function fixesTemplate(templateFile: string, fixes: PlannedFix[]): Record<string, unknown> {
-  const template = loadTemplate(templateFile);
-  const appDir = appDirOf(templateFile);
+export function fixesTemplate(templateFile: string, overrides: Record<string, string>, fixes: PlannedFix[]): Record<string, unknown> {
+  const template = relocatedTemplate(templateFile);
+  const standIns = standInFunctions(templateFile, overrides);
   const resources: Record<string, TemplateResourceEntry> = {};
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (FUNCTION_TYPES.includes(resource.Type)) continue;
-    absolutePaths(resource.Properties, ["ContentUri", "CodeUri"], appDir);
-    resources[id] = resource;
-  }
+  for (const [id, resource] of Object.entries(template.Resources)) if (!FUNCTION_TYPES.includes(resource.Type)) resources[id] = resource;
   for (const { function: fn, fix, copyId } of fixes) {
     const copy = structuredClone(template.Resources[fn]!);
     delete copy.Properties?.Events;
     delete copy.Properties?.AutoPublishAlias;
     delete copy.Properties?.ProvisionedConcurrencyConfig;
-    absolutePaths(copy.Properties, ["CodeUri"], appDir);
+    if (standIns.has(fn)) onStandInRuntime(copy);
     fix.rewrite(copy);
     resources[copyId] = copy;
   }
-  absolutePaths(template.Globals?.Function, ["CodeUri"], appDir);
   const { Outputs: _outputs, ...rest } = template;
   return { ...rest, Resources: resources };
 }
@@ -117,9 +104,16 @@ export async function buildFixes(
   const cleanup = () => removeTree(scratch);
   if (fixes.length === 0) return { fixes, functions: [], cleanup };
   const fixesFile = join(scratch, "template.json");
-  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, fixes), null, 2)}\n`);
+  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, overrides, fixes), null, 2)}\n`);
   const build = (buildDir: string, resources?: string[]) =>
-    samBuild({ template: fixesFile, resources, appDir: appDirOf(templateFile), buildDir, quiet: true, env: { WARPSTART_TEMPLATE: fixesFile } });
+    samBuild({
+      template: fixesFile,
+      resources,
+      appDir: appDirOf(templateFile),
+      buildDir,
+      quiet: true,
+      env: { ...withProjectEsbuild(), WARPSTART_TEMPLATE: fixesFile },
+    });
   /** Each copy as built, or why it is not. */
   const copies = new Map<string, TemplateFunction | string>();
   const readBuilt = (buildDir: string, ids: string[]) => {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { servicesOf } from "../core/function-environment.mts";
+import { REFUSED_CONNECTION, servicesOf } from "../core/function-environment.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./emulator/environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
@@ -52,6 +52,13 @@ export class ColdStartFailure extends Error {
   }
 }
 
+/** The hosts beyond this machine the lab refused the function (its outbound guard's log lines), said after the error they caused. */
+function refusedHosts(log: string[]): string {
+  const hosts = [...new Set(log.flatMap((line) => [...line.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!)))];
+  if (hosts.length === 0) return "";
+  return ` (the lab refused its connection to ${hosts.join(" and ")}: it reaches nothing beyond this machine but its local AWS; on Lambda the function reaches ${hosts.length === 1 ? "it" : "them"})`;
+}
+
 export interface TraceOptions {
   /** How long INIT may take (default: Lambda's 10 s). */
   initTimeoutMs?: number;
@@ -79,7 +86,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     // The local AWS stamps calls with the wall clock: where INIT began on it, both clocks read at once.
     const initStartEpochMs = Date.now() - Number(process.hrtime.bigint() - env.spawnedAt!) / 1e6;
     log.push(...env.takeLog());
-    if (init.kind !== "ready") throw new ColdStartFailure(`${fn.logicalId}: INIT failed (${ending(init)}): ${runtimeError(log)}`, "init");
+    if (init.kind !== "ready") throw new ColdStartFailure(`${fn.logicalId}: INIT failed (${ending(init)}): ${runtimeError(log)}${refusedHosts(log)}`, "init");
     const calls = await lab.aws.calls(env.accessKeyId);
     const timeoutMs = fn.timeoutSeconds * 1000;
     const outcome = await env.invoke(
@@ -94,7 +101,10 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     );
     log.push(...env.takeLog());
     if (outcome.kind !== "response")
-      throw new ColdStartFailure(`${fn.logicalId}: the first invoke, given ${eventOrigin(fn)}, failed (${ending(outcome)}): ${runtimeError(log)}`, "invoke");
+      throw new ColdStartFailure(
+        `${fn.logicalId}: the first invoke, given ${eventOrigin(fn)}, failed (${ending(outcome)}): ${runtimeError(log)}${refusedHosts(log)}`,
+        "invoke",
+      );
     return {
       initMs: init.initDurationMs,
       // The preload writes nothing before the handler's import starts.

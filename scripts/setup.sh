@@ -3,8 +3,9 @@
 # the last run: the pinned Node 22 (tools/node22), the runtime matrix's other runtimes
 # (tools/runtimes, tools/lambda-arm64), the Python venv (.venv: SAM CLI, moto, gunicorn), the npm
 # dependencies, built for Node 22's ABI, hyperfine (tools/hyperfine) and qemu-aarch64 with the
-# arm64 C libraries (tools/arm64, for Warp's arm64 code cache). Nothing outside the
-# project is touched. Safe to run again and again.
+# arm64 C libraries (tools/arm64, for Warp's arm64 code cache), and the npm cache the public SAM
+# apps' tests build from offline (tools/npm-cache). Nothing outside the project is touched. Safe to
+# run again and again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -136,4 +137,29 @@ if [ "$(uname -m)" = x86_64 ] && [ ! -x tools/arm64/qemu-aarch64-static ]; then
   else
     die "Warp's code cache for arm64 functions needs qemu-aarch64 on this x86-64 machine: install Debian's qemu-user-static (or build on an arm64 machine)."
   fi
+fi
+
+# 7. The npm cache the tests' `sam build` of public SAM apps installs from, offline (tools/npm-cache):
+#    test/support/public-apps.mts puts each app of PUBLIC_APPS back together with its own package.json
+#    files and points npm at this cache alone (OFFLINE_NPM_ENV). Each package.json gets the install SAM's
+#    npm builders run (no lockfile, production dependencies), in a throwaway copy: the cache then holds
+#    the metadata npm resolves from (dev dependencies' too) and the tarballs of each production tree.
+public_apps="$(node -e 'import("./test/support/public-apps.mts").then(({ PUBLIC_APPS }) => console.log(PUBLIC_APPS.join("\n")))')"
+public_manifests="$(for app in $public_apps; do find "test/fixtures/public-functions/src/$app" -name package.json -not -path "*/node_modules/*"; done | sort)"
+npm_cache="$root/tools/npm-cache"
+# shellcheck disable=SC2086 # the manifests' paths have no spaces
+want="$(digest tools/node22/package-lock.json <(printf '%s\n' $public_manifests) $public_manifests)"
+if ! stamp_ok "$npm_cache" "$want" 2>/dev/null; then
+  say "filling tools/npm-cache with the npm dependencies of the public SAM apps (test/support/public-apps.mts) for their offline sam build"
+  mkdir -p "$npm_cache"
+  for manifest in $public_manifests; do
+    scratch="$(mktemp -d)"
+    cp -R "$(dirname "$manifest")/." "$scratch"
+    if ! (cd "$scratch" && npm install -q --no-audit --no-fund --no-save --omit=dev --cache "$npm_cache" --loglevel=error >/dev/null); then
+      rm -rf "$scratch"
+      die "npm install for $manifest failed (see above)."
+    fi
+    rm -rf "$scratch"
+  done
+  stamp_write "$npm_cache" "$want"
 fi

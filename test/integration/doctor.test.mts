@@ -7,7 +7,7 @@
 // runtime, Warp clean. Bad input: one line saying what is wrong, and the exit code. --json's
 // shape, --markdown, --fail-on.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
@@ -19,14 +19,17 @@ const ESBUILD_APP = `${FIXTURES}/esbuild/template.yaml`;
 // As `npm run doctor` runs it (scripts/with-tools.sh): the project's Node, SAM CLI and esbuild first on PATH.
 const TOOLS_PATH = [dirname(NODE22), VENV_BIN, join(PROJECT_ROOT, "node_modules/.bin"), process.env.PATH].join(":");
 
-/** `npm run doctor -- <args>` in the project's folder, as npm runs it. */
-const doctor = (...args: string[]) =>
-  spawnSync(NODE22, [join(PROJECT_ROOT, "doctor/cli.mts"), ...args], {
-    cwd: PROJECT_ROOT,
-    encoding: "utf8",
-    timeout: 300_000,
-    env: { ...process.env, PATH: TOOLS_PATH, SAM_CLI_TELEMETRY: "0" },
-  });
+/** `npm run doctor -- <args>` in the project's folder, as npm runs it (with `env` added). */
+const doctorWith =
+  (env: Record<string, string>) =>
+  (...args: string[]) =>
+    spawnSync(NODE22, [join(PROJECT_ROOT, "doctor/cli.mts"), ...args], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      timeout: 300_000,
+      env: { ...process.env, PATH: TOOLS_PATH, SAM_CLI_TELEMETRY: "0", ...env },
+    });
+const doctor = doctorWith({});
 const outputOf = (run: ReturnType<typeof doctor>) => ({ status: run.status, output: `${run.stdout}\n${run.stderr}`.slice(-4000) });
 const findingIds = (report: DoctorReport) => Object.fromEntries(report.functions.map((fn) => [fn.name, fn.findings.map((found) => found.id)]));
 
@@ -62,6 +65,7 @@ it("the project's makefile pipeline: each function has exactly the finding it is
     KeepAliveOff: ["keep-alive-off"],
     CodeCacheMismatch: ["code-cache-mismatch"],
     InitError: ["init-error"],
+    NonAwsHost: ["init-error"],
     InvokeError: ["invoke-error"],
     PublishedLayer: [],
     UserPoolClient: ["environment-variables"],
@@ -80,7 +84,7 @@ it("SAM's esbuild builder (and its npm builder, Unbundled): each function has ex
     SourceMaps: ["environment-variables", "source-maps"],
     KeepAliveOff: ["keep-alive-off"],
     Unbundled: ["runtime-sdk"],
-    OnNode20: [],
+    OnNode14: ["deprecated-runtime", "esbuild-target"],
   });
 });
 
@@ -96,7 +100,7 @@ it("--json: each function's name, runtime, findings (problems only, each measure
         id: "runtime-sdk",
         severity: "error",
         message: "imports @aws-sdk/client-sts unbundled: INIT resolves and loads the SDK file by file from the runtime's own copy (or a layer's)",
-        fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (README.md#runtime-sdk)",
+        fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (docs/doctor.md#runtime-sdk)",
         measured: {
           metric: "init",
           rounds: ROUNDS,
@@ -111,6 +115,7 @@ it("--json: each function's name, runtime, findings (problems only, each measure
       },
     ],
     passed: [
+      "deprecated-runtime",
       "credential-providers",
       "commonjs",
       "environment-variables",
@@ -168,6 +173,7 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
     KeepAliveOff: [],
     CodeCacheMismatch: [],
     InitError: [],
+    NonAwsHost: [],
     InvokeError: [],
     PublishedLayer: [],
     UserPoolClient: [],
@@ -184,7 +190,7 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
     SourceMaps: ["source-maps"],
     KeepAliveOff: [],
     Unbundled: [],
-    OnNode20: [],
+    OnNode14: ["esbuild-target"],
   });
   const whyNot = (app: string, fn: string, id: string) =>
     examined[app]!.report.functions.find((found) => found.name === fn)!.findings.find((found) => found.id === id)!.whyNotMeasured;
@@ -218,6 +224,13 @@ it("an INIT that fails in the lab: a finding with the runtime's error, and the r
   ]);
   expect(initError).toMatchObject({ init: null, whyNotTraced: "its INIT failed" });
   expect(examined.makefile!.run.stdout).toMatch(/^init-error +error +not measured +fix what INIT throws/m);
+});
+
+it("an INIT that needs a host beyond AWS: init-error names the host the lab refused, and why", () => {
+  const nonAws = examined.makefile!.report.functions.find((fn) => fn.name === "NonAwsHost")!;
+  expect(nonAws.findings[0]!.message).toMatch(
+    /^NonAwsHost: INIT failed \(init-error\): .*\(the lab refused its connection to api\.example\.com:443: it reaches nothing beyond this machine but its local AWS; on Lambda the function reaches it\)$/,
+  );
 });
 
 it("a handler that fails on the trigger's event once INIT is done: invoke-error with the event it was given, not init-error", () => {
@@ -258,26 +271,34 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
   expect(clean.init!.builtins).toEqual(expect.arrayContaining(["node:tls", "node:https"]));
   const plain = examined.esbuild!.report.functions.find((fn) => fn.name === "EsbuildTarget")!;
   expect(plain.init).toMatchObject({ awsCalls: [], phases: { topLevelWorkMs: 0 } });
-  // A runtime the lab does not run: examined all the same, and why it is not traced.
-  expect(examined.esbuild!.report.functions.find((fn) => fn.name === "OnNode20")).toMatchObject({
-    runtime: "nodejs20.x",
-    init: null,
-    whyNotTraced: expect.stringMatching(/^OnNode20: the lab cannot run Runtime nodejs20\.x; it runs node22, node24, deno, bun/),
+  // A runtime SAM no longer builds and the lab does not run: its first finding, and traced on the runtime the fix moves it to.
+  const old = examined.esbuild!.report.functions.find((fn) => fn.name === "OnNode14")!;
+  expect(old).toMatchObject({
+    runtime: "nodejs14.x",
+    init: { awsCalls: [] },
+    whyNotTraced: null,
+    labCaveat: "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs22.x and nodejs24.x, not nodejs14.x",
+  });
+  expect(old.findings[0]).toMatchObject({
+    id: "deprecated-runtime",
+    severity: "error",
+    message: expect.stringMatching(/^nodejs14\.x is deprecated since 2023-12-04 /),
+    whyNotMeasured: "the lab does not run nodejs14.x: the function is traced and measured on nodejs22.x, the runtime the fix moves it to",
   });
 });
 
-it("the terminal's report: a table per function, what each fix bought, the fix and its README section, progress on stderr", () => {
+it("the terminal's report: a table per function, what each fix bought, the fix and its section of docs/doctor.md, progress on stderr", () => {
   const { run } = examined.makefile!;
-  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 9 checks passed; INIT loads [\d.]+ KiB$/m);
-  expect(run.stdout).toMatch(/^commonjs +warn +[+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] +build an ES module .* \(README\.md#commonjs\)$/m);
+  expect(run.stdout).toMatch(/^CommonJs \(nodejs22\.x\): 1 finding, 10 checks passed; INIT loads [\d.]+ KiB$/m);
+  expect(run.stdout).toMatch(/^commonjs +warn +[+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] +build an ES module .* \(docs\/doctor\.md#commonjs\)$/m);
   expect(run.stdout).toMatch(/^ {4}measured: Init p50 [\d.]+ ms as it is, [\d.]+ ms fixed \(×[\d.]+ \[[\d.]+, [\d.]+\], 2 rounds\)$/m);
   expect(run.stdout).toMatch(/^keep-alive-off +warn +not measured +leave the SDK's https agent/m);
   expect(run.stdout).toContain(
     `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${ROUNDS} rounds in the lab`,
   );
   expect(run.stderr).toContain("== sam build in test/fixtures/sam-apps/doctor/makefile");
-  expect(run.stderr).toContain("== examining InitError (9/12)");
-  expect(run.stderr).toContain("== tracing a cold start of InitError (9/12)");
+  expect(run.stderr).toContain("== examining InitError (9/13)");
+  expect(run.stderr).toContain("== tracing a cold start of InitError (9/13)");
   expect(run.stderr).toContain("== measuring 4 fixes: 16 cold starts, order shuffled per round");
   expect(readFileSync(join(out, "makefile.md"), "utf8")).toMatch(/\| commonjs \| warn \| [+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] \| build an ES module/);
 });
@@ -321,6 +342,57 @@ describe("--fail-on", () => {
   });
 });
 
+describe("--fix: the fixes measured, written into the template in place", () => {
+  const ADDED = ["+        Format: esm", "+        OutExtension:", "+          - .js=.mjs", "+        Target: node22"];
+  const original = readFileSync(`${FIXTURES}/fix-me/template.yaml`, "utf8");
+  /** A copy of the fix-me app to change: its template, and its handler. */
+  const appCopy = () => {
+    const app = mkdtempSync(join(tmpdir(), "doctor-fix-"));
+    mkdirSync(join(app, "src"));
+    cpSync(`${FIXTURES}/esbuild/src/plain.ts`, join(app, "src/plain.ts"));
+    writeFileSync(join(app, "template.yaml"), original);
+    return join(app, "template.yaml");
+  };
+  const addedLines = (stdout: string) => stdout.split("\n").filter((line) => /^[+-] /.test(line) || /^[+-] {2,}/.test(line));
+
+  it("--dry-run prints the diff of its build properties and writes nothing", () => {
+    const template = appCopy();
+    const run = doctor("--template", template, "--rounds", "1", "--fix", "--dry-run");
+    expect(outputOf(run)).toMatchObject({ status: 0 });
+    expect(run.stdout).toMatch(/^--fix would apply 2 fixes to .*template\.yaml: Plain: commonjs, Plain: esbuild-target$/m);
+    expect(addedLines(run.stdout)).toEqual(ADDED);
+    expect(readFileSync(template, "utf8")).toBe(original);
+  }, 180_000);
+
+  it("writes them, the rest of the template (comments, order, flow lists) as it was: built again, the function has neither finding", () => {
+    const template = appCopy();
+    expect(outputOf(doctor("--template", template, "--rounds", "1", "--fix"))).toMatchObject({ status: 0 });
+    const lines = original.trimEnd().split("\n");
+    expect(readFileSync(template, "utf8")).toBe(`${[...lines, ...ADDED.map((line) => line.slice(1))].join("\n")}\n`);
+    const again = doctor("--template", template, "--static");
+    expect(again.stdout).toContain("Plain (nodejs22.x): no findings");
+  }, 180_000);
+
+  it("a read-only template: the diff, nothing written, exit 1", () => {
+    const template = appCopy();
+    chmodSync(template, 0o444);
+    const run = doctor("--template", template, "--rounds", "1", "--fix");
+    expect(run.status).toBe(1);
+    expect(addedLines(run.stdout)).toEqual(ADDED);
+    expect(run.stderr).toContain(`error: ${template} is read-only (mode 0444): nothing written; the diff above is what --fix would change`);
+    expect(readFileSync(template, "utf8")).toBe(original);
+  }, 180_000);
+
+  it.each([
+    [["--dry-run"], "error: --dry-run goes with --fix: it prints the diff --fix would write"],
+    [["--fix", "--static"], "error: --fix writes the fixes the doctor built and measured: leave out --static"],
+  ])("%j: a usage error", (args, message) => {
+    const run = doctor(...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe(message);
+  });
+});
+
 describe("bad input: one line saying what is wrong", () => {
   it.each([
     [["--template", "package.json"], 1, `error: ${PROJECT_ROOT}/package.json is not a SAM template: it has no Resources section`],
@@ -328,7 +400,7 @@ describe("bad input: one line saying what is wrong", () => {
     [
       ["--template", `${FIXTURES}/no-node/template.yaml`],
       1,
-      `error: ${FIXTURES}/no-node/template.yaml has no Node.js function to examine (Report: python3.13 is not Node.js: the doctor examines nodejs20.x, nodejs22.x, nodejs24.x and this project's deno and bun runtimes)`,
+      `error: ${FIXTURES}/no-node/template.yaml has no Node.js function to examine (Report: python3.13 is not Node.js: the doctor examines Lambda's Node.js runtimes (nodejs24.x back to nodejs) and this project's deno and bun runtimes)`,
     ],
     [
       ["--template", `${FIXTURES}/build-fails/template.yaml`, "--no-build"],
@@ -352,8 +424,37 @@ describe("bad input: one line saying what is wrong", () => {
   it("a build that fails: SAM's own error, shown", () => {
     const run = doctor("--template", `${FIXTURES}/build-fails/template.yaml`);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("error: the build failed, so there is nothing to examine: sam build --template-file template.yaml failed (exit 1):");
+    expect(run.stderr).toContain(
+      `error: sam build of the app in ${FIXTURES}/build-fails failed, so there is nothing to examine: sam build --template-file template.yaml failed (exit 1):`,
+    );
     expect(run.stderr).toContain('build of Broken failed: Broken: Unknown build profile "Fast"');
     expect(run.stdout).toBe("");
+  }, 120_000);
+
+  it("an app whose own npm install fails: SAM's error, the app named", () => {
+    // npm offline, with an empty cache: the registry is never asked.
+    const env = { npm_config_offline: "true", npm_config_cache: mkdtempSync(join(tmpdir(), "doctor-npm-cache-")) };
+    const run = doctorWith(env)("--template", `${FIXTURES}/npm-fails/template.yaml`, "--static");
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`error: sam build of the app in ${FIXTURES}/npm-fails failed, so there is nothing to examine: `);
+    expect(run.stderr).toContain("Error: NodejsNpmBuilder:NpmInstall - NPM Failed: npm error code ENOTCACHED");
+    expect(run.stderr).toContain("warpstart-fixture-no-such-package");
+    expect(run.stdout).toBe("");
+  }, 120_000);
+
+  it("a function whose CodeUri is not there is skipped, saying so; the others are examined", () => {
+    const json = join(out, "missing-code.json");
+    const run = doctor("--template", `${FIXTURES}/missing-code/template.yaml`, "--static", "--json", json);
+    expect(outputOf(run)).toMatchObject({ status: 0 });
+    const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
+    expect(report.functions.map((fn) => fn.name)).toEqual(["Present"]);
+    expect(report.skipped).toEqual([
+      {
+        name: "Missing",
+        runtime: "nodejs22.x",
+        why: `its CodeUri src/nowhere does not exist in ${PROJECT_ROOT}/${FIXTURES}/missing-code: the doctor builds code on disk (an S3 CodeUri or a missing folder cannot be built)`,
+      },
+    ]);
+    expect(run.stdout).toContain("skipped Missing (nodejs22.x): its CodeUri src/nowhere does not exist");
   }, 120_000);
 });

@@ -10,19 +10,24 @@ import { built, templateFunction } from "../support/built-function.mts";
 
 const foundIds = (fn: BuiltFunction) => examine(fn).findings.map((found) => found.id);
 
+it("every check has its section in docs/doctor.md, the place each finding's fix links to", () => {
+  const doc = readFileSync(join(PROJECT_ROOT, "docs/doctor.md"), "utf8");
+  for (const id of [...STATIC_CHECK_IDS, "init-error", "invoke-error"]) expect(doc).toContain(`<a id="${id}"></a>`);
+});
+
 it("a clean function has no findings and passes every check", () => {
   const report = examine(built());
   expect(report.findings).toEqual([]);
   expect(report.passed).toEqual(STATIC_CHECK_IDS);
 });
 
-it("every finding has its check's severity, a fix linking to its README section, and nothing measured: that is the measuring step's", () => {
+it("every finding has its check's severity, a fix linking to its section of docs/doctor.md, and nothing measured: that is the measuring step's", () => {
   const [found] = examine(built({ format: "cjs" })).findings;
   expect(found).toEqual({
     id: "commonjs",
     severity: "warn",
     message: expect.stringContaining("its handler index.mjs is CommonJS"),
-    fix: expect.stringMatching(/ \(README\.md#commonjs\)$/),
+    fix: expect.stringMatching(/ \(docs\/doctor\.md#commonjs\)$/),
     measured: null,
     whyNotMeasured: "the doctor ran its static checks only (--static)",
   });
@@ -180,8 +185,30 @@ describe("code-cache-mismatch", () => {
   });
 });
 
+describe("deprecated-runtime", () => {
+  const onRuntime = (runtime: string, today: string) =>
+    examine(built({ fn: { runtime } }), today).findings.filter((found) => found.id === "deprecated-runtime");
+
+  it("finds a runtime past its deprecation date, with the dates Lambda blocks creating and updating functions on it", () => {
+    expect(onRuntime("nodejs14.x", "2026-11-25")).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        message:
+          "nodejs14.x is deprecated since 2023-12-04 (no more security patches; function creation blocked since 2024-01-09, updates blocked from 2027-03-03)",
+      }),
+    ]);
+    expect(onRuntime("nodejs20.x", "2026-11-25")[0]!.message).toMatch(/^nodejs20\.x is deprecated since 2026-04-30 /);
+  });
+
+  it("leaves alone a runtime until its deprecation date", () => {
+    expect(onRuntime("nodejs22.x", "2027-04-29")).toEqual([]);
+    expect(onRuntime("nodejs22.x", "2027-04-30")).toHaveLength(1);
+    expect(onRuntime("nodejs24.x", "2026-11-25")).toEqual([]);
+  });
+});
+
 describe("which functions the doctor examines", () => {
-  it.each(["nodejs20.x", "nodejs22.x", "nodejs24.x"])("%s", (runtime) => {
+  it.each(["nodejs10.x", "nodejs12.x", "nodejs14.x", "nodejs16.x", "nodejs18.x", "nodejs20.x", "nodejs22.x", "nodejs24.x"])("%s", (runtime) => {
     expect(whyNotExamined(templateFunction({ runtime }))).toBeNull();
   });
 
@@ -192,12 +219,12 @@ describe("which functions the doctor examines", () => {
   });
 
   it.each([
-    ["python3.13", [], "python3.13 is not Node.js: the doctor examines nodejs20.x, nodejs22.x, nodejs24.x and this project's deno and bun runtimes"],
     [
-      "nodejs18.x",
+      "python3.13",
       [],
-      "nodejs18.x is a Node.js runtime the doctor does not know: the doctor examines nodejs20.x, nodejs22.x, nodejs24.x and this project's deno and bun runtimes",
+      "python3.13 is not Node.js: the doctor examines Lambda's Node.js runtimes (nodejs24.x back to nodejs) and this project's deno and bun runtimes",
     ],
+    ["nodejs26.x", [], "nodejs26.x is not a runtime Lambda has had: the doctor examines"],
     ["provided.al2023", [{ logicalId: "MyRuntime", contentDir: "." }], "a custom runtime without this project's runtime layer: the doctor examines"],
     ["undefined", [], "it has no Runtime (a container image): the doctor examines zip functions"],
   ])("not %s", (runtime, layers, why) => {

@@ -120,11 +120,24 @@ it.each([
   expect(fixed(id, built())).toMatch(why);
 });
 
-describe("the template of fixed copies", () => {
+it("deprecated-runtime is a runtime change, not a build's: measured only as the stand-in the lab runs the function on", () => {
+  expect(fixed("deprecated-runtime", built({ fn: { runtime: "nodejs16.x" } }))).toBe(
+    "the lab does not run nodejs16.x: the function is traced and measured on nodejs22.x, the runtime the fix moves it to",
+  );
+  expect(fixed("esbuild-target", esbuilt({}), withProperties({}))).toMatchObject({ Metadata: { BuildProperties: { Target: "node22" } } });
+  const onOld = built({ pipeline: false, fn: { runtime: "nodejs14.x", buildMethod: "esbuild" } });
+  expect(fixed("esbuild-target", onOld, withProperties({}))).toMatchObject({ Metadata: { BuildProperties: { Target: "node22" } } });
+});
+
+/** An app folder holding `template.yaml` with `text`: the folder and the template's path. */
+function appWith(text: string): { app: string; templateFile: string } {
   const app = mkdtempSync(join(tmpdir(), "doctor-fixes-"));
-  const templateFile = join(app, "template.yaml");
-  writeFileSync(
-    templateFile,
+  writeFileSync(join(app, "template.yaml"), text);
+  return { app, templateFile: join(app, "template.yaml") };
+}
+
+describe("the template of fixed copies", () => {
+  const { app, templateFile } = appWith(
     `Transform: AWS::Serverless-2016-10-31
 Globals:
   Function: { CodeUri: src/, Runtime: nodejs22.x }
@@ -145,7 +158,7 @@ Outputs:
 `,
   );
   const fix = fixFor("commonjs", esbuilt({ Format: "cjs" })) as BuildFix;
-  const template = fixesTemplate(templateFile, [{ function: "Fn", finding: {} as never, fix, copyId: "FnFixedCommonjs" }]) as {
+  const template = fixesTemplate(templateFile, {}, [{ function: "Fn", finding: {} as never, fix, copyId: "FnFixedCommonjs" }]) as {
     Globals: { Function: Record<string, unknown> };
     Resources: Record<string, TemplateResourceEntry>;
   };
@@ -166,6 +179,33 @@ Outputs:
   it("its code paths are the app's, made absolute: the template lives elsewhere", () => {
     expect(template.Globals.Function.CodeUri).toBe(join(app, "src"));
     expect(template.Resources.Deps!.Properties!.ContentUri).toBe(join(app, "layer"));
+  });
+});
+
+describe("the template of fixed copies, of an app whose functions name no CodeUri (SAM's default: the app's folder)", () => {
+  const { app, templateFile } = appWith(
+    `Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function: { Runtime: nodejs14.x }
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: esbuild, BuildProperties: { EntryPoints: [functions/put-item.ts] } }
+    Properties: { Handler: put-item.handler }
+  Inline: { Type: AWS::Serverless::Function, Properties: { Handler: index.handler, InlineCode: "exports.handler = 1" } }
+`,
+  );
+  const fix = fixFor("commonjs", esbuilt({})) as BuildFix;
+  const copies = (["Fn", "Inline"] as const).map((fn) => ({ function: fn, finding: {} as never, fix, copyId: `${fn}Fixed` }));
+  const template = fixesTemplate(templateFile, {}, copies) as { Resources: Record<string, TemplateResourceEntry> };
+
+  it("a copy's CodeUri is the app's folder, where its EntryPoints are; inline code stays inline", () => {
+    expect(template.Resources.FnFixed!.Properties!.CodeUri).toBe(app);
+    expect(template.Resources.InlineFixed!.Properties).not.toHaveProperty("CodeUri");
+  });
+
+  it("a copy of a function on a runtime the lab does not run is built on nodejs22.x, as the function is", () => {
+    expect(template.Resources.FnFixed!.Properties!.Runtime).toBe("nodejs22.x");
   });
 });
 

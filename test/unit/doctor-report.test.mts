@@ -164,7 +164,7 @@ it("--json: findings (problems only, measured null with --static, and why) and p
     id: "runtime-sdk",
     severity: "error",
     message: "imports @aws-sdk/client-sts unbundled",
-    fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (README.md#runtime-sdk)",
+    fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile) (docs/doctor.md#runtime-sdk)",
     measured: null,
     whyNotMeasured: "the doctor ran its static checks only (--static)",
   });
@@ -175,7 +175,7 @@ it("--json: findings (problems only, measured null with --static, and why) and p
 it("the terminal's report (--static): a table per function with its fixes, what each finding found, the skipped, and that nothing is measured", () => {
   const text = renderText(REPORT);
   expect(text).toContain("Raw (nodejs22.x): 2 findings, 1 check passed; INIT loads 2.0 KiB");
-  expect(text).toMatch(/^runtime-sdk {12}error {5}not measured {2}bundle the SDK: .* \(README\.md#runtime-sdk\)$/m);
+  expect(text).toMatch(/^runtime-sdk {12}error {5}not measured {2}bundle the SDK: .* \(docs\/doctor\.md#runtime-sdk\)$/m);
   expect(text).toContain("  runtime-sdk: imports @aws-sdk/client-sts unbundled\n    not measured: the doctor ran its static checks only (--static)");
   expect(text).toContain("Clean (nodejs22.x): no findings, 2 checks passed; INIT loads 1.0 KiB");
   expect(text).toContain("skipped Py (python3.13): python3.13 is not Node.js");

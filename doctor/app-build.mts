@@ -1,0 +1,135 @@
+// How the doctor builds an app: `sam build` of the app's own template, as its owner builds it. A
+// function on a Node.js runtime the lab does not run (doctor/lambda-runtimes.mts) is built on the
+// stand-in runtime instead, from a copy of the template written elsewhere: SAM CLI refuses to
+// build the oldest runtimes at all, and the lab runs only what it was built for.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
+import { appDirOf, buildDirOf, PROJECT_ROOT } from "../core/paths.mts";
+import { removeTree } from "../core/processes.mts";
+import { loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { samBuild } from "../lab/sam.mts";
+import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
+
+export const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
+
+/** CodeUri and ContentUri made absolute: a copy of the template lives elsewhere than the app. */
+function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
+  for (const key of keys) {
+    const value = properties?.[key];
+    if (typeof value === "string" && !isAbsolute(value)) properties![key] = resolve(appDir, value);
+  }
+}
+
+/**
+ * The app's template as a copy elsewhere reads it: every path absolute, and a function that names
+ * no CodeUri (SAM's default is the template's folder) given the app's folder.
+ */
+export function relocatedTemplate(templateFile: string): Template {
+  const template = loadTemplate(templateFile);
+  const appDir = appDirOf(templateFile);
+  const globals = template.Globals?.Function;
+  absolutePaths(globals, ["CodeUri"], appDir);
+  for (const resource of Object.values(template.Resources)) {
+    absolutePaths(resource.Properties, ["ContentUri", "CodeUri"], appDir);
+    const inline = resource.Properties?.InlineCode !== undefined;
+    if (resource.Type === "AWS::Serverless::Function" && !inline && resource.Properties?.CodeUri === undefined && globals?.CodeUri === undefined) {
+      resource.Properties = { ...resource.Properties, CodeUri: appDir };
+    }
+  }
+  return template;
+}
+
+/** The logical ids of the template's functions the lab runs on the stand-in runtime. */
+export function standInFunctions(templateFile: string, overrides: Record<string, string>): Set<string> {
+  return new Set(
+    readTemplate(templateFile, overrides)
+      .functions.filter((fn) => whyStandIn(fn.runtime))
+      .map((fn) => fn.logicalId),
+  );
+}
+
+/** A function's resource moved to the stand-in runtime (its own Runtime overrides the Globals'). */
+export function onStandInRuntime(resource: TemplateResourceEntry): void {
+  resource.Properties = { ...resource.Properties, Runtime: STAND_IN_RUNTIME };
+}
+
+/** Whether a function's package.json installs esbuild for SAM's builder (it installs dependencies only). */
+function installsEsbuild(codeDir: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(codeDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    return manifest.dependencies?.esbuild !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+const PROJECT_ESBUILD_BIN = join(PROJECT_ROOT, "node_modules/.bin");
+
+/** The environment of every sam build the doctor runs: this project's esbuild on PATH, where SAM's builder looks after the app's own. */
+export const withProjectEsbuild = () => ({ PATH: [PROJECT_ESBUILD_BIN, process.env.PATH ?? ""].join(delimiter) });
+
+/**
+ * SAM's esbuild builder runs the esbuild its npm install brought, else the first on PATH: many
+ * public apps tell their users to install it globally. This project's pinned one goes first on
+ * PATH, and the line that says so when an esbuild function brings none.
+ */
+function esbuildFor(functions: TemplateFunction[]): { env: Record<string, string>; said: string | null } {
+  const env = withProjectEsbuild();
+  const without = functions.filter((fn) => fn.buildMethod === "esbuild" && !installsEsbuild(fn.codeDir)).map((fn) => fn.logicalId);
+  if (without.length === 0) return { env, said: null };
+  return {
+    env,
+    said: `${without.join(", ")} ${without.length === 1 ? "installs no esbuild of its own" : "install no esbuild of their own"}: SAM's esbuild builder runs this project's (${PROJECT_ESBUILD_BIN}/esbuild)`,
+  };
+}
+
+/** Why the doctor cannot build a function from its code on disk (null: it can). */
+function whyNotBuildable(fn: TemplateFunction, appDir: string): string | null {
+  if (existsSync(fn.codeDir)) return null;
+  return `its CodeUri ${relative(appDir, fn.codeDir) || "."} does not exist in ${appDir}: the doctor builds code on disk (an S3 CodeUri or a missing folder cannot be built)`;
+}
+
+/**
+ * `sam build` of the app (only `resources`, if given) into its own .aws-sam/build; what the build
+ * did otherwise than the owner's would goes to `say`. A function whose code is not on disk is left
+ * out of the build, so the others are built: the answer says why, for each.
+ */
+export async function buildApp(
+  templateFile: string,
+  overrides: Record<string, string>,
+  resources: string[] | undefined,
+  say: (line: string) => void,
+): Promise<{ leftOut: Map<string, string> }> {
+  const appDir = appDirOf(templateFile);
+  const all = readTemplate(templateFile, overrides).functions;
+  const leftOut = new Map(
+    all.flatMap((fn) => {
+      const why = whyNotBuildable(fn, appDir);
+      return why ? [[fn.logicalId, why] as const] : [];
+    }),
+  );
+  const functions = all.filter((fn) => (!resources || resources.includes(fn.logicalId)) && !leftOut.has(fn.logicalId));
+  if (functions.length === 0) return { leftOut };
+  const { env, said } = esbuildFor(functions);
+  if (said) say(said);
+  const standIns = new Set(functions.filter((fn) => whyStandIn(fn.runtime)).map((fn) => fn.logicalId));
+  if (standIns.size === 0 && leftOut.size === 0) {
+    await samBuild({ template: templateFile, resources, quiet: true, env });
+    return { leftOut };
+  }
+  if (standIns.size > 0) say(`building ${[...standIns].join(", ")} on ${STAND_IN_RUNTIME}, the runtime the lab runs in place of theirs`);
+  const template = relocatedTemplate(templateFile);
+  for (const id of standIns) onStandInRuntime(template.Resources[id]!);
+  for (const id of leftOut.keys()) delete template.Resources[id];
+  delete template.Outputs;
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-build-"));
+  try {
+    const copy = join(scratch, "template.json");
+    writeFileSync(copy, `${JSON.stringify(template, null, 2)}\n`);
+    await samBuild({ template: copy, resources, appDir, buildDir: buildDirOf(templateFile), quiet: true, env: { ...env, WARPSTART_TEMPLATE: copy } });
+  } finally {
+    removeTree(scratch);
+  }
+  return { leftOut };
+}

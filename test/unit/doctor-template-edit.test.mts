@@ -1,0 +1,416 @@
+// What `npm run doctor -- --fix` writes into a user's template (doctor/template-edit.mts): the
+// changed properties only, in place, on the public templates of test/fixtures/public-functions;
+// and the unified diff it prints.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
+import { PROJECT_ROOT } from "../../core/paths.mts";
+import { loadTemplate, type Template, type TemplateResourceEntry } from "../../core/template.mts";
+import { COMMONJS_BANNER } from "../../doctor/fixes.mts";
+import { editTemplate, type TemplateChange, unifiedDiff } from "../../doctor/template-edit.mts";
+
+const ORIGINALS = join(PROJECT_ROOT, "test/fixtures/public-functions/originals");
+const originalOf = (app: string) => join(ORIGINALS, app, "template.yaml");
+const scratch = mkdtempSync(join(tmpdir(), "template-edit-"));
+
+/** The template as core/template.mts reads it, from text. */
+function reread(text: string): Template {
+  const file = join(scratch, "template.yaml");
+  writeFileSync(file, text);
+  return loadTemplate(file);
+}
+
+type Rewrite = (resource: TemplateResourceEntry) => void;
+
+const buildPropertiesOf = (resource: TemplateResourceEntry): Record<string, unknown> => {
+  resource.Metadata ??= {};
+  resource.Metadata.BuildProperties ??= {};
+  return resource.Metadata.BuildProperties as Record<string, unknown>;
+};
+
+// The rewrites of doctor/fixes.mts, as they change a resource.
+const toEsm: Rewrite = (resource) => void Object.assign(buildPropertiesOf(resource), { Format: "esm", OutExtension: [".js=.mjs"] });
+const withBanner: Rewrite = (resource) => {
+  toEsm(resource);
+  buildPropertiesOf(resource).Banner = [`js=${COMMONJS_BANNER}`];
+};
+const withoutSourceMaps: Rewrite = (resource) => {
+  buildPropertiesOf(resource).Sourcemap = false;
+  resource.Properties ??= {};
+  const environment = resource.Properties.Environment as { Variables?: Record<string, unknown> } | undefined;
+  resource.Properties.Environment = { ...environment, Variables: { ...environment?.Variables, NODE_OPTIONS: "" } };
+};
+const withoutFormat: Rewrite = (resource) => void delete buildPropertiesOf(resource).Format;
+const withoutSdk: Rewrite = (resource) => {
+  const properties = buildPropertiesOf(resource);
+  // SAM's builder takes a list or one comma-separated string.
+  const external =
+    typeof properties.External === "string"
+      ? properties.External.split(",").map((entry) => entry.trim())
+      : ((properties.External as string[] | undefined) ?? []);
+  properties.External = [...external.filter((entry) => !entry.startsWith("@aws-sdk/")), ...UNUSED_CREDENTIAL_PROVIDERS];
+};
+const keepAlive: Rewrite = (resource) => {
+  const properties = buildPropertiesOf(resource);
+  properties.Define = { ...(properties.Define as object), KEEP_ALIVE: true };
+};
+const onNode22: Rewrite = (resource) => {
+  resource.Properties ??= {};
+  resource.Properties.Runtime = "nodejs22.x";
+};
+
+/** The change of `rewrites` to `logicalId` of `text`, with `before` as core/template.mts reads it. */
+function changeOf(text: string, logicalId: string, ...rewrites: Rewrite[]): TemplateChange {
+  const before = reread(text).Resources[logicalId]!;
+  const after = structuredClone(before);
+  for (const rewrite of rewrites) rewrite(after);
+  return { logicalId, before, after };
+}
+
+/** The template edited, checked to read back as `after` with every other resource as it was. */
+function fixed(text: string, logicalId: string, ...rewrites: Rewrite[]) {
+  const change = changeOf(text, logicalId, ...rewrites);
+  const edited = editTemplate(text, [change]);
+  const { Resources: resources, ...rest } = reread(edited);
+  const { Resources: originalResources, ...originalRest } = reread(text);
+  expect(resources[logicalId]).toEqual(change.after);
+  expect({ ...resources, [logicalId]: null }).toEqual({ ...originalResources, [logicalId]: null });
+  expect(rest).toEqual(originalRest);
+  return { edited, after: change.after };
+}
+
+/** The lines a diff removes and adds, in order. */
+const changedLines = (before: string, after: string) =>
+  unifiedDiff(before, after, "template.yaml")
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(---|\+\+\+) /.test(line));
+
+const commentsOf = (text: string) => text.split("\n").filter((line) => line.trimStart().startsWith("#"));
+
+describe("editTemplate on a public template: only the changed properties' lines change", () => {
+  const powertools = readFileSync(originalOf("powertools-example-app"), "utf8");
+
+  it("commonjs (an ES module, with the createRequire banner): Format changed, OutExtension and a long Banner added to its BuildProperties", () => {
+    const { edited, after } = fixed(powertools, "getByIdFunction", withBanner);
+    expect(changedLines(powertools, edited)).toEqual([
+      "-        Format: cjs",
+      "+        Format: esm",
+      "+        OutExtension:",
+      "+          - .js=.mjs",
+      "+        Banner:",
+      `+          - js=${COMMONJS_BANNER}`,
+    ]);
+    // The banner's quotes and semicolons read back as written.
+    expect(reread(edited).Resources.getByIdFunction!.Metadata!.BuildProperties).toEqual(after.Metadata!.BuildProperties);
+    expect(commentsOf(edited)).toEqual(commentsOf(powertools));
+    // Added after EntryPoints, before the blank line (with its trailing spaces) that ends the function.
+    expect(edited).toContain(`          - functions/get-by-id.ts\n        OutExtension:\n`);
+    expect(edited).toContain(`__dirname = __esmFixDirname(__filename);\n    \n  # Log group for the getByIdFunction`);
+  });
+
+  it("source-maps: a scalar changed where it is, NODE_OPTIONS added beside the function's !Ref variables", () => {
+    const { edited } = fixed(powertools, "putItemFunction", withoutSourceMaps);
+    expect(changedLines(powertools, edited)).toEqual(['+          NODE_OPTIONS: ""', "-        Sourcemap: true", "+        Sourcemap: false"]);
+    expect(edited).toContain(
+      '          TABLE_NAME: !Ref itemsTable\n          SSM_PARAMETER_NAME: !Ref idempotencyTableNameParam\n          NODE_OPTIONS: ""\n      Events:\n',
+    );
+    // The Globals' NODE_OPTIONS, its quotes and its comment, untouched.
+    expect(edited).toContain("        NODE_OPTIONS: '--enable-source-maps' # see https://docs.aws.amazon.com/lambda/latest/dg/typescript-exceptions.html\n");
+  });
+
+  it("commonjs in this project's pipeline: BuildProperties.Format deleted, nothing else", () => {
+    const { edited } = fixed(powertools, "putItemFunction", withoutFormat);
+    expect(changedLines(powertools, edited)).toEqual(["-        Format: esm"]);
+    expect(edited).toBe(powertools.replace("        KeepNames: true\n        Format: esm\n", "        KeepNames: true\n"));
+  });
+
+  it("runtime-sdk: the External list replaced, its kept entry and its single quotes as they were", () => {
+    const { edited } = fixed(powertools, "getAllItemsFunction", withoutSdk);
+    expect(changedLines(powertools, edited)).toEqual([
+      "-          - '@aws-sdk/*'",
+      ...UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `+          - '${provider}'`),
+    ]);
+    expect(edited).toContain("        External:\n          - '@aws-lambda-powertools/*'\n          - '@aws-sdk/credential-provider-http'\n");
+  });
+
+  it("several rewrites of a function, and of two functions, in one edit", () => {
+    const changes = [changeOf(powertools, "putItemFunction", withoutSourceMaps, keepAlive), changeOf(powertools, "getByIdFunction", toEsm)];
+    const edited = editTemplate(powertools, changes);
+    expect(changedLines(powertools, edited)).toEqual([
+      '+          NODE_OPTIONS: ""',
+      "-        Sourcemap: true",
+      "+        Sourcemap: false",
+      "+        Define:",
+      "+          KEEP_ALIVE: true",
+      "-        Format: cjs",
+      "+        Format: esm",
+      "+        OutExtension:",
+      "+          - .js=.mjs",
+    ]);
+    const resources = reread(edited).Resources;
+    for (const { logicalId, after } of changes) expect(resources[logicalId]).toEqual(after);
+  });
+
+  it("!Ref, !GetAtt and !Sub survive, as written, in the function edited and around it", () => {
+    const hello = readFileSync(originalOf("sam-hello"), "utf8");
+    const { edited } = fixed(hello, "HelloWorldFunction", withoutSourceMaps, onNode22);
+    const tagged = (text: string) => text.split("\n").filter((line) => /!(Ref|GetAtt|Sub)\b/.test(line));
+    expect(tagged(edited)).toEqual(tagged(hello));
+    expect(tagged(hello)).toEqual([
+      `    Value: !Sub "https://\${ServerlessRestApi}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/Prod/hello/"`,
+      "    Value: !GetAtt HelloWorldFunction.Arn",
+      "    Value: !GetAtt HelloWorldFunctionRole.Arn",
+    ]);
+    expect(tagged(powertools).length).toBeGreaterThan(10);
+    expect(tagged(fixed(powertools, "putItemFunction", withBanner, withoutSourceMaps).edited)).toEqual(tagged(powertools));
+  });
+});
+
+describe("editTemplate: new maps and lists in the document's own block style", () => {
+  it("a function without Metadata gets Metadata.BuildProperties, indented as its Properties, before the blank line that ends it", () => {
+    const hello = readFileSync(originalOf("sam-hello"), "utf8");
+    const { edited } = fixed(hello, "HelloWorldFunction", toEsm);
+    expect(changedLines(hello, edited)).toEqual([
+      "+    Metadata:",
+      "+      BuildProperties:",
+      "+        Format: esm",
+      "+        OutExtension:",
+      "+          - .js=.mjs",
+    ]);
+    expect(edited).toContain(
+      "            Method: get\n    Metadata:\n      BuildProperties:\n        Format: esm\n        OutExtension:\n          - .js=.mjs\n\nOutputs:\n",
+    );
+  });
+
+  it("a function without Properties.Runtime gets it as the last of its Properties", () => {
+    const hello = readFileSync(originalOf("sam-hello"), "utf8");
+    const { edited } = fixed(hello.replace("      Runtime: nodejs22.x\n", ""), "HelloWorldFunction", onNode22);
+    expect(edited).toContain("            Method: get\n      Runtime: nodejs22.x\n\nOutputs:\n");
+  });
+
+  it("a new list is laid out like the lists beside it (sam-hello-ts writes `- app.ts` under its key)", () => {
+    const helloTs = readFileSync(originalOf("sam-hello-ts"), "utf8");
+    const { edited } = fixed(helloTs, "HelloWorldFunction", withoutSdk);
+    expect(changedLines(helloTs, edited)).toEqual(["+        External:", ...UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `+        - "${provider}"`)]);
+    // The trailing space after `EntryPoints:` is the template's own, kept.
+    expect(edited).toContain("        EntryPoints: \n        - app.ts\n        External:\n");
+  });
+
+  it("flow maps and lists stay flow, with their own padding: `{ a: 1 }` and `[a]`", () => {
+    const text = [
+      "Resources:",
+      "  Fn:",
+      "    Type: AWS::Serverless::Function",
+      "    Metadata: { BuildMethod: esbuild, BuildProperties: { Format: cjs, External: ['@aws-sdk/*', sharp] } }",
+      "    Properties: { Handler: index.handler }",
+      "",
+    ].join("\n");
+    const { edited } = fixed(text, "Fn", toEsm, withoutSdk, onNode22);
+    expect(changedLines(text, edited)).toEqual([
+      "-    Metadata: { BuildMethod: esbuild, BuildProperties: { Format: cjs, External: ['@aws-sdk/*', sharp] } }",
+      "-    Properties: { Handler: index.handler }",
+      `+    Metadata: { BuildMethod: esbuild, BuildProperties: { Format: esm, External: [sharp, ${UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `'${provider}'`).join(", ")}], OutExtension: [.js=.mjs] } }`,
+      "+    Properties: { Handler: index.handler, Runtime: nodejs22.x }",
+    ]);
+  });
+
+  it("a list that was a string becomes a block list; the comment on its line moves to its key", () => {
+    const text = "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata:\n      BuildProperties:\n        External: pg-native, sharp # native\n";
+    const { edited } = fixed(text, "Fn", withoutSdk);
+    expect(edited).toBe(
+      `Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata:\n      BuildProperties:\n        External: # native\n          - pg-native\n          - sharp\n${UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `          - "${provider}"\n`).join("")}`,
+    );
+  });
+
+  it("the last key of a map deleted: the map stays, empty, with the comment on its key's line", () => {
+    const text =
+      "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata:\n      BuildProperties: # esbuild's\n        Format: cjs\n    Properties:\n      Handler: index.handler\n";
+    const { edited } = fixed(text, "Fn", withoutFormat);
+    expect(changedLines(text, edited)).toEqual(["-      BuildProperties: # esbuild's", "-        Format: cjs", "+      BuildProperties: {} # esbuild's"]);
+  });
+
+  it("Windows line endings and a last line without one: new lines end as the others do", () => {
+    const text = "Resources:\r\n  Fn:\r\n    Type: AWS::Serverless::Function\r\n    Properties:\r\n      Handler: index.handler";
+    const { edited } = fixed(text, "Fn", onNode22);
+    expect(edited).toBe(
+      "Resources:\r\n  Fn:\r\n    Type: AWS::Serverless::Function\r\n    Properties:\r\n      Handler: index.handler\r\n      Runtime: nodejs22.x",
+    );
+  });
+});
+
+describe("editTemplate on every function of every public template", () => {
+  const apps = readdirSync(ORIGINALS);
+  const rewrites: [string, Rewrite][] = [
+    ["commonjs", withBanner],
+    ["runtime-sdk", withoutSdk],
+    ["source-maps", withoutSourceMaps],
+    ["keep-alive", keepAlive],
+    ["pipeline commonjs", withoutFormat],
+    ["runtime", onNode22],
+  ];
+  const cases = apps.flatMap((app) => {
+    const text = readFileSync(originalOf(app), "utf8");
+    return Object.entries(reread(text).Resources)
+      .filter(([, resource]) => resource.Type === "AWS::Serverless::Function")
+      .flatMap(([logicalId]) => rewrites.map(([name, rewrite]) => [`${app} ${logicalId} ${name}`, text, logicalId, rewrite] as const));
+  });
+
+  it("covers the corpus", () => expect(cases.length).toBeGreaterThan(100));
+
+  it.each(cases)("%s: reads back as the rewrite, every line it removes is the function's own", (_, text, logicalId, rewrite) => {
+    const { edited } = fixed(text, logicalId, rewrite);
+    // The function's lines: from its key to the next resource's (or the next section's).
+    const lines = text.split("\n");
+    const start = lines.findIndex((line) => new RegExp(`^ {2}${logicalId}:`).test(line));
+    const next = lines.findIndex((line, at) => at > start && /^ {0,2}[^\s#]/.test(line));
+    const ownLines = new Set(lines.slice(start, next < 0 ? lines.length : next));
+    expect(start).toBeGreaterThan(0);
+    for (const line of changedLines(text, edited).filter((changed) => changed.startsWith("-"))) expect(ownLines).toContain(line.slice(1));
+  });
+});
+
+describe("editTemplate refuses what it cannot do, and says what to do", () => {
+  const hello = readFileSync(originalOf("sam-hello"), "utf8");
+
+  it("a logical id the template's Resources do not have", () => {
+    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
+    expect(() => editTemplate(hello, [{ logicalId: "GoodbyeFunction", before, after }])).toThrow(
+      "the template's Resources has no GoodbyeFunction (it has HelloWorldFunction): run the doctor again on the template it examined",
+    );
+  });
+
+  it("a template that is not valid YAML: the first error, with its line", () => {
+    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
+    const broken = hello.replace("      Handler: app.lambdaHandler\n", "      Handler: app.lambdaHandler\n     Runtime: nodejs22.x\n");
+    expect(() => editTemplate(broken, [{ logicalId: "HelloWorldFunction", before, after }])).toThrow(
+      "the template is not valid YAML at line 19, column 1: All mapping items must start at the same column. Fix it (sam validate --lint shows it too), then run the doctor again",
+    );
+  });
+
+  it("a resource that is no longer the one the doctor read", () => {
+    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
+    expect(() => editTemplate(hello.replace("Handler: app.lambdaHandler", "Handler: app.other"), [{ logicalId: "HelloWorldFunction", before, after }])).toThrow(
+      "HelloWorldFunction in the template is not the resource the doctor read: the file changed since, run the doctor again",
+    );
+  });
+
+  it("a property in a YAML anchor that another function aliases: editing it would change both", () => {
+    const text = [
+      "Resources:",
+      "  One:",
+      "    Type: AWS::Serverless::Function",
+      "    Metadata:",
+      "      BuildProperties: &shared",
+      "        Format: cjs",
+      "  Two:",
+      "    Type: AWS::Serverless::Function",
+      "    Metadata:",
+      "      BuildProperties: *shared",
+      "",
+    ].join("\n");
+    expect(() => editTemplate(text, [changeOf(text, "One", toEsm)])).toThrow(
+      'cannot edit One.Metadata.BuildProperties.Format in place: it is in the YAML anchor &shared, which *shared repeats elsewhere: that would change too; make the change by hand: set it to "esm"',
+    );
+    // The alias itself is replaced by the map it now is.
+    const { edited } = fixed(text, "Two", toEsm);
+    expect(edited.endsWith("      BuildProperties:\n        Format: esm\n        OutExtension:\n          - .js=.mjs\n")).toBe(true);
+  });
+});
+
+describe("editTemplate on a JSON template: edited as JSON, written at its own indentation", () => {
+  const json = `${JSON.stringify(
+    {
+      AWSTemplateFormatVersion: "2010-09-09",
+      Transform: "AWS::Serverless-2016-10-31",
+      Resources: {
+        Fn: { Type: "AWS::Serverless::Function", Properties: { Handler: "index.handler", Role: { "Fn::GetAtt": ["Role", "Arn"] } } },
+        Role: { Type: "AWS::IAM::Role" },
+      },
+    },
+    null,
+    4,
+  )}\n`;
+
+  it("only the changed properties' lines change, and it stays JSON", () => {
+    const { edited, after } = fixed(json, "Fn", toEsm, onNode22);
+    expect(JSON.parse(edited).Resources.Fn).toEqual(after);
+    expect(changedLines(json, edited)).toEqual([
+      "+                },",
+      '+                "Runtime": "nodejs22.x"',
+      "+            },",
+      '+            "Metadata": {',
+      '+                "BuildProperties": {',
+      '+                    "Format": "esm",',
+      '+                    "OutExtension": [',
+      '+                        ".js=.mjs"',
+      "+                    ]",
+    ]);
+    // The !GetAtt of a JSON template is its long form, kept.
+    expect(edited).toContain('"Fn::GetAtt": [\n                        "Role",\n                        "Arn"\n                    ]\n                },\n');
+  });
+
+  it("a JSON template laid out otherwise is refused rather than re-laid out", () => {
+    const compact = JSON.stringify(JSON.parse(json));
+    expect(() => editTemplate(compact.replace('"Handler":', '"Handler" :'), [changeOf(json, "Fn", onNode22)])).toThrow(
+      "the template is JSON laid out otherwise than JSON.stringify with its indentation writes it",
+    );
+    expect(() => editTemplate(json.replace('"Handler": "index.handler",', '"Handler": "index.handler",,'), [changeOf(json, "Fn", onNode22)])).toThrow(
+      /^the template is not valid JSON: .*\. Fix it, then run the doctor again$/,
+    );
+  });
+});
+
+describe("unifiedDiff", () => {
+  const lines = (count: number, from = 1) => Array.from({ length: count }, (_, index) => `line ${from + index}`);
+
+  it("--- and +++ with the label, @@ hunks with 3 lines of context", () => {
+    const before = `${lines(10).join("\n")}\n`;
+    const after = before.replace("line 5\n", "line five\n");
+    expect(unifiedDiff(before, after, "template.yaml")).toBe(
+      [
+        "--- template.yaml",
+        "+++ template.yaml",
+        "@@ -2,7 +2,7 @@",
+        " line 2",
+        " line 3",
+        " line 4",
+        "-line 5",
+        "+line five",
+        " line 6",
+        " line 7",
+        " line 8",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("changes more than 6 lines apart in hunks of their own, closer ones in one", () => {
+    const before = `${lines(30).join("\n")}\n`;
+    const far = before.replace("line 3\n", "").replace("line 20\n", "line 20\nnew\n");
+    expect(
+      unifiedDiff(before, far, "t")
+        .split("\n")
+        .filter((line) => line.startsWith("@@")),
+    ).toEqual(["@@ -1,6 +1,5 @@", "@@ -18,6 +17,7 @@"]);
+    // 6 unchanged lines between two changes: their contexts meet. 7: they do not (as GNU diff -u).
+    const hunks = (after: string) =>
+      unifiedDiff(before, after, "t")
+        .split("\n")
+        .filter((line) => line.startsWith("@@"));
+    expect(hunks(before.replace("line 3\n", "").replace("line 9\n", "line 9\nnew\n"))).toEqual(["@@ -1,12 +1,12 @@"]);
+    expect(hunks(before.replace("line 3\n", "").replace("line 10\n", "line 10\nnew\n"))).toEqual(["@@ -1,6 +1,5 @@", "@@ -8,6 +7,7 @@"]);
+  });
+
+  it("a last line without a line break is marked, and differs from the same line with one", () => {
+    expect(unifiedDiff("a\nb", "a\nb\n", "t")).toBe("--- t\n+++ t\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+    expect(unifiedDiff("", "a\n", "t")).toBe("--- t\n+++ t\n@@ -0,0 +1 @@\n+a\n");
+  });
+
+  it("empty when nothing changed", () => {
+    const hello = readFileSync(originalOf("sam-hello"), "utf8");
+    expect(unifiedDiff(hello, hello, "template.yaml")).toBe("");
+    const { before } = changeOf(hello, "HelloWorldFunction");
+    expect(editTemplate(hello, [{ logicalId: "HelloWorldFunction", before, after: structuredClone(before) }])).toBe(hello);
+  });
+});
