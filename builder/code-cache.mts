@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, REFUSED_CONNECTION, templateVariables } from "../core/function-environment.mts";
+import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, refusedHostsIn, templateVariables } from "../core/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
 import { createResources, WHAT_THE_LAB_CREATES } from "../core/local-aws/resources.mts";
 import { execOwned, ownedDir } from "../core/processes.mts";
@@ -34,7 +34,7 @@ class CodeCacheError extends Error {
 function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
-  const refused = refusedIn(output);
+  const refused = refusedHostsIn(output);
   const lines = refused.length
     ? [
         `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, which ${refused.length === 1 ? "is" : "are"} not AWS, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
@@ -88,8 +88,6 @@ interface Verdict {
 /** The prefix of the child's verdict when INIT failed after loading the SDK chunk (code-cache-child.mjs). */
 const INIT_STOPPED = "INIT stopped: ";
 
-const refusedIn = (output: string) => [...new Set([...output.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!))];
-
 /**
  * Runs the artifact's INIT in a fresh process of the Node of `architecture` (core/runtimes.mts
  * node22For: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
@@ -131,7 +129,7 @@ async function init(
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
-  const refused = refusedIn(output);
+  const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(fn, target.template.file, output, await aws.calls(accessKeyId)));
   return { verdict: verdict.slice(INIT_STOPPED.length), refused };

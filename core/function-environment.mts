@@ -58,7 +58,10 @@ const DNS_PRELOAD = join(import.meta.dirname, "local-aws/dns.cjs");
 /** Refuses a Node function's connections beyond this machine (local-aws/outbound-guard.cjs). */
 export const OUTBOUND_GUARD = join(import.meta.dirname, "local-aws/outbound-guard.cjs");
 /** The line the guard writes to the function's stderr, naming the host and port it refused (host:port). */
-export const REFUSED_CONNECTION = /warpstart: refused an outbound connection to (\S+):/g;
+const REFUSED_CONNECTION = /warpstart: refused an outbound connection to (\S+):/g;
+
+/** The host:port pairs a function's output says the outbound guard refused, each once. */
+export const refusedHostsIn = (output: string) => [...new Set([...output.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!))];
 
 /**
  * Every client's endpoint. A Node function gets the local AWS by name when the network has a

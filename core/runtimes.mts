@@ -23,7 +23,7 @@ interface RuntimeBase {
   installHint: string;
 }
 
-interface ManagedRuntime extends RuntimeBase {
+export interface ManagedRuntime extends RuntimeBase {
   kind: "managed";
   lambdaRuntime: "nodejs22.x" | "nodejs24.x";
   /** The flags the runtime's bootstrap passes to node for a memory size. */
@@ -169,12 +169,16 @@ export function node22For(architecture: string, emulation = ARM64_EMULATION): [s
   return [emulation.qemu, ["-L", emulation.root, emulation.node]];
 }
 
+/** The managed runtime of a Lambda runtime identifier (nodejs22.x), if the lab has it. */
+export const managedRuntimeOf = (lambdaRuntime: string): ManagedRuntime | undefined =>
+  (Object.values(RUNTIMES) as Runtime[]).find((runtime): runtime is ManagedRuntime => runtime.kind === "managed" && runtime.lambdaRuntime === lambdaRuntime);
+
 /** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
 export function runtimeOf(fn: TemplateFunction): Runtime {
   const found =
     fn.runtime === "provided.al2023"
       ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
-      : (Object.values(RUNTIMES) as Runtime[]).find((runtime) => runtime.lambdaRuntime === fn.runtime);
+      : managedRuntimeOf(fn.runtime);
   if (!found) {
     const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
     throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`);

@@ -63,6 +63,11 @@ export function loadTemplate(file: string): Template {
   } catch (error) {
     throw new TemplateError(`cannot read the template ${file}: ${(error as Error).message}`);
   }
+  return parseTemplate(text, file);
+}
+
+/** A template's text, read as loadTemplate reads the file it came from (`file` names it in errors). */
+export function parseTemplate(text: string, file: string): Template {
   let template: unknown;
   try {
     template = parse(text, { customTags: CFN_TAGS });

@@ -11,8 +11,6 @@ import { loadTemplate, readTemplate, type Template, type TemplateFunction, type 
 import { samBuild } from "../lab/sam.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
-export const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
-
 /** CodeUri and ContentUri made absolute: a copy of the template lives elsewhere than the app. */
 function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
   for (const key of keys) {
@@ -40,14 +38,9 @@ export function relocatedTemplate(templateFile: string): Template {
   return template;
 }
 
-/** The logical ids of the template's functions the lab runs on the stand-in runtime. */
-export function standInFunctions(templateFile: string, overrides: Record<string, string>): Set<string> {
-  return new Set(
-    readTemplate(templateFile, overrides)
-      .functions.filter((fn) => whyStandIn(fn.runtime))
-      .map((fn) => fn.logicalId),
-  );
-}
+/** The logical ids of the functions the lab runs on the stand-in runtime. */
+export const standInIds = (functions: Pick<TemplateFunction, "logicalId" | "runtime">[]) =>
+  new Set(functions.filter((fn) => whyStandIn(fn.runtime)).map((fn) => fn.logicalId));
 
 /** A function's resource moved to the stand-in runtime (its own Runtime overrides the Globals'). */
 export function onStandInRuntime(resource: TemplateResourceEntry): void {
@@ -66,23 +59,27 @@ function installsEsbuild(codeDir: string): boolean {
 
 const PROJECT_ESBUILD_BIN = join(PROJECT_ROOT, "node_modules/.bin");
 
-/** The environment of every sam build the doctor runs: this project's esbuild on PATH, where SAM's builder looks after the app's own. */
-export const withProjectEsbuild = () => ({ PATH: [PROJECT_ESBUILD_BIN, process.env.PATH ?? ""].join(delimiter) });
+/**
+ * The environment of every sam build the doctor runs. SAM's esbuild builder runs the esbuild its
+ * npm install brought, else the first on PATH (many public apps tell their users to install it
+ * globally): this project's pinned one is first on PATH.
+ */
+const withProjectEsbuild = () => ({ PATH: [PROJECT_ESBUILD_BIN, process.env.PATH ?? ""].join(delimiter) });
+
+/** The line that says the build runs this project's esbuild, when an esbuild function brings none of its own (null: each does). */
+function projectEsbuildUsed(functions: TemplateFunction[]): string | null {
+  const without = functions.filter((fn) => fn.buildMethod === "esbuild" && !installsEsbuild(fn.codeDir)).map((fn) => fn.logicalId);
+  if (without.length === 0) return null;
+  const own = without.length === 1 ? "installs no esbuild of its own" : "install no esbuild of their own";
+  return `${without.join(", ")} ${own}: SAM's esbuild builder runs this project's (${PROJECT_ESBUILD_BIN}/esbuild)`;
+}
 
 /**
- * SAM's esbuild builder runs the esbuild its npm install brought, else the first on PATH: many
- * public apps tell their users to install it globally. This project's pinned one goes first on
- * PATH, and the line that says so when an esbuild function brings none.
+ * `sam build` of a copy of the app's template written elsewhere (`copyFile`), with the app's
+ * settings and builders, into `buildDir`; the project's Makefile reads the copy (WARPSTART_TEMPLATE).
  */
-function esbuildFor(functions: TemplateFunction[]): { env: Record<string, string>; said: string | null } {
-  const env = withProjectEsbuild();
-  const without = functions.filter((fn) => fn.buildMethod === "esbuild" && !installsEsbuild(fn.codeDir)).map((fn) => fn.logicalId);
-  if (without.length === 0) return { env, said: null };
-  return {
-    env,
-    said: `${without.join(", ")} ${without.length === 1 ? "installs no esbuild of its own" : "install no esbuild of their own"}: SAM's esbuild builder runs this project's (${PROJECT_ESBUILD_BIN}/esbuild)`,
-  };
-}
+export const samBuildCopy = (copyFile: string, appDir: string, buildDir: string, resources?: string[]) =>
+  samBuild({ template: copyFile, resources, appDir, buildDir, quiet: true, env: { ...withProjectEsbuild(), WARPSTART_TEMPLATE: copyFile } });
 
 /** Why the doctor cannot build a function from its code on disk (null: it can). */
 function whyNotBuildable(fn: TemplateFunction, appDir: string): string | null {
@@ -111,11 +108,11 @@ export async function buildApp(
   );
   const functions = all.filter((fn) => (!resources || resources.includes(fn.logicalId)) && !leftOut.has(fn.logicalId));
   if (functions.length === 0) return { leftOut };
-  const { env, said } = esbuildFor(functions);
-  if (said) say(said);
-  const standIns = new Set(functions.filter((fn) => whyStandIn(fn.runtime)).map((fn) => fn.logicalId));
+  const esbuildLine = projectEsbuildUsed(functions);
+  if (esbuildLine) say(esbuildLine);
+  const standIns = standInIds(functions);
   if (standIns.size === 0 && leftOut.size === 0) {
-    await samBuild({ template: templateFile, resources, quiet: true, env });
+    await samBuild({ template: templateFile, resources, quiet: true, env: withProjectEsbuild() });
     return { leftOut };
   }
   if (standIns.size > 0) say(`building ${[...standIns].join(", ")} on ${STAND_IN_RUNTIME}, the runtime the lab runs in place of theirs`);
@@ -127,7 +124,7 @@ export async function buildApp(
   try {
     const copy = join(scratch, "template.json");
     writeFileSync(copy, `${JSON.stringify(template, null, 2)}\n`);
-    await samBuild({ template: copy, resources, appDir, buildDir: buildDirOf(templateFile), quiet: true, env: { ...env, WARPSTART_TEMPLATE: copy } });
+    await samBuildCopy(copy, appDir, buildDirOf(templateFile), resources);
   } finally {
     removeTree(scratch);
   }

@@ -4,7 +4,7 @@
 // the code stays advice, and so does one whose fixed copy did not build or answer.
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { errorMessage } from "../core/cli.mts";
-import { loadTemplate } from "../core/template.mts";
+import { parseTemplate } from "../core/template.mts";
 import type { Examined } from "./checks.mts";
 import type { Finding } from "./findings.mts";
 import { fixFor } from "./fixes.mts";
@@ -19,7 +19,8 @@ const costs = (finding: Finding) => (finding.measured?.deltaCi95?.[1] ?? 0) < 0;
 
 /** What --fix would write: the template's new text, the fixes in it ("Fn: commonjs") and those left out, measured to cost. */
 export function fixedTemplate(templateFile: string, text: string, examined: Examined[]): FixedTemplate {
-  const resources = loadTemplate(templateFile).Resources;
+  // The text the doctor read, not the file now: a file changed since is refused when --fix writes.
+  const resources = parseTemplate(text, templateFile).Resources;
   const applied: string[] = [];
   const leftOut = examined.flatMap(({ report }) =>
     report.findings.filter(costs).map((finding) => `${report.name}: ${finding.id} (${finding.measured!.deltaMs.toFixed(1)} ms: it costs)`),

@@ -9,7 +9,7 @@ import { build, type Metafile, type Plugin } from "esbuild";
 import ts from "typescript";
 import { handlerParts } from "../builder/build.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
-import { RUNTIMES, type Runtime } from "../core/runtimes.mts";
+import { managedRuntimeOf } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import type { BundleSize } from "./findings.mts";
 
@@ -113,8 +113,8 @@ function handlerModule(fn: TemplateFunction): string {
  * and older runtimes require() a `.js`, which no flag of theirs lets load module syntax.
  */
 function detectsModuleSyntax(fn: TemplateFunction): boolean {
-  const runtime = (Object.values(RUNTIMES) as Runtime[]).find((known) => known.kind === "managed" && known.lambdaRuntime === fn.runtime);
-  if (runtime?.kind !== "managed") return false;
+  const runtime = managedRuntimeOf(fn.runtime);
+  if (!runtime) return false;
   const turnedOff = runtime.nodeFlags(fn.memoryMb).includes("--no-experimental-detect-module");
   return !turnedOff || /(^|\s)--experimental-detect-module\b/.test(String(fn.environment.NODE_OPTIONS ?? ""));
 }
@@ -123,6 +123,16 @@ function detectsModuleSyntax(fn: TemplateFunction): boolean {
 const hasModuleSyntax = (file: string) =>
   ts.isExternalModule(ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
 
+/** The "type" of the package.json nearest a file of the artifact (undefined: none says one). */
+function packageTypeOf(artifactDir: string, file: string): string | undefined {
+  for (let dir = dirname(join(artifactDir, file)); dir.startsWith(artifactDir); dir = dirname(dir)) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
+    if (dir === artifactDir) break;
+  }
+  return undefined;
+}
+
 /**
  * How the function's runtime loads its handler: .mjs/.cjs say it; a .js follows the nearest
  * package.json's "type", and without one is an ES module only where the runtime detects its syntax.
@@ -130,16 +140,9 @@ const hasModuleSyntax = (file: string) =>
 function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
   if (file.endsWith(".mjs")) return "esm";
   if (file.endsWith(".cjs")) return "cjs";
-  for (let dir = dirname(join(artifactDir, file)); dir.startsWith(artifactDir); dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (!existsSync(manifest)) {
-      if (dir === artifactDir) break;
-      continue;
-    }
-    const type = (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
-    if (type === "module" || type === "commonjs") return type === "module" ? "esm" : "cjs";
-    break;
-  }
+  const type = packageTypeOf(artifactDir, file);
+  if (type === "module") return "esm";
+  if (type === "commonjs") return "cjs";
   return detectsModuleSyntax(fn) && hasModuleSyntax(join(artifactDir, file)) ? "esm" : "cjs";
 }
 

@@ -2,7 +2,7 @@
 // table (docs/doctor.md#runtimes cites it). The doctor examines a function on any of them; one past
 // its deprecation date is a finding, and the lab, which runs nodejs22.x and nodejs24.x, runs the
 // others on nodejs22.x: the runtime the finding's fix moves them to.
-import { RUNTIMES } from "../core/runtimes.mts";
+import { managedRuntimeOf, RUNTIMES } from "../core/runtimes.mts";
 
 interface Lifecycle {
   /** No more security patches (YYYY-MM-DD). */
@@ -41,7 +41,7 @@ const SAM_CANNOT_BUILD = new Set(["nodejs", "nodejs4.3", "nodejs4.3-edge", "node
 export const isLambdaNodeRuntime = (runtime: string) => runtime in LIFECYCLES;
 
 /** Whether the lab runs a Lambda Node.js runtime as it is (else on STAND_IN_RUNTIME). */
-export const labRuns = (runtime: string) => Object.values(RUNTIMES).some((known) => known.lambdaRuntime === runtime);
+export const labRuns = (runtime: string) => managedRuntimeOf(runtime) !== undefined;
 
 /** Why a function on this runtime is built and run on STAND_IN_RUNTIME, or null when it is not. */
 export function whyStandIn(runtime: string): string | null {

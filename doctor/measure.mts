@@ -16,12 +16,13 @@ import { pairedComparison } from "../core/stats.mts";
 import { readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
-import { samBuild } from "../lab/sam.mts";
-import { FUNCTION_TYPES, onStandInRuntime, relocatedTemplate, standInFunctions, withProjectEsbuild } from "./app-build.mts";
+import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine } from "./checks.mts";
 import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
 import { type BuildFix, fixFor } from "./fixes.mts";
+
+const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
 
 /** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
 interface PlannedFix {
@@ -61,9 +62,8 @@ function planFixes(examined: Examined[]): PlannedFix[] {
  * invoked, never routed) nor outputs (they name the functions left out); a copy of a function the
  * lab runs on the stand-in runtime is built on it, as the function was (doctor/app-build.mts).
  */
-export function fixesTemplate(templateFile: string, overrides: Record<string, string>, fixes: PlannedFix[]): Record<string, unknown> {
+export function fixesTemplate(templateFile: string, fixes: PlannedFix[], standIns: ReadonlySet<string>): Record<string, unknown> {
   const template = relocatedTemplate(templateFile);
-  const standIns = standInFunctions(templateFile, overrides);
   const resources: Record<string, TemplateResourceEntry> = {};
   for (const [id, resource] of Object.entries(template.Resources)) if (!FUNCTION_TYPES.includes(resource.Type)) resources[id] = resource;
   for (const { function: fn, fix, copyId } of fixes) {
@@ -104,16 +104,8 @@ export async function buildFixes(
   const cleanup = () => removeTree(scratch);
   if (fixes.length === 0) return { fixes, functions: [], cleanup };
   const fixesFile = join(scratch, "template.json");
-  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, overrides, fixes), null, 2)}\n`);
-  const build = (buildDir: string, resources?: string[]) =>
-    samBuild({
-      template: fixesFile,
-      resources,
-      appDir: appDirOf(templateFile),
-      buildDir,
-      quiet: true,
-      env: { ...withProjectEsbuild(), WARPSTART_TEMPLATE: fixesFile },
-    });
+  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, fixes, standInIds(examined.map(({ built }) => built.fn))), null, 2)}\n`);
+  const build = (buildDir: string, resources?: string[]) => samBuildCopy(fixesFile, appDirOf(templateFile), buildDir, resources);
   /** Each copy as built, or why it is not. */
   const copies = new Map<string, TemplateFunction | string>();
   const readBuilt = (buildDir: string, ids: string[]) => {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { REFUSED_CONNECTION, servicesOf } from "../core/function-environment.mts";
+import { refusedHostsIn, servicesOf } from "../core/function-environment.mts";
 import { CACHE_REJECTED } from "../src/warp/symbols.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./emulator/environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
@@ -54,7 +54,7 @@ export class ColdStartFailure extends Error {
 
 /** The hosts beyond this machine the lab refused the function (its outbound guard's log lines), said after the error they caused. */
 function refusedHosts(log: string[]): string {
-  const hosts = [...new Set(log.flatMap((line) => [...line.matchAll(REFUSED_CONNECTION)].map((match) => match[1]!)))];
+  const hosts = refusedHostsIn(log.join("\n"));
   if (hosts.length === 0) return "";
   return ` (the lab refused its connection to ${hosts.join(" and ")}: it reaches nothing beyond this machine but its local AWS; on Lambda the function reaches ${hosts.length === 1 ? "it" : "them"})`;
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import type { Sample, VariantResult } from "../../core/cold-starts.mts";
 import type { TemplateResourceEntry } from "../../core/template.mts";
+import { standInIds } from "../../doctor/app-build.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
 import type { CheckId } from "../../doctor/findings.mts";
 import { type BuildFix, COMMONJS_BANNER, fixFor } from "../../doctor/fixes.mts";
@@ -158,7 +159,7 @@ Outputs:
 `,
   );
   const fix = fixFor("commonjs", esbuilt({ Format: "cjs" })) as BuildFix;
-  const template = fixesTemplate(templateFile, {}, [{ function: "Fn", finding: {} as never, fix, copyId: "FnFixedCommonjs" }]) as {
+  const template = fixesTemplate(templateFile, [{ function: "Fn", finding: {} as never, fix, copyId: "FnFixedCommonjs" }], new Set()) as {
     Globals: { Function: Record<string, unknown> };
     Resources: Record<string, TemplateResourceEntry>;
   };
@@ -197,7 +198,12 @@ Resources:
   );
   const fix = fixFor("commonjs", esbuilt({})) as BuildFix;
   const copies = (["Fn", "Inline"] as const).map((fn) => ({ function: fn, finding: {} as never, fix, copyId: `${fn}Fixed` }));
-  const template = fixesTemplate(templateFile, {}, copies) as { Resources: Record<string, TemplateResourceEntry> };
+  // As buildFixes passes them: the examined functions on a runtime the lab does not run.
+  const standIns = standInIds([
+    { logicalId: "Fn", runtime: "nodejs14.x" },
+    { logicalId: "Inline", runtime: "nodejs14.x" },
+  ]);
+  const template = fixesTemplate(templateFile, copies, standIns) as { Resources: Record<string, TemplateResourceEntry> };
 
   it("a copy's CodeUri is the app's folder, where its EntryPoints are; inline code stays inline", () => {
     expect(template.Resources.FnFixed!.Properties!.CodeUri).toBe(app);
