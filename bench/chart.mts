@@ -1,7 +1,7 @@
-// A standalone SVG box plot of one metric per variant, for report.md. Hand-written SVG keeps the
+// A standalone SVG box plot of one metric per cell, for report.md. Hand-written SVG keeps the
 // bench free of charting dependencies; the layout is fixed-width and simple on purpose.
 
-import { percentile } from "../core/stats.mts";
+import { percentile } from "../measure/stats.mts";
 import { type BenchResults, cellLabel } from "./results.mts";
 
 export interface ChartOptions {
@@ -15,7 +15,7 @@ const WIDTH = 900;
 const TOP = 56; // below the title
 const ROW = 34;
 const BOX = 18;
-const LABEL_RIGHT = 170; // variant names end here (right-aligned)
+const LABEL_RIGHT = 170; // cell labels end here (right-aligned)
 const PLOT_LEFT = 180;
 const PLOT_RIGHT = 640;
 const NOTE_LEFT = 652; // "p50 … ms (n=…)" starts here
@@ -42,20 +42,20 @@ export function niceTicks(max: number, target = 6): number[] {
 const fmt = (value: number) => String(Math.round(value * 10) / 10);
 
 /**
- * One horizontal box per variant: box = p25..p75, thick line = p50, whiskers = p5..p95 (not
+ * One horizontal box per cell: box = p25..p75, thick line = p50, whiskers = p5..p95 (not
  * min..max, so one outlier cold start does not squash every box; the caption says so).
  */
 export function initChartSvg(results: BenchResults, options: ChartOptions = {}): string {
   const metric = options.metric ?? "initMs";
   const label = METRIC_LABELS[metric];
-  const title = options.title ?? `${label} per variant (ms)`;
+  const title = options.title ?? `${label} per cell (ms)`;
 
-  const rows = results.variants.map((variant) => {
-    const values = variant[metric];
-    const failed = variant.failures.length;
-    if (values.length === 0) return { name: cellLabel(results, variant), n: 0, failed, stats: null };
+  const rows = results.cells.map((cell) => {
+    const values = cell[metric];
+    const failed = cell.failures.length;
+    if (values.length === 0) return { name: cellLabel(results, cell), n: 0, failed, stats: null };
     const at = (p: number) => percentile(values, p);
-    return { name: cellLabel(results, variant), n: values.length, failed, stats: { p5: at(5), p25: at(25), p50: at(50), p75: at(75), p95: at(95) } };
+    return { name: cellLabel(results, cell), n: values.length, failed, stats: { p5: at(5), p25: at(25), p50: at(50), p75: at(75), p95: at(95) } };
   });
 
   const ticks = niceTicks(Math.max(0, ...rows.map((row) => row.stats?.p95 ?? 0)));

@@ -5,8 +5,9 @@ import { readFileSync } from "node:fs";
 import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import { version as esbuildVersion } from "esbuild";
-import { PROJECT_ROOT, RUNTIME_DIR } from "../core/paths.mts";
+import { PROJECT_ROOT } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
+import { RUNTIME_DIR } from "../emulation/function-environment.mts";
 import type { BenchResults } from "./results.mts";
 
 const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;

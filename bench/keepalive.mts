@@ -1,4 +1,4 @@
-// `npm run keepalive -- [--template FILE] [--variants A,B] [--calls 1,10] [--query k=v] [--invokes N] [--out DIR] [--no-build]`:
+// `npm run keepalive` (flags: USAGE):
 // what the https agent's keep-alive does to a warm function's AWS calls, in the local lab. For
 // each function (default Optimized, the SDK's default agent with keep-alive on, and NoKeepAlive,
 // built with keep-alive off) and each K: one warm-up invoke, then N invokes of the same warm
@@ -12,20 +12,21 @@ import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { keepsAlive } from "../builder/build.mts";
 import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
-import { summarize } from "../core/stats.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
+import { summarize } from "../measure/stats.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
 
-const USAGE = `usage: npm run keepalive -- [--template FILE] [--variants A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--network N] [--code-loading M] [--no-build]
+const USAGE = `usage: npm run keepalive -- [--template FILE] [--functions A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--network N] [--code-loading M] [--no-build]
   --template FILE  the SAM template (default: template.yaml)
-  --variants LIST  its functions to measure (default: Optimized,NoKeepAlive); a function built with
-                   BuildProperties.Define KEEP_ALIVE: false runs without keep-alive
+  --functions LIST its functions to measure (default: Optimized,NoKeepAlive); a function built with
+                   BuildProperties.Define KEEP_ALIVE: false runs without keep-alive; --variants LIST,
+                   its old name, still works
   --calls LIST     sequential calls per invoke, ?calls=K (default: 1,10)
   --query N=V      another query parameter for every invoke (e.g. operation=ListTables; repeatable)
   --invokes N      measured invokes per function and K, after one warm-up invoke (default 20)
@@ -73,7 +74,8 @@ function options() {
   const { values } = parseCommandLine({
     options: {
       template: { type: "string", default: PROJECT_TEMPLATE },
-      variants: { type: "string", default: "Optimized,NoKeepAlive" },
+      functions: { type: "string" },
+      variants: { type: "string" },
       calls: { type: "string", default: "1,10" },
       query: { type: "string", multiple: true, default: [] },
       invokes: { type: "string", default: "20" },
@@ -84,10 +86,12 @@ function options() {
     },
   });
   const template = readTemplate(resolve(values.template));
-  const functions = values.variants.split(",").map((name) => {
+  if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
+  const chosen = values.functions ?? values.variants ?? "Optimized,NoKeepAlive";
+  const functions = chosen.split(",").map((name) => {
     const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
     if (!fn)
-      throw new UsageError(`--variants: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
+      throw new UsageError(`--functions: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
     return fn;
   });
   const calls = values.calls.split(",").map((k) => wholeNumber("calls", k.trim(), 1, 100)!);

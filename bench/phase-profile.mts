@@ -3,9 +3,9 @@
 // inside the function's process, all on one monotonic clock. Pure: `npm run phases` (bench/phases.mts)
 // collects, this computes, tabulates and draws.
 
-import { percentile } from "../core/stats.mts";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
-import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
+import { percentile } from "../measure/stats.mts";
+import { SDK_CHUNK_FILE } from "../src/contract.mts";
 import { escapeXml, FONT, niceTicks } from "./chart.mts";
 
 /** The phases, in order; each ends where the next begins. */

@@ -1,8 +1,7 @@
-// `npm run phases -- [--template FILE] [--variants A,B] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]`:
-// where each function's cold start goes, by phase (bench/phase-profile.mts). Each round starts
-// every function in the lab, in a shuffled order: once with bench/phase-marks.mjs preloaded (its
-// phases), once without (its Init Duration as the bench sees it, to show what marking costs) and,
-// with --cpu-prof, once more under V8's CPU profiler.
+// `npm run phases`: where each function's cold start goes, by phase (bench/phase-profile.mts).
+// Each round starts every function in the lab, in a shuffled order: once with
+// bench/phase-marks.mjs preloaded (its phases), once without (its Init Duration as the bench sees
+// it, to show what marking costs) and, with the CPU profiler asked for, once more under it.
 // The lab's own execution environments run them, with its network and code loading.
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,19 +10,19 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { servicesOf } from "../core/function-environment.mts";
 import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
-import { mulberry32 } from "../core/stats.mts";
 import { readTemplate } from "../core/template.mts";
+import { servicesOf } from "../emulation/function-environment.mts";
 import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, startLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
-import { SDK_CHUNK_CHANNEL } from "../src/warp/symbols.mts";
+import { mulberry32 } from "../measure/stats.mts";
+import { SDK_CHUNK_CHANNEL } from "../src/contract.mts";
 import { localVersions } from "./environment.mts";
 import {
   type ColdStartTimeline,
@@ -41,9 +40,10 @@ import {
   profileTable,
 } from "./phase-profile.mts";
 
-const USAGE = `usage: npm run phases -- [--template FILE] [--variants A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]
+const USAGE = `usage: npm run phases -- [--template FILE] [--functions A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]
   --template FILE  the SAM template (default: template.yaml)
-  --variants LIST  the functions to profile (default: all of the template's)
+  --functions LIST the functions to profile (default: all of the template's); --variants LIST, its old
+                   name, still works
   --rounds N       cold starts per function with the marks, and as many without (default 10)
   --out DIR        where phases.json, phases.md and phases.svg go (default results/phases-<time>)
   --no-build       use what sam build last built
@@ -63,6 +63,7 @@ function options() {
   const { values } = parseCommandLine({
     options: {
       template: { type: "string", default: PROJECT_TEMPLATE },
+      functions: { type: "string" },
       variants: { type: "string" },
       rounds: { type: "string" },
       out: { type: "string" },
@@ -73,7 +74,9 @@ function options() {
     },
   });
   const template = readTemplate(resolve(values.template));
-  const names = values.variants ? commaList(values.variants) : template.functions.map((fn) => fn.logicalId);
+  if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
+  const chosen = values.functions ?? values.variants;
+  const names = chosen ? commaList(chosen) : template.functions.map((fn) => fn.logicalId);
   assertFunctionsOf(template, names);
   if (names.length === 0) throw new UsageError("no function to profile");
   return {

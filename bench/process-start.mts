@@ -8,10 +8,10 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtHandlerFile } from "../builder/build.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../core/function-environment.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../emulation/function-environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir } from "../lab/opt-dir.mts";
 import type { ProcessStart } from "./results.mts";
@@ -21,9 +21,9 @@ const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
 const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
 
 interface StartTarget {
-  /** The label of the variant × runtime cell, e.g. "Optimized (deno)". */
+  /** The cell's label, e.g. "Optimized (deno)", and its name (without the runtime). */
   label: string;
-  variant: string;
+  name: string;
   runtime: Runtime;
   /** The handler file in its task root. */
   handlerFile: string;
@@ -31,7 +31,7 @@ interface StartTarget {
 
 export interface StartCell {
   label: string;
-  variant: string;
+  name: string;
   runtime: Runtime;
   /** The artifact, its handler (as the template names it) and the handler module in it, e.g. src/functions/identity/index.mjs. */
   codeDir: string;
@@ -42,11 +42,11 @@ export interface StartCell {
 }
 
 /** The study's baseline: a handler that does nothing, on each runtime. */
-export const EMPTY_HANDLER = { variant: "Empty", codeDir: join(PROJECT_ROOT, "bench/empty-handler"), handler: "index.handler", handlerFile: "index.mjs" };
+export const EMPTY_HANDLER = { name: "Empty", codeDir: join(PROJECT_ROOT, "bench/empty-handler"), handler: "index.handler", handlerFile: "index.mjs" };
 
 /** A lab function as a process-start cell. */
-export function startCell(label: string, variant: string, fn: ServedFunction): StartCell {
-  return { label, variant, runtime: fn.runsOn, codeDir: fn.codeDir, handler: fn.handler, handlerFile: builtHandlerFile(fn), optDir: fn.optDir };
+export function startCell(label: string, name: string, fn: ServedFunction): StartCell {
+  return { label, name, runtime: fn.runsOn, codeDir: fn.codeDir, handler: fn.handler, handlerFile: builtHandlerFile(fn), optDir: fn.optDir };
 }
 
 /** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
@@ -96,7 +96,7 @@ export async function measureProcessStart(
         ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
         ...bootstrapVariables(runtime, taskRoots[i]!),
       };
-      return { label: cell.label, variant: cell.variant, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
+      return { label: cell.label, name: cell.name, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
     });
     return await timeCommands(tool, targets, options);
   } finally {
@@ -122,7 +122,7 @@ async function timeCommands(
       const { stderr, message } = error as { stderr?: string; message: string };
       failures.push({
         label: target.label,
-        variant: target.variant,
+        name: target.name,
         runtime: target.runtime.name,
         message: (stderr || message).trim().split("\n").slice(0, 3).join(" "),
       });
@@ -152,7 +152,7 @@ async function timeCommands(
     const ms = (seconds: number) => Math.round(seconds * 1e5) / 100;
     results.push({
       label: target.label,
-      variant: target.variant,
+      name: target.name,
       runtime: target.runtime.name,
       meanMs: ms(result!.mean),
       stddevMs: ms(result!.stddev ?? 0),

@@ -1,10 +1,10 @@
 // Turns a BenchResults into tables: Markdown for report.md, aligned plain text for the terminal.
 // Everything is recomputed from the raw samples so a report can be regenerated from results.json.
 
-import type { Failure, VariantResult } from "../core/cold-starts.mts";
-import { PERCENTILES, pairedComparison, summarize } from "../core/stats.mts";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
+import type { CellResult, Failure } from "../measure/cold-starts.mts";
+import { PERCENTILES, pairedComparison, summarize } from "../measure/stats.mts";
 import { type BenchResults, cellLabel, cellName } from "./results.mts";
 
 export type Metric = "initMs" | "e2eMs";
@@ -28,48 +28,48 @@ function withCi(point: string, ci: [number, number] | null, fmt: (value: number)
   return ci === null ? point : `${point} [${fmt(ci[0])}, ${fmt(ci[1])}]`;
 }
 
-/** The seed's table: one row per variant, Init Duration or cold E2E percentiles in ms. */
+/** The table of "The Fastest Node 22 Lambda Coldstart Configuration" (No Backspace Crew): one row per cell, Init Duration or cold E2E percentiles in ms. */
 export function percentileTable(results: BenchResults, metric: Metric, format: TableFormat): string {
   const header = ["test", "# of samples", ...PERCENTILES.map((p) => `p${p}`)];
-  const rows = results.variants.map((variant) => {
-    const summary = summarize(variant[metric]);
-    return [cellLabel(results, variant), String(summary.n), ...PERCENTILES.map((p) => ms(summary[`p${p}` as const]))];
+  const rows = results.cells.map((cell) => {
+    const summary = summarize(cell[metric]);
+    return [cellLabel(results, cell), String(summary.n), ...PERCENTILES.map((p) => ms(summary[`p${p}` as const]))];
   });
   return renderTable(header, rows, format);
 }
 
 /**
- * The runtime matrix at a glance: one row per variant, one column per runtime, the metric's p50
+ * The runtime matrix at a glance: one row per function (in each profile measured), one column per runtime, the metric's p50
  * (or "failed" when no round succeeded). Empty when the run measured one runtime.
  */
 export function matrixTable(results: BenchResults, metric: Metric, format: TableFormat): string {
   if (results.runtimes.length < 2) return "";
-  const names = [...new Set(results.variants.map((variant) => variant.name))];
+  const names = [...new Set(results.cells.map((cell) => cell.name))];
   const rows = names.map((name) => [
     name,
     ...results.runtimes.map((runtime) => {
-      const cell = results.variants.find((variant) => variant.name === name && variant.runtime === runtime);
+      const cell = results.cells.find((candidate) => candidate.name === name && candidate.runtime === runtime);
       if (!cell) return MISSING;
       return cell[metric].length === 0 ? "failed" : ms(summarize(cell[metric]).p50);
     }),
   ]);
-  return renderTable(["variant", ...results.runtimes], rows, format);
+  return renderTable(["function", ...results.runtimes], rows, format);
 }
 
-function byRound(variant: VariantResult, metric: Metric): Map<number, number> {
-  return new Map(variant.samples.map((sample) => [sample.round, sample[metric]]));
+function byRound(cell: CellResult, metric: Metric): Map<number, number> {
+  return new Map(cell.samples.map((sample) => [sample.round, sample[metric]]));
 }
 
 /** Each cell against the cell `baselineOf` gives it (none: left out), paired by round. */
-function pairedTable(results: BenchResults, baselineOf: (variant: VariantResult) => VariantResult | undefined, metric: Metric, format: TableFormat): string {
-  const rows = results.variants.flatMap((variant) => {
-    const base = baselineOf(variant);
-    if (base === undefined || base === variant) return [];
-    const c = pairedComparison(byRound(variant, metric), byRound(base, metric));
-    return [[cellLabel(results, variant), String(c.n), withCi(ratio(c.ratio), c.ratioCi95, ratio), withCi(ms(c.diffMs), c.diffCi95, ms)]];
+function pairedTable(results: BenchResults, baselineOf: (cell: CellResult) => CellResult | undefined, metric: Metric, format: TableFormat): string {
+  const rows = results.cells.flatMap((cell) => {
+    const base = baselineOf(cell);
+    if (base === undefined || base === cell) return [];
+    const c = pairedComparison(byRound(cell, metric), byRound(base, metric));
+    return [[cellLabel(results, cell), String(c.n), withCi(ratio(c.ratio), c.ratioCi95, ratio), withCi(ms(c.diffMs), c.diffCi95, ms)]];
   });
   if (rows.length === 0) return "";
-  return renderTable(["variant", "n pairs", "p50 ratio [95% CI]", "Δ p50 ms [95% CI]"], rows, format);
+  return renderTable(["cell", "n pairs", "p50 ratio [95% CI]", "Δ p50 ms [95% CI]"], rows, format);
 }
 
 /**
@@ -78,10 +78,10 @@ function pairedTable(results: BenchResults, baselineOf: (variant: VariantResult)
  * functions are named after their profiles). "" when there is no such cell.
  */
 export function ratioTable(results: BenchResults, baseline: string, metric: Metric, format: TableFormat): string {
-  const on = (variant: VariantResult) => {
-    const sameRuntime = results.variants.filter((candidate) => candidate.runtime === variant.runtime && candidate !== variant);
+  const on = (cell: CellResult) => {
+    const sameRuntime = results.cells.filter((candidate) => candidate.runtime === cell.runtime && candidate !== cell);
     return (
-      sameRuntime.find((candidate) => candidate.function === variant.function && candidate.profile === baseline) ??
+      sameRuntime.find((candidate) => candidate.function === cell.function && candidate.profile === baseline) ??
       sameRuntime.find((candidate) => candidate.name === baseline)
     );
   };
@@ -94,27 +94,27 @@ export function ratioTable(results: BenchResults, baseline: string, metric: Metr
  * Floor as measured. "" when no measured function has a measured Floor.
  */
 export function floorTable(results: BenchResults, metric: Metric, format: TableFormat): string {
-  const floorOf = (variant: VariantResult) => {
-    const floors = results.variants.filter((candidate) => candidate.floorOf === variant.function && candidate.runtime === variant.runtime);
-    return floors.find((floor) => floor.profile === variant.profile) ?? floors[0];
+  const floorOf = (cell: CellResult) => {
+    const floors = results.cells.filter((candidate) => candidate.floorOf === cell.function && candidate.runtime === cell.runtime);
+    return floors.find((floor) => floor.profile === cell.profile) ?? floors[0];
   };
   return pairedTable(results, floorOf, metric, format);
 }
 
-/** Every cell against the same variant on `runtime` (the runtime matrix's comparison); "" without it. */
+/** Every cell against the same function (and profile) on `runtime` (the runtime matrix's comparison); "" without it. */
 export function runtimeRatioTable(results: BenchResults, runtime: string, metric: Metric, format: TableFormat): string {
   if (results.runtimes.length < 2) return "";
-  const same = (variant: VariantResult) => results.variants.find((candidate) => candidate.name === variant.name && candidate.runtime === runtime);
+  const same = (cell: CellResult) => results.cells.find((candidate) => candidate.name === cell.name && candidate.runtime === runtime);
   return pairedTable(results, same, metric, format);
 }
 
-/** hyperfine's process-start timings, with each runtime's ratio to the first runtime's same variant. */
+/** hyperfine's process-start timings, with each runtime's ratio to the same function's on the first runtime. */
 export function processStartTable(results: BenchResults, format: TableFormat): string {
   const start = results.processStart;
   if (!start) return "";
   const first = results.runtimes[0];
   const rows = start.results.map((row) => {
-    const base = start.results.find((candidate) => candidate.variant === row.variant && candidate.runtime === first);
+    const base = start.results.find((candidate) => candidate.name === row.name && candidate.runtime === first);
     return [
       row.label,
       `${ms(row.meanMs)} ± ${ms(row.stddevMs)}`,
@@ -136,12 +136,12 @@ export function processStartTable(results: BenchResults, format: TableFormat): s
 
 /** Warm E2E p50: how fast each build is once initialized (warm invokes that failed are null). */
 export function warmTable(results: BenchResults, format: TableFormat): string {
-  const rows = results.variants.map((variant) => {
-    const warm = variant.samples.flatMap((sample) => (sample.warmE2eMs === null ? [] : [sample.warmE2eMs]));
+  const rows = results.cells.map((cell) => {
+    const warm = cell.samples.flatMap((sample) => (sample.warmE2eMs === null ? [] : [sample.warmE2eMs]));
     const summary = summarize(warm);
-    return [cellLabel(results, variant), String(summary.n), ms(summary.p50)];
+    return [cellLabel(results, cell), String(summary.n), ms(summary.p50)];
   });
-  return renderTable(["variant", "n", "warm E2E p50 ms"], rows, format);
+  return renderTable(["cell", "n", "warm E2E p50 ms"], rows, format);
 }
 
 function oneLine(message: string, max = 160): string {
@@ -152,14 +152,14 @@ function oneLine(message: string, max = 160): string {
 const PHASES: Failure["phase"][] = ["update", "cold", "warm"];
 
 /**
- * Failure counts per variant and phase; each error type is listed with its count and the first
+ * Failure counts per cell and phase; each error type is listed with its count and the first
  * message seen, since repeats of one error type are nearly always the same message.
  */
 export function failureTable(results: BenchResults, format: TableFormat): string {
   const rows: string[][] = [];
-  for (const variant of results.variants) {
+  for (const cell of results.cells) {
     for (const phase of PHASES) {
-      const failures = variant.failures.filter((failure) => failure.phase === phase);
+      const failures = cell.failures.filter((failure) => failure.phase === phase);
       if (failures.length === 0) continue;
       const types = new Map<string, { count: number; first: string }>();
       for (const failure of failures) {
@@ -168,12 +168,12 @@ export function failureTable(results: BenchResults, format: TableFormat): string
         else types.set(failure.errorType, { count: 1, first: failure.message });
       }
       const errors = [...types].map(([type, { count, first }]) => `${type} ×${count}: ${oneLine(first)}`).join("; ");
-      rows.push([cellLabel(results, variant), phase, String(failures.length), errors]);
+      rows.push([cellLabel(results, cell), phase, String(failures.length), errors]);
     }
   }
   for (const cell of results.notBuilt ?? []) rows.push([cellName(cell.function, cell.profile, true), "build", "1", oneLine(cell.message)]);
   if (rows.length === 0) return "No failures.";
-  return renderTable(["variant", "phase", "failures", "errors (first message per type)"], rows, format, ["left", "left", "right", "left"]);
+  return renderTable(["cell", "phase", "failures", "errors (first message per type)"], rows, format, ["left", "left", "right", "left"]);
 }
 
 function describeTarget(target: BenchResults["target"]): string {
@@ -193,10 +193,8 @@ export function markdownReport(results: BenchResults): string {
   out.push("# warpstart cold start benchmark", "");
   out.push(`- Date: ${results.startedAt} – ${results.finishedAt}`);
   out.push(`- Target: ${describeTarget(results.target)}`);
-  out.push(
-    `- Rounds: ${results.rounds} (each round cold-starts every variant${results.runtimes.length > 1 ? " on every runtime" : ""} once, in shuffled order)`,
-  );
-  out.push(`- Variants: ${[...new Set(results.variants.map((variant) => markdownText(variant.name)))].join(", ")}`);
+  out.push(`- Rounds: ${results.rounds} (each round cold-starts every cell once, in shuffled order)`);
+  out.push(`- Functions: ${[...new Set(results.cells.map((cell) => markdownText(cell.name)))].join(", ")}`);
   out.push(`- Runtimes: ${results.runtimes.map(markdownText).join(", ")}`, "");
 
   section(
@@ -206,8 +204,8 @@ export function markdownReport(results: BenchResults): string {
       "invoke (request sent to response read), so it also includes the handler's duration and the invoke overhead. " +
       "Times are in milliseconds; failed invokes never enter the timings. In the ratio tables, a ratio below 1 means faster " +
       "than the baseline and Δ is the median per-round difference (negative = faster). The intervals are 95% percentile " +
-      "bootstrap intervals over rounds, pairing each variant with the baseline measured in the same round.",
-    "![Init Duration per variant](chart.svg)",
+      "bootstrap intervals over rounds, pairing each cell with the baseline measured in the same round.",
+    "![Init Duration per cell](chart.svg)",
   );
 
   const [firstRuntime] = results.runtimes;
@@ -218,7 +216,7 @@ export function markdownReport(results: BenchResults): string {
 
   for (const metric of ["initMs", "e2eMs"] as const) {
     const table = firstRuntime === undefined ? "" : runtimeRatioTable(results, firstRuntime, metric, "markdown");
-    if (table !== "") section(`${METRIC_LABELS[metric]} vs the same variant on ${firstRuntime}`, table);
+    if (table !== "") section(`${METRIC_LABELS[metric]} vs the same function on ${firstRuntime}`, table);
   }
   const processStart = processStartTable(results, "markdown");
   if (processStart !== "" && results.processStart) {
@@ -270,7 +268,7 @@ export function consoleSummary(results: BenchResults): string {
   if (matrix && firstRuntime !== undefined) {
     blocks.push(`Runtime matrix: Init Duration p50 (ms)\n${matrixTable(results, "initMs", "text")}`);
     blocks.push(
-      `Init Duration vs the same variant on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`,
+      `Init Duration vs the same function on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`,
     );
   }
   const processStart = processStartTable(results, "text");

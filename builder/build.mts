@@ -14,13 +14,13 @@ import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { errorMessage } from "../core/cli.mts";
-import { labOverlayOf } from "../core/function-environment.mts";
-import { fixedName, NAMED_TYPES } from "../core/local-aws/resources.mts";
-import { appDirOf, PROJECT_ROOT, RUNTIME_DIR } from "../core/paths.mts";
+import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
-import { SDK_CHUNK_FILE } from "../src/warp/symbols.mts";
+import { labOverlayOf, RUNTIME_DIR } from "../emulation/function-environment.mts";
+import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
+import { SDK_CHUNK_FILE } from "../src/contract.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -103,6 +103,11 @@ export interface FunctionBuild {
   fn: TemplateFunction;
   profileName: string;
   profile: Profile;
+  /**
+   * The name of the runtime the function runs on once deployed (core/runtimes.mts), read when first
+   * asked: a function whose runtime the lab cannot run is still one whose profile can be asked for.
+   */
+  runsOn: () => string;
 }
 
 export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
@@ -113,11 +118,22 @@ export function functionBuild(template: SamTemplate, logicalId: string, profileN
     );
   const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
   if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
+  let runtimeName: string | undefined;
+  const runsOn = () => (runtimeName ??= deployedRuntimeName(template.file, logicalId));
   try {
-    return { template, fn, profileName: named, profile: profileNamed(named) };
+    return { template, fn, profileName: named, profile: profileNamed(named), runsOn };
   } catch (error) {
     throw new BuildError(`${logicalId}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The runtime a function runs on as sam build builds it: the template with the build parameters of
+ * the app's samconfig.toml ([default.build.parameters]), where a Runtime parameter may choose it.
+ */
+function deployedRuntimeName(templateFile: string, logicalId: string): string {
+  const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
+  return runtimeOf(readTemplate(templateFile, overrides).functions.find((f) => f.logicalId === logicalId)!).name;
 }
 
 /**
@@ -181,6 +197,17 @@ const COMMONJS_IN_ESM: Pick<EsbuildOptions, "banner" | "define"> = {
   define: { __filename: "import.meta.filename", __dirname: "import.meta.dirname" },
 };
 
+/**
+ * The entry of the handler's bundle: its source, or, for an ES module built from a CommonJS source
+ * (`exports.handler = ...`), a module re-exporting the handler's export from it: esbuild's ES-module
+ * bundle of a CommonJS entry exports only `default`, and the runtime looks the handler up by name.
+ */
+function handlerEntry(fn: TemplateFunction, source: string, fromCommonJs: boolean): Pick<EsbuildOptions, "entryPoints" | "stdin"> {
+  if (!fromCommonJs) return { entryPoints: [source] };
+  const [exported] = handlerParts(fn.handler).exportPath.split(".");
+  return { stdin: { contents: `export { ${exported} } from ${JSON.stringify(source)};`, resolveDir: dirname(source), sourcefile: "<handler>", loader: "js" } };
+}
+
 export interface BuildResult {
   /** The built handler module (absolute). */
   outfile: string;
@@ -220,8 +247,30 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
   return `${where}${text}${hint ? ` (${hint})` : ""}`;
 }
 
-/** Builds one function into outdir (emptied first). */
-export async function buildFunction({ template, fn, profileName, profile }: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+/** Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom runtimes' startup caches. */
+export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const bundle = await bundleFunction(target, outdir, options);
+  const { template, fn, profile } = target;
+  const codeCache =
+    profile.codeCache && bundle.chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: bundle.handlerFile }) : undefined;
+  // Bun's cache goes into the artifact only when the function runs on Bun; the lab gets it regardless.
+  await warmStartupCaches(outdir, bundle.handlerFile, target.runsOn(), labOverlayOf(outdir));
+  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache };
+}
+
+/** A function's esbuild bundle in outdir: the handler and, when its profile loads the SDK as a chunk, the chunk. */
+interface Bundle {
+  outfile: string;
+  /** The handler module, relative to outdir. */
+  handlerFile: string;
+  metafile: string;
+  bytes: number;
+  /** Whether the SDK is a chunk beside the handler (what Warp's code cache is made of). */
+  chunked: boolean;
+}
+
+/** Bundles the handler (and the SDK chunk) into outdir, emptied first, with the metafile beside it. */
+async function bundleFunction({ template, fn, profileName, profile }: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { source, format, outputFile } = handlerSource(fn);
   if (format === "cjs" && profile.sdkChunk) {
     throw new BuildError(
@@ -264,27 +313,22 @@ export async function buildFunction({ template, fn, profileName, profile }: Func
   rmSync(outdir, { recursive: true, force: true });
   rmSync(labOverlayOf(outdir), { recursive: true, force: true });
   mkdirSync(dirname(outfile), { recursive: true });
-  const handlerOptions = withVersion({ ...shared(treePlugins(true)), entryPoints: [source], outfile, format });
+  const handlerOptions = withVersion({ ...shared(treePlugins(true)), ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry), outfile, format });
   const builds: Promise<{ metafile?: Metafile }>[] = [build(format === "esm" ? esm(handlerOptions) : handlerOptions)];
   if (chunked) {
     const chunk = { contents: chunkEntry(imports), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" as const };
     builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), SDK_CHUNK_FILE), format: "cjs" })));
   }
   const metafiles = (await esbuildStep(fn, () => Promise.all(builds))).map((result) => result.metafile!);
+  return { outfile, handlerFile: outputFile, chunked, ...writeMetafile(outdir, metafiles) };
+}
+
+/** The bundles' metafiles merged into <outdir>.meta.json (what staleReason reads), and the bytes they wrote. */
+function writeMetafile(outdir: string, metafiles: Metafile[]): { metafile: string; bytes: number } {
   const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   writeFileSync(metafile, JSON.stringify(merged));
-  const bytes = Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  const codeCache = profile.codeCache && chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: outputFile }) : undefined;
-  // Bun's cache goes into the artifact only when the function runs on Bun, as sam build's
-  // parameters (samconfig.toml's [default.build.parameters]) put it; the lab gets it regardless.
-  const runsOn = runtimeOf(
-    readTemplate(template.file, samconfigParameterOverrides(join(appDirOf(template.file), "samconfig.toml"), "build")).functions.find(
-      (f) => f.logicalId === fn.logicalId,
-    )!,
-  );
-  await warmStartupCaches(outdir, outputFile, runsOn.name, labOverlayOf(outdir));
-  return { outfile, metafile, bytes, codeCache };
+  return { metafile, bytes: Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0) };
 }
 
 /**

@@ -8,12 +8,12 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, refusedHostsIn, templateVariables } from "../core/function-environment.mts";
-import { type AwsCall, type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
-import { createResources, WHAT_THE_LAB_CREATES } from "../core/local-aws/resources.mts";
 import { execOwned, ownedDir } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
+import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, refusedHostsIn, templateVariables } from "../emulation/function-environment.mts";
+import { type AwsCall, type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
+import { createResources, WHAT_THE_LAB_CREATES } from "../emulation/local-aws/resources.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
 
@@ -178,7 +178,7 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
         );
       }
       if (architecture !== target.fn.architecture) {
-        // Only the lab needs the host's cache: it joins the task root there (core/function-environment.mts).
+        // Only the lab needs the host's cache: it joins the task root there (emulation/function-environment.mts).
         const file = join(handlerDir, cacheFileOf(architecture));
         mkdirSync(dirname(join(labOverlayOf(target.artifactDir), file)), { recursive: true });
         renameSync(join(target.artifactDir, file), join(labOverlayOf(target.artifactDir), file));

@@ -10,7 +10,7 @@ import { ImportType, init as initLexer, parse as parseModule } from "es-module-l
 import { type BuildOptions, build, type Plugin } from "esbuild";
 import { satisfies, validRange } from "semver";
 import { PROJECT_ROOT } from "../core/paths.mts";
-import type { ServiceHost } from "../src/warp/early-lookup.mts";
+import type { ServiceHost } from "../src/contract.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
 const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
@@ -109,7 +109,8 @@ export type SdkServing = { from: "tree" } | { from: "own" } | { problem: string 
  * SDK tree: the tree's copy when it has the package at a version the importing package accepts
  * (one copy of each, and the patched one where patches/ patches it); the importer's own copy when
  * npm installed another version for it, unless that package is one patches/ pins; then, and
- * when the project's own code imports a package no tree has, a problem saying what to do.
+ * when the project's own code imports a package no tree has, a problem saying what to do. Code
+ * outside the project (an app the doctor builds) gets its own copy of a package no tree has.
  */
 export function sdkServing(tree: string, pins: Record<string, string> = {}) {
   const treeName = relative(PROJECT_ROOT, tree) || ".";
@@ -126,10 +127,11 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
     const dependency = dependencyOf(importer);
     if (!dependency) {
       if (inTree) return { from: "tree" };
+      if (relative(PROJECT_ROOT, importer).startsWith("..")) return { from: "own" };
       const from = relative(PROJECT_ROOT, importer);
       return installedVersion(PROJECT_ROOT, pkg)
         ? {
-            problem: `${from} imports ${pkg}, which the SDK tree ${treeName}/ does not have yet: run npm install (it brings patches/ and lab/runtime/ in step with the lockfile)`,
+            problem: `${from} imports ${pkg}, which the SDK tree ${treeName}/ does not have yet: run npm install (it brings patches/ and emulation/runtime/ in step with the lockfile)`,
           }
         : { problem: `${from} imports ${pkg}, which is not installed: npm install ${pkg}` };
     }
@@ -158,6 +160,8 @@ export interface SdkScan {
   problems: string[];
   /** A dependency is CommonJS: an ES-module bundle of it needs a real `require` (createRequire). */
   hasCommonJs: boolean;
+  /** The handler's own module is CommonJS (`exports.handler = ...`): an ES-module bundle of it has no named exports of its own. */
+  commonJsEntry: boolean;
 }
 
 /**
@@ -198,7 +202,9 @@ export async function scanSdkImports(
   // A CommonJS dependency's require() of the SDK stays a require in the bundle: the whole module.
   for (const [specifier, kind] of external) if (kind === "require-call") imports.set(specifier, "*");
   const hasCommonJs = Object.values(result.metafile.inputs).some((input) => input.format === "cjs");
-  return { imports, problems: [...problems], hasCommonJs };
+  const [entry] = (options.entryPoints ?? []) as string[];
+  const commonJsEntry = entry !== undefined && result.metafile.inputs[relative(options.absWorkingDir ?? process.cwd(), entry)]?.format === "cjs";
+  return { imports, problems: [...problems], hasCommonJs, commonJsEntry };
 }
 
 /** Build-time replacement of SDK files by project modules (Profile.replace). */

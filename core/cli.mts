@@ -45,7 +45,7 @@ export function wholeNumber(flag: string, raw: string | undefined, min: number, 
   return value;
 }
 
-/** The items of a comma-separated flag (--variants A,B), trimmed, empty ones left out. */
+/** The items of a comma-separated flag (--functions A,B), trimmed, empty ones left out. */
 export function commaList(text: string): string[] {
   return text
     .split(",")

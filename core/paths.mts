@@ -8,7 +8,7 @@ export const NODE22 = join(PROJECT_ROOT, "tools/node22/node_modules/.bin/node");
 export const STATE_DIR = join(PROJECT_ROOT, ".lab");
 /** The project's own SAM application. */
 export const PROJECT_TEMPLATE = join(PROJECT_ROOT, "template.yaml");
-/** The seeds' workloads as a second SAM application (SSM, Secrets Manager, DynamoDB). */
+/** The examples: published cold-start and keep-alive measurements' workloads (SSM, Secrets Manager, DynamoDB; docs/examples.md) as a second SAM app. */
 export const EXAMPLES_TEMPLATE = join(PROJECT_ROOT, "examples/template.yaml");
 /** Where `sam build`, run in a template's folder, writes its artifacts and the built template. */
 export const buildDirOf = (template: string) => join(dirname(resolve(template)), ".aws-sam/build");
@@ -23,6 +23,4 @@ export const appDirOf = (template: string) => {
 export const EVENTS_DIR = join(PROJECT_ROOT, "events");
 /** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
 export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
-/** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
-export const RUNTIME_DIR = join(PROJECT_ROOT, "lab/runtime");
 export const SETUP_HINT = "run `bash scripts/setup.sh` (npm run bench and npm test run it for you)";

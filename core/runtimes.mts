@@ -170,7 +170,7 @@ export function node22For(architecture: string, emulation = ARM64_EMULATION): [s
 }
 
 /** The managed runtime of a Lambda runtime identifier (nodejs22.x), if the lab has it. */
-export const managedRuntimeOf = (lambdaRuntime: string): ManagedRuntime | undefined =>
+export const managedRuntimeOf = (lambdaRuntime: string | undefined): ManagedRuntime | undefined =>
   (Object.values(RUNTIMES) as Runtime[]).find((runtime): runtime is ManagedRuntime => runtime.kind === "managed" && runtime.lambdaRuntime === lambdaRuntime);
 
 /** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
@@ -181,7 +181,9 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
       : managedRuntimeOf(fn.runtime);
   if (!found) {
     const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
-    throw new Error(`${fn.logicalId}: the lab cannot run Runtime ${fn.runtime}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`);
+    throw new Error(
+      `${fn.logicalId}: the lab cannot run ${fn.runtime === undefined ? "a function without a Runtime" : `Runtime ${fn.runtime}`}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`,
+    );
   }
   return found;
 }

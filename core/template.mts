@@ -89,7 +89,8 @@ export interface TemplateFunction {
   /** CodeUri, resolved: the source folder in a source template, the artifact in a built one. */
   codeDir: string;
   handler: string;
-  runtime: string;
+  /** Absent when the template gives none (a container image's function). */
+  runtime?: string;
   memoryMb: number;
   timeoutSeconds: number;
   architecture: string;
@@ -262,7 +263,9 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
       const ownVariables = (entry.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const provisioned = props.ProvisionedConcurrencyConfig as { ProvisionedConcurrentExecutions?: unknown } | undefined;
       const events = Object.entries((props.Events ?? {}) as Record<string, { Type: string; Properties?: Record<string, unknown> }>);
-      const route = events.find(([, event]) => event.Type === "HttpApi" && String(event.Properties?.Method).toUpperCase() === "GET")?.[1];
+      const route = events.find(
+        ([, { Type, Properties }]) => Type === "HttpApi" && typeof Properties?.Method === "string" && Properties.Method.toUpperCase() === "GET",
+      )?.[1];
       const [firstName, first] = events[0] ?? [];
       const metadata = entry.Metadata ?? {};
       const sampleEvent = sampleEventOf(file, logicalId);
@@ -271,7 +274,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         logicalId,
         codeDir: resolve(dirname(file), String(props.CodeUri ?? ".")),
         handler: String(props.Handler),
-        runtime: String(props.Runtime),
+        runtime: props.Runtime === undefined ? undefined : String(props.Runtime),
         memoryMb: Number(props.MemorySize ?? 128),
         timeoutSeconds: Number(props.Timeout ?? 3),
         architecture: String((props.Architectures as string[] | undefined)?.[0] ?? "x86_64"),

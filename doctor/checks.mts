@@ -8,7 +8,7 @@ import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { CUSTOM_RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
-import { type CheckId, type FunctionReport, finding, STATIC_ONLY } from "./findings.mts";
+import { type CheckId, type FunctionReport, finding, profilesNotMeasured, STATIC_ONLY } from "./findings.mts";
 import { deprecationOf, isLambdaNodeRuntime, LAMBDA_NODE_RUNTIMES } from "./lambda-runtimes.mts";
 
 /** This project's custom runtime a function runs on (provided.al2023 with its runtime's layer), if any. */
@@ -18,13 +18,13 @@ const customRuntimeOf = (fn: TemplateFunction) =>
 /** What a function runs on, as the report names it. */
 export function runtimeLabel(fn: TemplateFunction): string {
   const custom = customRuntimeOf(fn);
-  return custom ? `${custom.name} (${fn.runtime})` : fn.runtime === "undefined" ? "none" : fn.runtime;
+  return custom ? `${custom.name} (${fn.runtime})` : (fn.runtime ?? "none");
 }
 
 /** Why the doctor does not examine a function (null: it does). */
 export function whyNotExamined(fn: TemplateFunction): string | null {
   if (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn)) return null;
-  if (fn.runtime === "undefined") return "it has no Runtime (a container image): the doctor examines zip functions";
+  if (fn.runtime === undefined) return "it has no Runtime (a container image): the doctor examines zip functions";
   const examined = `the doctor examines Lambda's Node.js runtimes (${LAMBDA_NODE_RUNTIMES.at(-1)} back to ${LAMBDA_NODE_RUNTIMES[0]}) and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;
   if (fn.runtime.startsWith("provided")) return `a custom runtime without this project's runtime layer: ${examined}`;
   if (fn.runtime.startsWith("nodejs")) return `${fn.runtime} is not a runtime Lambda has had: ${examined}`;
@@ -203,6 +203,7 @@ export function examine(built: BuiltFunction, today = new Date().toISOString().s
   return {
     name: built.fn.logicalId,
     runtime: runtimeLabel(built.fn),
+    profiles: profilesNotMeasured(STATIC_ONLY),
     findings: found.filter(([, message]) => message !== null).map(([id, message]) => finding(id, message!)),
     passed: found.filter(([, message]) => message === null).map(([id]) => id),
     bundle: built.graph.bundle,

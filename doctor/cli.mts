@@ -11,7 +11,7 @@ import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
-import { readTemplate, type SamTemplate } from "../core/template.mts";
+import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { withLab } from "../lab/lab.mts";
 import { buildApp } from "./app-build.mts";
@@ -19,9 +19,10 @@ import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine, runtimeLabel, whyNotExamined } from "./checks.mts";
 import { traceInLab } from "./dynamic.mts";
-import { type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
+import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
-import { buildFixes, coldStartsOf, measureFixes } from "./measure.mts";
+import { buildFixes, coldStartsOf, fixComparisons, measureComparisons } from "./measure.mts";
+import { buildProfiles, type ProfileBuilds, profileComparisons } from "./profile-builds.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
 const DEFAULT_ROUNDS = 15;
@@ -34,6 +35,7 @@ const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markd
   --static         the static checks only: no lab, nothing measured
   --fail-on S      exit 1 when a finding of severity S (warn or error) or worse exists
   --no-build       examine the app's last build (.aws-sam/build) instead of running sam build
+  --profiles LIST  this template's profiles to build each function's source in and measure against it (default: ${COMPARED_PROFILES.join(",")}; none: no builds)
   --fix            write the fixes the doctor built and measured into the template (its build settings only, the rest of its text as it is) and print the diff
   --dry-run        with --fix: print the diff, write nothing
   Function ...     the functions to examine (default: every Node.js function of the template)`;
@@ -56,8 +58,32 @@ function failOn(raw: string | undefined): Severity | undefined {
   return raw;
 }
 
-/** The lab's part: a traced cold start of each function, then each fixable finding built fixed and measured against its function as it is. */
-async function inTheLab(templateFile: string, overrides: Record<string, string>, examined: Examined[], rounds: number, report: DoctorReport): Promise<boolean> {
+/** --profiles: the profiles asked for, each a name of COMPARED_PROFILES ("none": no profile builds). */
+function profilesAsked(raw: string | undefined): ComparedProfile[] {
+  if (raw === undefined) return [...COMPARED_PROFILES];
+  if (raw === "none") return [];
+  const asked = raw.split(",").map((name) => name.trim());
+  const unknown = asked.filter((name) => !(COMPARED_PROFILES as readonly string[]).includes(name));
+  if (unknown.length > 0 || asked.length === 0)
+    throw new UsageError(`--profiles takes ${COMPARED_PROFILES.join(", ")} (comma-separated) or none, not "${unknown.join(",") || raw}"`);
+  return asked as ComparedProfile[];
+}
+
+/** A function examined, with its resource as the app's template has it (the source its profiles' builds read). */
+type ExaminedSource = Examined & { source: TemplateFunction };
+
+/**
+ * The lab's part: a traced cold start of each function, then each fixable finding built fixed and
+ * each function's source built in this template's profiles, all measured against the function as
+ * it is in one interleaved run.
+ */
+async function inTheLab(
+  templateFile: string,
+  overrides: Record<string, string>,
+  examined: ExaminedSource[],
+  rounds: number,
+  report: DoctorReport,
+): Promise<boolean> {
   // The lab runs the runtimes of core/runtimes.mts, and Lambda's other Node.js runtimes on a stand-in: a function on another is examined, not run.
   const runnable = examined.filter(({ built, report: fn }) => {
     try {
@@ -65,21 +91,23 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
       return true;
     } catch (error) {
       fn.whyNotTraced = errorMessage(error);
-      for (const finding of fn.findings) finding.whyNotMeasured = fn.whyNotTraced;
+      for (const measurable of [...fn.findings, ...fn.profiles]) measurable.whyNotMeasured = fn.whyNotTraced;
       return false;
     }
   });
   if (runnable.length === 0) return true;
   say("building each finding's fix (sam build of a template of fixed copies)");
   const builds = await buildFixes(templateFile, overrides, runnable, say);
+  let profiles: ProfileBuilds | undefined;
   try {
+    profiles = await buildProfiles(templateFile, overrides, runnable, say);
     say("starting the lab (local AWS with the template's resources, Lambda API)");
     await withLab(
       {
         template: builtTemplateOf(templateFile),
         parameterOverrides: overrides,
         only: runnable.map(({ built }) => built.fn.logicalId),
-        extraFunctions: builds.functions,
+        extraFunctions: [...builds.functions, ...profiles.functions],
         withoutForeignLayers: true,
       },
       async (lab) => {
@@ -89,11 +117,11 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
           const refused = lab.refused.get(name);
           return refused ? `the lab cannot run it: ${refused}` : null;
         };
-        for (const fix of builds.fixes) {
-          const refused = cannotRun(fix.function) ?? cannotRun(fix.copyId);
-          if (refused) fix.finding.whyNotMeasured = refused;
-        }
-        builds.fixes = builds.fixes.filter((fix) => !lab.refused.has(fix.function) && !lab.refused.has(fix.copyId));
+        const comparisons = [...fixComparisons(builds), ...profileComparisons(profiles!)].filter((comparison) => {
+          const refused = cannotRun(comparison.function) ?? cannotRun(comparison.copyId);
+          if (refused) comparison.record(refused);
+          return !refused;
+        });
         for (const [index, examinedFunction] of runnable.entries()) {
           const { built, report: fn } = examinedFunction;
           const refused = cannotRun(fn.name);
@@ -108,11 +136,22 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
           say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);
         }
-        const total = coldStartsOf(builds, rounds);
+        // A function whose INIT failed in its trace has nothing to compare a copy with.
+        const initFailed = new Set(report.functions.filter((fn) => fn.findings.some((found) => found.id === "init-error")).map((fn) => fn.name));
+        const measurable = comparisons.filter((comparison) => {
+          if (initFailed.has(comparison.function))
+            comparison.record(`its INIT fails in the lab (init-error): there is nothing to measure until INIT completes`);
+          return !initFailed.has(comparison.function);
+        });
+        const total = coldStartsOf(measurable, rounds);
         if (total === 0) return;
-        say(`measuring ${builds.fixes.length} fix${builds.fixes.length === 1 ? "" : "es"}: ${total} cold starts, order shuffled per round`);
+        const fixes = measurable.filter((comparison) => !profiles!.planned.some((plan) => plan.copyId === comparison.copyId)).length;
+        const builtInProfiles = measurable.length - fixes;
+        say(
+          `measuring ${fixes} fix${fixes === 1 ? "" : "es"} and ${builtInProfiles} profile build${builtInProfiles === 1 ? "" : "s"}: ${total} cold starts, order shuffled per round`,
+        );
         const progress = createProgress(total, { label: "cold starts" });
-        await measureFixes(lab, builds, rounds, progress);
+        await measureComparisons(lab, measurable, rounds, progress);
         progress.done();
       },
     );
@@ -121,11 +160,17 @@ async function inTheLab(templateFile: string, overrides: Record<string, string>,
     // The static findings stand; the ones left to measure say why they are not.
     console.error(`error: the lab failed, so nothing more is measured: ${errorMessage(error)}`);
     const why = `the lab failed: ${errorMessage(error).split("\n")[0]}`;
+    for (const fn of report.functions) {
+      for (const measurable of [...fn.findings, ...fn.profiles])
+        if (!measurable.measured && measurable.whyNotMeasured === STATIC_ONLY) measurable.whyNotMeasured = why;
+      if (!fn.init && fn.whyNotTraced === STATIC_ONLY) fn.whyNotTraced = why;
+    }
     for (const { finding } of builds.fixes) if (!finding.measured) finding.whyNotMeasured = why;
-    for (const fn of report.functions) if (!fn.init && fn.whyNotTraced === STATIC_ONLY) fn.whyNotTraced = why;
+    for (const { result } of profiles?.planned ?? []) if (!result.measured) result.whyNotMeasured = why;
     return false;
   } finally {
     builds.cleanup();
+    profiles?.cleanup();
   }
 }
 
@@ -141,6 +186,7 @@ async function main(): Promise<number> {
       "no-build": { type: "boolean" },
       fix: { type: "boolean" },
       "dry-run": { type: "boolean" },
+      profiles: { type: "string" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -153,6 +199,8 @@ async function main(): Promise<number> {
   const rounds = wholeNumber("rounds", values.rounds, 1, 1000) ?? DEFAULT_ROUNDS;
   if (values.static && values.rounds !== undefined) throw new UsageError("--static measures nothing: leave out --rounds");
   if (values["dry-run"] && !values.fix) throw new UsageError("--dry-run goes with --fix: it prints the diff --fix would write");
+  const profiles = profilesAsked(values.profiles);
+  if (values.static && values.profiles !== undefined) throw new UsageError("--static builds and measures nothing: leave out --profiles");
   if (values.fix && values.static) throw new UsageError("--fix writes the fixes the doctor built and measured: leave out --static");
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
@@ -202,7 +250,7 @@ async function main(): Promise<number> {
 
   const built = readOrExplain(builtTemplateOf(templateFile), overrides);
   const report: DoctorReport = { template: templateFile, functions: [], skipped, measuring: null };
-  const examinedBuilds: Examined[] = [];
+  const examinedBuilds: ExaminedSource[] = [];
   for (const [index, fn] of examined.entries()) {
     say(`examining ${fn.logicalId} (${index + 1}/${examined.length})`);
     const builtFn = built.functions.find((candidate) => candidate.logicalId === fn.logicalId);
@@ -211,8 +259,9 @@ async function main(): Promise<number> {
       // Its runtime is the template's, not the stand-in it may have been built on (doctor/app-build.mts).
       const builtFunction = await readBuiltFunction({ ...builtFn, runtime: fn.runtime });
       const examination = examine(builtFunction);
+      examination.profiles = examination.profiles.filter((result) => profiles.includes(result.profile));
       report.functions.push(examination);
-      examinedBuilds.push({ built: builtFunction, report: examination });
+      examinedBuilds.push({ built: builtFunction, report: examination, source: fn });
     } catch (error) {
       if (!(error instanceof ArtifactError)) throw error;
       report.skipped.push({ name: fn.logicalId, runtime: runtimeLabel(fn), why: error.message });

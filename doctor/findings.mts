@@ -1,6 +1,7 @@
 // What the doctor says about a function: every check it runs, how bad a problem it finds is, the
 // fix in one line (with the section of docs/doctor.md that explains it), and the report's shape (--json).
 // A finding's cost is the measuring step's (doctor/measure.mts): until it runs, `measured` is null.
+import type { ProfileName } from "../builder/profiles.mts";
 import type { InitTrace } from "../lab/init-trace.mts";
 
 export type Severity = "info" | "warn" | "error";
@@ -106,6 +107,16 @@ export interface Finding {
   whyNotMeasured: string | null;
 }
 
+/** What one of this template's build profiles (doctor/profile-builds.mts) buys a function: `measured` as a finding's, its fixed side the profile's build. */
+export interface ProfileResult {
+  profile: ComparedProfile;
+  /** null: not measured (whyNotMeasured says why). */
+  measured: MeasuredCost | null;
+  whyNotMeasured: string | null;
+  /** What the profile's build ran otherwise than the function (null: nothing). */
+  note: string | null;
+}
+
 /** The code INIT loads: its size and the inputs that take the most of it. */
 export interface BundleSize {
   bytes: number;
@@ -121,6 +132,8 @@ type InitSummary = Omit<InitTrace, "codeCacheRejected"> & {
 export interface FunctionReport {
   name: string;
   runtime: string;
+  /** The function built from its source as this template's profiles build it, against the function as it is. */
+  profiles: ProfileResult[];
   /** Problems only. */
   findings: Finding[];
   /** The checks that found nothing. */
@@ -155,6 +168,14 @@ export function finding(id: CheckId, message: string): Finding {
   const { severity, fix } = CHECKS[id];
   return { id, severity, message, fix: `${fix} (${docLink(id)})`, measured: null, whyNotMeasured: STATIC_ONLY };
 }
+
+/** The profiles the doctor builds each function's source with (doctor/profile-builds.mts): what this template's pipeline would make of it. */
+export const COMPARED_PROFILES = ["Optimized", "Warp"] as const satisfies readonly ProfileName[];
+export type ComparedProfile = (typeof COMPARED_PROFILES)[number];
+
+/** A function's profile results before anything is measured, for `why`. */
+export const profilesNotMeasured = (why: string): ProfileResult[] =>
+  COMPARED_PROFILES.map((profile) => ({ profile, measured: null, whyNotMeasured: why, note: null }));
 
 /** Whether any finding is at or above a severity (--fail-on). */
 export function failsAt(report: DoctorReport, threshold: Severity): boolean {

@@ -134,7 +134,7 @@ export function fixFor(id: CheckId, built: BuiltFunction): Fix {
         metric: "init",
         rewrite: (resource) => {
           // Node 14's first releases lack top-level await: a function on an older runtime gets the one the lab runs it on.
-          const major = (runtime: string) => Number(/^nodejs(\d+)/.exec(runtime)?.[1] ?? 0);
+          const major = (runtime: string | undefined) => Number(/^nodejs(\d+)/.exec(runtime ?? "")?.[1] ?? 0);
           buildPropertiesOf(resource).Target = `node${major(fn.runtime) >= 16 ? major(fn.runtime) : major(STAND_IN_RUNTIME)}`;
         },
       };

@@ -38,21 +38,21 @@ export const STAND_IN_RUNTIME = RUNTIMES.node22.lambdaRuntime;
 const SAM_CANNOT_BUILD = new Set(["nodejs", "nodejs4.3", "nodejs4.3-edge", "nodejs6.10", "nodejs8.10", "nodejs10.x", "nodejs12.x", "nodejs14.x"]);
 
 /** Whether a runtime identifier is one of Lambda's Node.js runtimes. */
-export const isLambdaNodeRuntime = (runtime: string) => runtime in LIFECYCLES;
+export const isLambdaNodeRuntime = (runtime: string | undefined) => runtime !== undefined && runtime in LIFECYCLES;
 
 /** Whether the lab runs a Lambda Node.js runtime as it is (else on STAND_IN_RUNTIME). */
-export const labRuns = (runtime: string) => managedRuntimeOf(runtime) !== undefined;
+export const labRuns = (runtime: string | undefined) => managedRuntimeOf(runtime) !== undefined;
 
 /** Why a function on this runtime is built and run on STAND_IN_RUNTIME, or null when it is not. */
-export function whyStandIn(runtime: string): string | null {
-  if (!isLambdaNodeRuntime(runtime) || labRuns(runtime)) return null;
+export function whyStandIn(runtime: string | undefined): string | null {
+  if (runtime === undefined || !isLambdaNodeRuntime(runtime) || labRuns(runtime)) return null;
   const building = SAM_CANNOT_BUILD.has(runtime) ? `SAM CLI no longer builds ${runtime} and ` : "";
   return `built, traced and measured on ${STAND_IN_RUNTIME}: ${building}the lab runs nodejs22.x and nodejs24.x, not ${runtime}`;
 }
 
 /** The runtime's lifecycle as of `today` (YYYY-MM-DD): null while it is supported. */
-export function deprecationOf(runtime: string, today: string): string | null {
-  const lifecycle = LIFECYCLES[runtime];
+export function deprecationOf(runtime: string | undefined, today: string): string | null {
+  const lifecycle = runtime === undefined ? undefined : LIFECYCLES[runtime];
   if (!lifecycle || today < lifecycle.deprecated) return null;
   const blocks = [
     `function creation ${today < lifecycle.blockCreate ? "blocked from" : "blocked since"} ${lifecycle.blockCreate}`,

@@ -2,20 +2,20 @@
 // of its function in a template of their own, built by `sam build` in the app's folder with the
 // app's builders; then each function and its fixed copies are measured in one run of forced cold
 // starts in the lab, in a fresh random order every round, and each finding gets the paired p50
-// difference (core/stats.mts).
+// difference (measure/stats.mts).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../core/cli.mts";
-import { type ColdStartVariant, runColdStarts, type VariantResult } from "../core/cold-starts.mts";
 import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
-import { pairedComparison } from "../core/stats.mts";
 import { readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
+import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
+import { pairedComparison } from "../measure/stats.mts";
 import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine } from "./checks.mts";
@@ -151,14 +151,11 @@ async function whyNotFixed(copy: TemplateFunction, id: CheckId): Promise<string 
   }
 }
 
-/** The functions with a fix to measure, each once. */
-const originalsOf = (builds: FixedBuilds) => [...new Set(builds.fixes.map((fix) => fix.function))];
-
 /** What one finding's fix bought, from the run's samples of the function as it is and of its fixed copy. */
-export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: MeasuredCost["metric"]): MeasuredCost | string {
-  const byRound = (variant: VariantResult) =>
+export function measuredCost(asIs: CellResult, fixed: CellResult, metric: MeasuredCost["metric"]): MeasuredCost | string {
+  const byRound = (cell: CellResult) =>
     new Map(
-      variant.samples.flatMap((sample) => {
+      cell.samples.flatMap((sample) => {
         const value = metric === "init" ? sample.initMs : sample.warmE2eMs;
         return value === null ? [] : [[sample.round, value] as const];
       }),
@@ -181,10 +178,37 @@ export function measuredCost(asIs: VariantResult, fixed: VariantResult, metric: 
   };
 }
 
-/** Measures each fixed copy against its function over `rounds` rounds in the lab, and records the cost on its finding. */
-export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number, progress: Progress): Promise<void> {
-  if (builds.fixes.length === 0) return;
-  const variantOf = (name: string, functionName: string, original: string): ColdStartVariant => ({
+/** One copy measured against its function: a finding's fixed copy, or the function's source built in a profile. */
+export interface Comparison {
+  function: string;
+  copyId: string;
+  /** How progress names the copy, e.g. "Hello with commonjs fixed". */
+  label: string;
+  metric: MeasuredCost["metric"];
+  /** Takes what the copy bought, or why it was not measured. */
+  record(cost: MeasuredCost | string): void;
+}
+
+/** Each fix as a comparison that records its cost on its finding. */
+export const fixComparisons = (builds: FixedBuilds): Comparison[] =>
+  builds.fixes.map((fix) => ({
+    function: fix.function,
+    copyId: fix.copyId,
+    label: `${fix.function} with ${fix.finding.id} fixed`,
+    metric: fix.fix.metric,
+    record(cost) {
+      if (typeof cost === "string") fix.finding.whyNotMeasured = cost;
+      else Object.assign(fix.finding, { measured: cost, whyNotMeasured: null });
+    },
+  }));
+
+/** The functions compared with a copy, each once. */
+const originalsOf = (comparisons: Comparison[]) => [...new Set(comparisons.map((comparison) => comparison.function))];
+
+/** Measures each copy against its function over `rounds` rounds in the lab, in one run of forced cold starts, and records what each bought. */
+export async function measureComparisons(lab: Lab, comparisons: Comparison[], rounds: number, progress: Progress): Promise<void> {
+  if (comparisons.length === 0) return;
+  const cellOf = (name: string, functionName: string, original: string): ColdStartCell => ({
     name,
     function: original,
     profile: "as built",
@@ -192,29 +216,22 @@ export async function measureFixes(lab: Lab, builds: FixedBuilds, rounds: number
     functionName,
     event: () => functionEvent(lab.lambda.served(original)),
   });
-  const originals = originalsOf(builds);
-  const variants = [
-    ...originals.map((fn) => variantOf(fn, fn, fn)),
-    ...builds.fixes.map((fix) => variantOf(`${fix.function} with ${fix.finding.id} fixed`, fix.copyId, fix.function)),
+  const cells = [
+    ...originalsOf(comparisons).map((fn) => cellOf(fn, fn, fn)),
+    ...comparisons.map((comparison) => cellOf(comparison.label, comparison.copyId, comparison.function)),
   ];
   const run = await runColdStarts({
     client: labClient(lab),
-    variants,
+    cells,
     rounds,
     runId: randomBytes(4).toString("hex"),
     retire: (functionName) => lab.lambda.reclaimIdle(functionName),
-    onStep: ({ round, variant, ok }) => progress.tick(`round ${round + 1}/${rounds} ${variant.name}${ok ? "" : " FAILED"}`),
+    initOfFailedHandlers: true,
+    onStep: ({ round, cell, ok }) => progress.tick(`round ${round + 1}/${rounds} ${cell.name}${ok ? "" : " FAILED"}`),
   });
-  const resultOf = (functionName: string) => run.variants.find((variant) => variant.functionName === functionName)!;
-  for (const fix of builds.fixes) {
-    const cost = measuredCost(resultOf(fix.function), resultOf(fix.copyId), fix.fix.metric);
-    if (typeof cost === "string") fix.finding.whyNotMeasured = cost;
-    else {
-      fix.finding.measured = cost;
-      fix.finding.whyNotMeasured = null;
-    }
-  }
+  const resultOf = (functionName: string) => run.cells.find((cell) => cell.functionName === functionName)!;
+  for (const comparison of comparisons) comparison.record(measuredCost(resultOf(comparison.function), resultOf(comparison.copyId), comparison.metric));
 }
 
-/** Cold starts the measuring step makes: every function with a fix and every fixed copy, each round. */
-export const coldStartsOf = (builds: FixedBuilds, rounds: number) => rounds * (originalsOf(builds).length + builds.fixes.length);
+/** Cold starts the measuring step makes: every function compared and every copy, each round. */
+export const coldStartsOf = (comparisons: Comparison[], rounds: number) => rounds * (originalsOf(comparisons).length + comparisons.length);

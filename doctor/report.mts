@@ -2,7 +2,7 @@
 // and JSON (--json). A finding's Measured Δ is what its fix bought in the lab, or why it is not measured.
 import { relative } from "node:path";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
-import type { BundleSize, DoctorReport, Finding, FunctionReport, MeasuredCost } from "./findings.mts";
+import { type BundleSize, type DoctorReport, type Finding, type FunctionReport, type MeasuredCost, type ProfileResult, STATIC_ONLY } from "./findings.mts";
 
 const NOT_MEASURED = "not measured";
 
@@ -26,6 +26,21 @@ function measurement({ measured, whyNotMeasured }: Finding): string {
   return `measured: ${METRIC[measured.metric]} p50 ${fixed1(measured.asIsMs)} ms as it is, ${fixed1(measured.fixedMs)} ms fixed (${ratio}, ${plural(measured.rounds, "round")})`;
 }
 
+/** What a profile's build of the function changes: Init p50 as it is → so built, and the change with its 95% CI (negative: faster). */
+function profileLine({ profile, measured, whyNotMeasured, note }: ProfileResult): string {
+  const noted = note ? ` (${note})` : "";
+  if (!measured) return `${profile}: not measured: ${whyNotMeasured}${noted}`;
+  const ci = measured.deltaCi95 ? ` ${interval([-measured.deltaCi95[1], -measured.deltaCi95[0]], 1)}` : "";
+  return `${profile}: ${fixed1(measured.asIsMs)} → ${fixed1(measured.fixedMs)} ms, ${ms(-measured.deltaMs)}${ci}${noted}`;
+}
+
+/** Warp first (the question a user brings); none with --static, where nothing is built. */
+const profileLines = (fn: FunctionReport) =>
+  [...fn.profiles]
+    .reverse()
+    .filter((result) => result.whyNotMeasured !== STATIC_ONLY)
+    .map(profileLine);
+
 /** The traced cold start, in a few lines: INIT's split, its AWS calls, the builtins its handler's import loaded. */
 function initLines(fn: FunctionReport): string[] {
   if (!fn.init) return [`INIT not traced: ${fn.whyNotTraced}`];
@@ -45,7 +60,7 @@ const caveat = (fn: FunctionReport) => (fn.labCaveat ? [`Note: ${fn.labCaveat}`]
 /** What Measured Δ means in this report. */
 export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
   if (!report.measuring) return "Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).";
-  return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${report.measuring.rounds} rounds in the lab, the function and its fixes in a shuffled order each round (${report.measuring.lab}).`;
+  return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized: the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. ${report.measuring.rounds} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (${report.measuring.lab}).`;
 }
 
 function findingsTable(fn: FunctionReport, format: TableFormat): string {
@@ -80,7 +95,7 @@ function summary(report: DoctorReport): string {
 /** The terminal's report: per function, its findings' table, what each found, and the code INIT loads. */
 export function renderText(report: DoctorReport): string {
   const sections = report.functions.map((fn) => {
-    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`, ...caveat(fn), ...initLines(fn)];
+    const lines = [`${fn.name} (${fn.runtime}): ${verdict(fn)}`, ...profileLines(fn), ...caveat(fn), ...initLines(fn)];
     if (fn.findings.length > 0) {
       lines.push(findingsTable(fn, "text"));
       for (const found of fn.findings) lines.push(`  ${found.id}: ${found.message}`, `    ${measurement(found)}`);
@@ -100,7 +115,7 @@ export function renderMarkdown(report: DoctorReport): string {
       "",
       verdict(fn),
       "",
-      ...[...caveat(fn), ...initLines(fn)].map((line) => `- ${markdownText(line.trim())}`),
+      ...[...profileLines(fn), ...caveat(fn), ...initLines(fn)].map((line) => `- ${markdownText(line.trim())}`),
       "",
     ];
     if (fn.findings.length > 0) {

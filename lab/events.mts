@@ -86,7 +86,7 @@ function isGetRoute(source: TemplateEventSource): boolean {
 /**
  * The name an event source's property gives: a name (or an ARN `fromArn` reads it from) written
  * out, the name the referenced resource is given, or else one made up as the lab's local AWS
- * makes up a resource's (core/local-aws/resources.mts: stack-LogicalId), for the referenced
+ * makes up a resource's (emulation/local-aws/resources.mts: stack-LogicalId), for the referenced
  * resource or, referencing none, for what SAM creates for the event (logical id <Function><Event>).
  */
 function nameOf(logicalId: string, source: TemplateEventSource, property: string, fromArn: ArnName = () => undefined): string {

@@ -1,9 +1,9 @@
 // What of Lambda the lab plays beyond the runtime itself, on by default: the network between a
-// function and AWS (core/local-aws/network.mts) and where a new environment's code comes from
-// (core/page-cache.mts). The commands that start a lab take the same two flags.
+// function and AWS (emulation/local-aws/network.mts) and where a new environment's code comes from
+// (emulation/page-cache.mts). The commands that start a lab take the same two flags.
 
 import { errorMessage, UsageError } from "../core/cli.mts";
-import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../core/local-aws/network.mts";
+import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../emulation/local-aws/network.mts";
 
 /** `lambda`: a new environment reads its code (artifact, layers, a custom runtime's binary) from storage; `none`: from wherever it is. */
 export type CodeLoading = "lambda" | "none";

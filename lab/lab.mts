@@ -5,13 +5,13 @@
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage, onEndingSignal } from "../core/cli.mts";
-import { servicesOf, templateVariables } from "../core/function-environment.mts";
-import { type LocalAws, startLocalAws } from "../core/local-aws/local-aws.mts";
-import { type CreatedResources, createResources } from "../core/local-aws/resources.mts";
 import { appDirOf, BUILD_DIR } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { servicesOf, templateVariables } from "../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
+import { type CreatedResources, createResources } from "../emulation/local-aws/resources.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
 import { type Fidelity, LAMBDA_FIDELITY } from "./fidelity.mts";

@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../builder/runtime-layer.mts";
-import { LAB_RUN_DIR, readOnlyCopy } from "../core/function-environment.mts";
 import { ownedDir } from "../core/processes.mts";
 import type { CustomRuntime } from "../core/runtimes.mts";
 import type { TemplateLayer } from "../core/template.mts";
+import { LAB_RUN_DIR, readOnlyCopy } from "../emulation/function-environment.mts";
 
 /**
  * A custom runtime's stand-in for /opt under .lab/run/<owner>/opt/<runtime>-<id>, read-only as on Lambda: the

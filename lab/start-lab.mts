@@ -1,6 +1,6 @@
-// `npm run lab`: the local Lambda lab in the foreground (like `sam local start-lambda` and
-// `sam local start-api`, without Docker) until Ctrl-C: the local AWS with the template's
-// resources, the Lambda API and the template's HTTP API for every built function.
+// `npm run lab -- [flags]` (flags: see USAGE): the local Lambda lab in the foreground (like
+// `sam local start-lambda` and `sam local start-api`, without Docker) until Ctrl-C: the local AWS
+// with the template's resources, the Lambda API and the template's HTTP API for every built function.
 import { resolve } from "node:path";
 import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
@@ -26,9 +26,14 @@ async function main(): Promise<number> {
       "no-freeze": { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const template = resolve(values.template);
   const provisioned = wholeNumber("provisioned-concurrency", values["provisioned-concurrency"], 0);
   const runtime = values.runtime;

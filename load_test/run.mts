@@ -1,4 +1,4 @@
-// `npm run load -- [--template FILE] [--duration S] [--provisioned N] [--max-p99 MS|off] [--out DIR] [--stack NAME [--region R]]`:
+// `npm run load` (flags: USAGE):
 // Artillery against the template's HTTP API, end to end: one scenario per GET route of the
 // template, config.yaml's phases (scaled to --duration) and thresholds. Locally: for provisioned
 // concurrency off and on, start the lab, run Artillery, stop the lab. With --stack: once, against
@@ -61,6 +61,7 @@ function options() {
       stack: { type: "string" },
       region: { type: "string" },
       "no-build": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
     },
   });
@@ -250,6 +251,10 @@ export async function stackApiUrl(stack: string, region: string | undefined, cli
 
 async function main(): Promise<number> {
   const opts = options();
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
   mkdirSync(opts.out, { recursive: true });
   assertArtilleryInstalled();
   const template = resolve(opts.template);

@@ -67,10 +67,10 @@ fi
 
 # 3. npm dependencies, installed by Node 22 so native addons match its ABI. Its `dependencies`
 #    script (scripts/sync-sdk-trees.mjs) also installs patches/ (the patched SDK tree Optimized
-#    and Warp bundle; it fails when a patch no longer applies) and lab/runtime/ (the SDK copy the
+#    and Warp bundle; it fails when a patch no longer applies) and emulation/runtime/ (the SDK copy the
 #    managed runtime ships, for Raw), first bringing their manifests in step with package.json.
 export PATH="$node_bin:$PATH" npm_config_nodedir="$node_headers"
-npm_inputs() { digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch lab/runtime/package.json lab/runtime/package-lock.json; }
+npm_inputs() { digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch emulation/runtime/package.json emulation/runtime/package-lock.json; }
 if ! stamp_ok "$root/node_modules" "$(npm_inputs)" 2>/dev/null; then
   say "installing npm dependencies with Node $(node --version)"
   npm ci --no-audit --no-fund --loglevel=error >&2 ||

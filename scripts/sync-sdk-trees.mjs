@@ -1,17 +1,17 @@
 // npm's `dependencies` script (package.json): runs after every npm command that changes
 // node_modules, `npm install @aws-sdk/client-<service>` included. Keeps the project's two other
 // SDK trees in step with the project's lockfile, then installs them:
-//   patches/      the tree Optimized and Warp bundle: every @aws-sdk/* and @smithy/* package the
-//                 lockfile installs at the top of node_modules (what the functions and every
-//                 library they use reach: Powertools, lib-dynamodb, the X-Ray SDK...), at the
-//                 lockfile's version, except the exact versions the patches/*.patch file names
-//                 pin (patch-package applies them)
-//   lab/runtime/  the stand-in for the managed runtime's /var/runtime: each @aws-sdk/* package
-//                 package.json names (the runtime ships the whole SDK) at the runtime's own SDK
-//                 version (its package.json config.sdkVersion), for Raw; a package npm does not
-//                 have at that version was not part of the SDK then (util-stream-node stopped at
-//                 3.374.0), so the runtime has no copy of it: config.notInRuntime lists it once
-//                 npm has said so, and Raw bundles it
+//   patches/            the tree Optimized and Warp bundle: every @aws-sdk/* and @smithy/* package the
+//                       lockfile installs at the top of node_modules (what the functions and every
+//                       library they use reach: Powertools, lib-dynamodb, the X-Ray SDK...), at the
+//                       lockfile's version, except the exact versions the patches/*.patch file names
+//                       pin (patch-package applies them)
+//   emulation/runtime/  the stand-in for the managed runtime's /var/runtime: each @aws-sdk/* package
+//                       package.json names (the runtime ships the whole SDK) at the runtime's own SDK
+//                       version (its package.json config.sdkVersion), for Raw; a package npm does not
+//                       have at that version was not part of the SDK then (util-stream-node stopped at
+//                       3.374.0), so the runtime has no copy of it: config.notInRuntime lists it once
+//                       npm has said so, and Raw bundles it
 // Plain JavaScript: npm runs it with whichever Node it runs on.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -83,7 +83,7 @@ function publishedAt(name, version) {
   }
 }
 
-const runtime = readJson("lab/runtime/package.json");
+const runtime = readJson("emulation/runtime/package.json");
 const { sdkVersion, notInRuntime = [] } = runtime.config;
 const inRuntime = [];
 for (const name of declaredSdk()) {
@@ -91,7 +91,7 @@ for (const name of declaredSdk()) {
   else if (!notInRuntime.includes(name)) (publishedAt(name, sdkVersion) ? inRuntime : notInRuntime).push(name);
 }
 const runtimeChanged = syncManifest(
-  "lab/runtime/package.json",
+  "emulation/runtime/package.json",
   { "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"], ...Object.fromEntries(inRuntime.map((name) => [name, sdkVersion])) },
   { config: { ...runtime.config, ...(notInRuntime.length ? { notInRuntime: notInRuntime.sort() } : {}) } },
 );
@@ -106,7 +106,7 @@ function inputsDigest(folder) {
 
 for (const [folder, changed] of [
   ["patches", patchesChanged],
-  ["lab/runtime", runtimeChanged],
+  ["emulation/runtime", runtimeChanged],
 ]) {
   const stamp = join(root, folder, "node_modules/.warpstart-stamp");
   if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files

@@ -6,10 +6,16 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { accessKeyFor, type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
-import { evictFromPageCache } from "../../core/page-cache.mts";
-import { RUNTIME_DIR } from "../../core/paths.mts";
 import { removeTree, spawnOwned } from "../../core/processes.mts";
+import {
+  accessKeyFor,
+  type FunctionSpec,
+  functionEnvironment,
+  type LocalServices,
+  prepareTaskRoot,
+  RUNTIME_DIR,
+} from "../../emulation/function-environment.mts";
+import { evictFromPageCache } from "../../emulation/page-cache.mts";
 import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
 

@@ -1,11 +1,11 @@
 // The functions of a built template, as the Lambda service runs them: an invoke takes an idle
 // environment or starts a new one (a cold start), configuration updates discard environments.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { LocalServices } from "../../core/function-environment.mts";
 import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
-import type { AwsCall } from "../../core/local-aws/local-aws.mts";
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
+import type { LocalServices } from "../../emulation/function-environment.mts";
+import type { AwsCall } from "../../emulation/local-aws/local-aws.mts";
 import type { CodeLoading } from "../fidelity.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
 
@@ -17,7 +17,8 @@ const INIT_TIMEOUT_MS = 10_000;
 export interface FunctionConfiguration {
   FunctionName: string;
   FunctionArn: string;
-  Runtime: string;
+  /** Absent for a function without one (a container image), as Lambda answers. */
+  Runtime?: string;
   Handler: string;
   Description: string;
   MemorySize: number;

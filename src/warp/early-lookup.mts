@@ -3,19 +3,12 @@
 // runs in libuv's thread pool while V8 deserializes and evaluates the chunk; the SDK's first
 // connection to that host then takes the answer instead of looking it up after the chunk has
 // loaded. Only the lookup can overlap: a connect or a TLS handshake needs the one JavaScript
-// thread, which the chunk holds (README, "tried and dropped").
+// thread, which the chunk holds (docs/warp.md#tried-and-dropped).
 //
 // The answer is used at most once and only while it is fresh; a lookup that failed, a host the
 // SDK does not ask for (FIPS, dual-stack, another partition, S3's bucket hosts) or options Node's
 // connect does not use leave the lookup to dns.lookup as it was.
-
-/** A service the handler's clients call, as the build found it in each client's endpoint rules. */
-export interface ServiceHost {
-  /** The suffix of AWS_ENDPOINT_URL_<...> the SDK reads for this service (its serviceId, e.g. SECRETS_MANAGER). */
-  endpointVariable: string;
-  /** The endpoint's host with `{region}` for the region, e.g. sts.{region}.amazonaws.com. */
-  host: string;
-}
+import type { ServiceHost } from "../contract.mts";
 
 type Addresses = Array<{ address: string; family: number }>;
 type Answer = { error: Error | null; addresses: Addresses; at: number };

@@ -3,7 +3,7 @@
 // CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
 // SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
 // when the Node version, the V8 flags or the CPU differ: the status is checked.
-import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_CHUNK_FILE, SDK_SCRIPT } from "./symbols.mts";
+import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_CHUNK_FILE, SDK_SCRIPT } from "../contract.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
 const { readFileSync } = process.getBuiltinModule("node:fs");

@@ -4,12 +4,17 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BenchResults } from "../../bench/results.mts";
+import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
-import { EXAMPLES_TEMPLATE, NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { EXAMPLES_TEMPLATE, NODE22, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
 import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
 
+/** The project template's functions as an error message lists them: read, so that a function a user adds keeps the tests true. */
+const PROJECT_FUNCTIONS = readTemplate(PROJECT_TEMPLATE)
+  .functions.map((fn) => fn.logicalId)
+  .join(", ");
 const bench = (...args: string[]) => benchWith({}, ...args);
 const benchWith = (env: Record<string, string>, ...args: string[]) =>
   spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], {
@@ -25,6 +30,7 @@ describe("npm run bench -- --rounds 2", () => {
   let results: BenchResults;
   beforeAll(() => {
     run = bench("--no-build", "--rounds", "2", "--out", out);
+    // As written: schema 6, with cells.
     results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -35,20 +41,18 @@ describe("npm run bench -- --rounds 2", () => {
     expect(run.stdout).toMatch(/^test\s+# of samples\s+p0\s+p50\s+p90\s+p95\s+p99\s+p100$/m);
   });
 
-  it("writes every variant's raw samples, paired by round, with versions and machine", () => {
-    expect(results).toMatchObject({ schema: 5, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
-    expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
-      FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]),
-    );
-    expect(results.variants.every((variant) => variant.runtime === "node22")).toBe(true);
+  it("writes every cell's raw samples, paired by round, with versions and machine", () => {
+    expect(results).toMatchObject({ schema: 6, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
+    expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile])).toEqual(FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]));
+    expect(results.cells.every((cell) => cell.runtime === "node22")).toBe(true);
     // The template's FloorOf: only the Floor names a function it is the Floor of.
-    expect(results.variants.filter((variant) => variant.floorOf !== undefined).map((variant) => [variant.name, variant.floorOf])).toEqual([["Floor", "Warp"]]);
-    for (const variant of results.variants) {
-      expect(variant.failures).toEqual([]);
-      expect(variant.samples.map((sample) => sample.round)).toEqual([0, 1]);
-      expect(variant.initMs).toHaveLength(2);
-      expect(variant.e2eMs).toHaveLength(2);
-      for (const sample of variant.samples) {
+    expect(results.cells.filter((cell) => cell.floorOf !== undefined).map((cell) => [cell.name, cell.floorOf])).toEqual([["Floor", "Warp"]]);
+    for (const cell of results.cells) {
+      expect(cell.failures).toEqual([]);
+      expect(cell.samples.map((sample) => sample.round)).toEqual([0, 1]);
+      expect(cell.initMs).toHaveLength(2);
+      expect(cell.e2eMs).toHaveLength(2);
+      for (const sample of cell.samples) {
         expect(sample.initMs).toBeGreaterThan(0);
         expect(sample.e2eMs).toBeGreaterThan(0);
         expect(sample.warmE2eMs).toBeGreaterThan(0);
@@ -76,7 +80,7 @@ describe("npm run bench -- --rounds 2", () => {
     expect(report).toContain("chart.svg");
   });
 
-  it("draws one box per variant in the SVG chart", () => {
+  it("draws one box per cell in the SVG chart", () => {
     const svg = readFileSync(join(out, "chart.svg"), "utf8");
     expect(svg.startsWith("<svg")).toBe(true);
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
@@ -91,17 +95,17 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
   let results: BenchResults;
   beforeAll(() => {
     run = bench("--no-build", "--rounds", "2", "--runtimes", runtimes.join(","), "--out", out);
-    results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("reports every variant × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
+  it("reports every function × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
     expect(run.status).toBe(0);
     expect(results.runtimes).toEqual(runtimes);
-    expect(results.variants.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(
+    expect(results.cells.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(
       runtimes.flatMap((runtime) => FUNCTION_NAMES.map((name) => `${name} ${runtime}`)),
     );
-    for (const cell of results.variants) {
+    for (const cell of results.cells) {
       // A custom runtime ships no SDK for Raw to import; every other cell measured both rounds.
       if (cell.name === "Raw" && (cell.runtime === "deno" || cell.runtime === "bun")) {
         expect(cell.samples).toEqual([]);
@@ -131,7 +135,7 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
     expect(start.tool).toMatch(/^hyperfine \d/);
     const empty = runtimes.map((runtime) => `Empty (${runtime})`);
     expect([...start.results.map((row) => row.label), ...start.failures.map((row) => row.label)].sort()).toEqual(
-      [...empty, ...results.variants.map((cell) => `${cell.name} (${cell.runtime})`)].sort(),
+      [...empty, ...results.cells.map((cell) => `${cell.name} (${cell.runtime})`)].sort(),
     );
     expect(start.failures.map((row) => row.label).sort()).toEqual(["Raw (bun)", "Raw (deno)"]);
     for (const row of start.results) expect(row).toMatchObject({ runs: start.runs, meanMs: expect.any(Number) });
@@ -139,7 +143,7 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
     expect(exported.results.map((row) => row.command)).toEqual(start.results.map((row) => row.label));
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain("## Runtime matrix (p50, ms)");
-    expect(report).toContain("| variant | node22 | node24 | deno | bun |");
+    expect(report).toContain("| function | node22 | node24 | deno | bun |");
     expect(report).toMatch(/^\| Raw \| [\d.]+ \| [\d.]+ \| failed \| failed \|$/m);
     expect(report).toContain("## Process start (hyperfine)");
     expect(run.stdout).toMatch(/^Runtime matrix: Init Duration p50 \(ms\)$/m);
@@ -149,7 +153,10 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
-    [["--variants", "Raw,Turbo"], "unknown function(s) Turbo; template.yaml has Raw, Bundled, Optimized, Warp, Floor"],
+    [["--functions", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${PROJECT_FUNCTIONS}`],
+    // --variants, --functions' old name, still works.
+    [["--variants", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${PROJECT_FUNCTIONS}`],
+    [["--functions", "Raw", "--variants", "Raw"], "--variants is --functions' old name: give one of them"],
     [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
     [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles and --ablate build locally; a --stack runs each function as deployed"],
     [
@@ -171,6 +178,7 @@ describe("bench usage errors", () => {
 
 describe("npm run bench -- --runtimes without hyperfine", () => {
   it("says what to install before it measures anything", () => {
+    // With --variants, --functions' old name.
     const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
@@ -191,12 +199,23 @@ describe("npm run bench -- --runtimes when hyperfine fails", () => {
         { mode: 0o755 },
       );
       const out = join(dir, "out");
-      const run = benchWith({ PATH: `${dir}:${process.env.PATH}` }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor", "--out", out);
+      const run = benchWith(
+        { PATH: `${dir}:${process.env.PATH}` },
+        "--no-build",
+        "--rounds",
+        "1",
+        "--runtimes",
+        "node22",
+        "--functions",
+        "Floor",
+        "--out",
+        out,
+      );
       expect(run.status).toBe(1);
       expect(run.stderr).toContain("error: the process-start comparison failed");
       expect(run.stderr).toContain("hyperfine: simulated failure");
-      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-      expect(results.variants.map((cell) => [cell.name, cell.runtime, cell.samples.length])).toEqual([["Floor", "node22", 1]]);
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.cells.map((cell) => [cell.name, cell.runtime, cell.samples.length])).toEqual([["Floor", "node22", 1]]);
       expect(results.processStart).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -210,12 +229,10 @@ describe("npm run bench -- --ablate --rounds 1", () => {
     try {
       const run = bench("--no-build", "--ablate", "--rounds", "1", "--out", out);
       expect(run.status).toBe(0);
-      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
       const profiles = ["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)];
-      expect(results.variants.map((variant) => [variant.name, variant.function, variant.profile])).toEqual(
-        profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]),
-      );
-      expect(results.variants.every((variant) => variant.failures.length === 0 && variant.samples.length === 1)).toBe(true);
+      expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile])).toEqual(profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]));
+      expect(results.cells.every((cell) => cell.failures.length === 0 && cell.samples.length === 1)).toBe(true);
       expect(results.versions).toMatchObject({ "V8 code cache (Warp/Warp)": "accepted", "V8 code cache (Warp/Warp-no-noSharedConfigFiles)": "accepted" });
       expect(results.versions["V8 code cache (Warp/Warp-no-codeCache)"]).toBeUndefined();
       expect(run.stdout).toContain("Init Duration vs Warp");
@@ -225,7 +242,7 @@ describe("npm run bench -- --ablate --rounds 1", () => {
   });
 });
 
-describe("npm run bench -- --template examples/template.yaml --variants SsmParameter --profiles Bundled,Optimized,Warp --rounds 1", () => {
+describe("npm run bench -- --template examples/template.yaml --functions SsmParameter --profiles Bundled,Optimized,Warp --rounds 1", () => {
   it("builds the function in each profile and measures them side by side, each entry naming function and profile", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-profiles-"));
     try {
@@ -233,7 +250,7 @@ describe("npm run bench -- --template examples/template.yaml --variants SsmParam
         "--no-build",
         "--template",
         EXAMPLES_TEMPLATE,
-        "--variants",
+        "--functions",
         "SsmParameter",
         "--profiles",
         "Bundled,Optimized,Warp",
@@ -244,8 +261,8 @@ describe("npm run bench -- --template examples/template.yaml --variants SsmParam
       );
       expect(run.stderr).not.toMatch(/^error:/m);
       expect(run.status).toBe(0);
-      const results: BenchResults = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-      expect(results.variants.map((cell) => [cell.name, cell.function, cell.profile, cell.samples.length, cell.failures.length])).toEqual([
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile, cell.samples.length, cell.failures.length])).toEqual([
         ["SsmParameter/Bundled", "SsmParameter", "Bundled", 1, 0],
         ["SsmParameter/Optimized", "SsmParameter", "Optimized", 1, 0],
         ["SsmParameter/Warp", "SsmParameter", "Warp", 1, 0],

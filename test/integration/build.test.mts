@@ -7,12 +7,12 @@ import type { Metafile } from "esbuild";
 import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
-import { functionEnvironment, labOverlayOf, servicesOf } from "../../core/function-environment.mts";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { BUILD_DIR, buildDirOf, EXAMPLES_TEMPLATE, PROJECT_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { CUSTOM_RUNTIMES, node22For, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
+import { functionEnvironment, labOverlayOf, servicesOf } from "../../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { sam } from "../../lab/sam.mts";
 import { builtFunction, builtFunctions, expectedSdkVersion, FUNCTION_NAMES, profileOf, run, STS_FUNCTION_NAMES, succeeded } from "../support/lab.mts";
 

@@ -24,6 +24,10 @@ ${["Legacy", "Aliases", "Native", "NeedsNewerCore"]
       `  ${name}:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile }\n    Properties: { Handler: src/${name.toLowerCase()}.handler }`,
   )
   .join("\n")}
+  CommonJsHandler:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile, BuildProperties: { Format: esm } }
+    Properties: { Handler: src/commonjs-handler.handler }
 `,
   // A CommonJS library as npm has them: builtins, JSON, its own path, an optional dependency.
   "node_modules/legacy-lib/package.json": JSON.stringify({ name: "legacy-lib", version: "1.0.0", main: "index.js" }),
@@ -35,6 +39,9 @@ try { pretty = require("legacy-lib-pretty"); } catch {}
 module.exports = { greet: (name) => util.format("%s, %s", require("./defaults.json").greeting, name), dir: path.basename(__dirname), file: path.basename(__filename), pretty };`,
   "src/legacy.mts": `import lib from "legacy-lib";
 export const handler = async () => ({ greeting: lib.greet("Lambda"), dir: lib.dir, file: lib.file, pretty: lib.pretty });`,
+  // A handler written as CommonJS (as SAM's npm-built apps have them), built as an ES module.
+  "src/commonjs-handler.cjs": `const util = require("util");
+exports.handler = async () => util.format("%s from %s", "hello", require("path").basename(__filename));`,
   "src/lib/words.mts": `export const word = "from paths";`,
   "src/shared/words.mts": `export const word = "from imports";`,
   "src/aliases.mts": `import { word as viaPaths } from "@lib/words.mts";
@@ -88,6 +95,12 @@ it.each(["Raw", "Bundled", "Optimized"])("bundles a CommonJS library into an ES 
   const { outfile } = await build("Legacy", profile);
   // In a bundle the library's __dirname and __filename are the bundle's own, as SAM users' banners make them.
   expect(await answer(outfile)).toEqual({ greeting: "hello, Lambda", dir: "src", file: "legacy.mjs", pretty: null });
+});
+
+it("builds a CommonJS handler as an ES module that exports the handler by its name, as the runtime looks it up", async () => {
+  const { outfile } = await build("CommonJsHandler", "Optimized");
+  expect(outfile).toMatch(/commonjs-handler\.mjs$/);
+  expect(await answer(outfile)).toBe("hello from commonjs-handler.mjs");
 });
 
 it("resolves TypeScript paths and package.json imports as the user's project does", async () => {

@@ -1,151 +1,19 @@
-// What `sam deploy` would create, without AWS. test/support/sam-translate.py points each built
-// template's artifacts at S3 as `sam package` does, runs SAM CLI's own SAM transform and cfn-lint,
-// and refuses any connection; it does so for every Runtime, provisioned concurrency off and on. The
-// CloudFormation that comes out is evaluated for those parameter values by the lab's evaluator
-// (core/template.mts) and must hold what every function needs.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { builtTemplateOf, EXAMPLES_TEMPLATE, PROJECT_TEMPLATE, VENV_BIN } from "../../core/paths.mts";
-import { execOwned } from "../../core/processes.mts";
-import { RUNTIME_NAMES, RUNTIMES, type RuntimeName } from "../../core/runtimes.mts";
-import { loadTemplate, type ResourceAttributes, readTemplate, type TemplateFunction, type TemplateResource, templateFunctions } from "../../core/template.mts";
+// What `sam deploy` would create from the project's templates, without AWS: for every Runtime,
+// provisioned concurrency off and on (the checks: test/support/deploy-checks.mts).
+import { EXAMPLES_TEMPLATE, PROJECT_TEMPLATE } from "../../core/paths.mts";
+import { templateFunctions } from "../../core/template.mts";
+import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
+import { deployChecks, templateYamlDeploys } from "../support/deploy-checks.mts";
 
-const OUTPUT_DIR = mkdtempSync(join(tmpdir(), "warpstart-deploy-"));
-
-interface Deploy {
-  label: string;
-  /** The source template: its built one (the integration project's globalSetup runs `sam build`) is deployed. */
-  template: string;
-  parameters: Record<string, string>;
-  runtime: RuntimeName;
-  provisionedConcurrency: number;
-}
-
-const DEPLOYS = (
-  [
-    ...RUNTIME_NAMES.flatMap((runtime) =>
-      [0, 2].map((provisionedConcurrency) => ({
-        label: `template.yaml with Runtime=${runtime} ProvisionedConcurrency=${provisionedConcurrency}`,
-        template: PROJECT_TEMPLATE,
-        parameters: { Runtime: runtime, ProvisionedConcurrency: String(provisionedConcurrency) },
-        runtime,
-        provisionedConcurrency,
-      })),
-    ),
-    // Its defaults: nodejs22.x (it has no Runtime parameter), no provisioned concurrency.
-    { label: "examples/template.yaml with its defaults", template: EXAMPLES_TEMPLATE, parameters: {}, runtime: "node22", provisionedConcurrency: 0 },
-  ] satisfies Deploy[]
-).map((deploy, index) => ({ ...deploy, cloudFormation: join(OUTPUT_DIR, `${index}.json`) }));
-
-/** cfn-lint's errors and warnings, by CloudFormation template. */
-let lintFindings: Record<string, string[]>;
-
-beforeAll(async () => {
-  const jobs = DEPLOYS.map((deploy) => ({ template: builtTemplateOf(deploy.template), parameters: deploy.parameters, output: deploy.cloudFormation }));
-  const { stdout } = await execOwned(join(VENV_BIN, "python"), [join(import.meta.dirname, "../support/sam-translate.py"), JSON.stringify(jobs)]);
-  lintFindings = JSON.parse(stdout);
-});
-
-afterAll(() => rmSync(OUTPUT_DIR, { recursive: true, force: true }));
-
-/**
- * What a deploy with these parameter values creates from a CloudFormation template: the resources
- * whose Condition holds, their properties and the Outputs evaluated. Each resource answers Ref with
- * its logical id and Fn::GetAtt with "id.attribute", so a reference to anything the deploy does
- * not create fails to evaluate.
- */
-function createdStack(cloudFormation: string, parameters: Record<string, string>) {
-  const template = readTemplate(cloudFormation, parameters);
-  const answers = Object.fromEntries(
-    template.resources.map(({ logicalId }) => [
-      logicalId,
-      new Proxy<ResourceAttributes>({}, { get: (_, attribute) => (attribute === "Ref" ? logicalId : `${logicalId}.${String(attribute)}`) }),
-    ]),
-  );
-  return {
-    resources: template.resources.map(
-      (resource): TemplateResource => ({ ...resource, properties: template.resolve(resource.properties, answers) as Record<string, unknown> }),
-    ),
-    outputs: () => template.resolve(loadTemplate(cloudFormation).Outputs, answers),
-  };
-}
-
-describe.each(DEPLOYS)("a deploy of $label", ({ template, parameters, runtime: runtimeName, provisionedConcurrency, cloudFormation }) => {
-  const functions = templateFunctions(template, parameters);
-  const runtime = RUNTIMES[runtimeName];
-  const layer = runtime.kind === "custom" ? runtime.layer : null;
-  let stack: ReturnType<typeof createdStack>;
-  beforeAll(() => {
-    stack = createdStack(cloudFormation, parameters);
-  });
-  const ofType = (type: string) => stack.resources.filter((resource) => resource.type === type);
-  const lambdaOf = (fn: TemplateFunction) => ofType("AWS::Lambda::Function").find((resource) => resource.logicalId === fn.logicalId);
-  const aliasOf = (fn: TemplateFunction) => ofType("AWS::Lambda::Alias").find((resource) => resource.properties.FunctionName === fn.logicalId);
-  /** One entry per function of the source template, so a failed expectation names the function. */
-  const perFunction = (entry: (fn: TemplateFunction) => unknown) => Object.fromEntries(functions.map((fn) => [fn.logicalId, entry(fn)]));
-
-  it("is CloudFormation in which cfn-lint finds no error and no warning", () => {
-    expect(lintFindings[cloudFormation]).toEqual([]);
-  });
-
-  it(`creates every function with a live alias, ${provisionedConcurrency ? `${provisionedConcurrency} environments provisioned` : "no provisioned concurrency"}`, () => {
-    expect(
-      perFunction((fn) => ({
-        type: lambdaOf(fn)?.type,
-        alias: aliasOf(fn)?.properties.Name,
-        provisioned: aliasOf(fn)?.properties.ProvisionedConcurrencyConfig,
-      })),
-    ).toEqual(
-      perFunction(() => ({
-        type: "AWS::Lambda::Function",
-        alias: "live",
-        provisioned: provisionedConcurrency ? { ProvisionedConcurrentExecutions: String(provisionedConcurrency) } : undefined,
-      })),
-    );
-  });
-
-  it(`runs every function on ${runtime.lambdaRuntime}, ${layer ? `from the ${layer} layer, the only one created` : "with no layer"}`, () => {
-    const layers = ofType("AWS::Lambda::LayerVersion");
-    expect(layers.map((version) => version.properties.LayerName)).toEqual(layer ? [layer] : []);
-    // An old version holds a runtime binary: none is kept after an update or the stack's deletion.
-    const resources = loadTemplate(cloudFormation).Resources as Record<string, { DeletionPolicy?: string }>;
-    expect(layers.map((version) => resources[version.logicalId]?.DeletionPolicy)).toEqual(layer ? ["Delete"] : []);
-    expect(perFunction((fn) => ({ runtime: lambdaOf(fn)?.properties.Runtime, layers: lambdaOf(fn)?.properties.Layers }))).toEqual(
-      perFunction(() => ({ runtime: runtime.lambdaRuntime, layers: layer ? layers.map((version) => version.logicalId) : undefined })),
-    );
-  });
-
-  it("makes every function arm64 with 512 MB and no environment variables", () => {
-    const settings = (fn: TemplateFunction) => {
-      const { Architectures, MemorySize, Environment } = lambdaOf(fn)?.properties ?? {};
-      return { Architectures, MemorySize, Environment };
-    };
-    // toEqual takes an undefined property for a missing one: any Environment at all fails.
-    expect(perFunction(settings)).toEqual(perFunction(() => ({ Architectures: ["arm64"], MemorySize: 512 })));
-  });
-
-  it("outputs only what it creates: every Ref, Fn::GetAtt and Fn::Sub variable in Outputs names a parameter or a created resource", () => {
-    expect(stack.outputs).not.toThrow();
-  });
-
-  it("serves each function's GET route from the HTTP API's $default stage through its live alias, which API Gateway may invoke", () => {
-    const [api, ...others] = ofType("AWS::ApiGatewayV2::Api");
-    expect(others).toEqual([]);
-    expect(ofType("AWS::ApiGatewayV2::Stage").map((stage) => stage.properties)).toEqual([
-      expect.objectContaining({ ApiId: api?.logicalId, StageName: "$default", AutoDeploy: true }),
-    ]);
-    const routed = functions.filter((fn) => fn.httpPath);
-    const integration = (fn: TemplateFunction) => ({ uri: expect.stringContaining(`/functions/${aliasOf(fn)?.logicalId}/invocations`) });
-    expect(api?.properties.Body).toMatchObject({
-      paths: Object.fromEntries(routed.map((fn) => [fn.httpPath, { get: { "x-amazon-apigateway-integration": integration(fn) } }])),
-    });
-    expect(ofType("AWS::Lambda::Permission").map((permission) => permission.properties)).toEqual(
-      expect.arrayContaining(
-        routed.map((fn) =>
-          expect.objectContaining({ FunctionName: aliasOf(fn)?.logicalId, Principal: "apigateway.amazonaws.com", Action: "lambda:InvokeFunction" }),
-        ),
-      ),
-    );
-  });
-});
+deployChecks([
+  ...templateYamlDeploys(PROJECT_TEMPLATE, "template.yaml", DEMO_FUNCTIONS),
+  // Its defaults: nodejs22.x (it has no Runtime parameter), no provisioned concurrency; every function is an example.
+  {
+    label: "examples/template.yaml with its defaults",
+    template: EXAMPLES_TEMPLATE,
+    parameters: {},
+    runtime: "node22",
+    provisionedConcurrency: 0,
+    demoFunctions: templateFunctions(EXAMPLES_TEMPLATE).map((fn) => fn.logicalId),
+  },
+]);

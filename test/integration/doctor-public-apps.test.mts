@@ -2,7 +2,8 @@
 // publishes it (test/support/public-apps.mts) and built by its own `sam build` and package.json,
 // npm reading only the project's cache: each function gets exactly the findings
 // test/fixtures/public-functions/doctor-findings.json lists for it, the fixes a build makes are
-// measured, and what the lab ran otherwise than Lambda would is said.
+// measured, its source is built in this template's profiles and measured, and what the lab ran
+// otherwise than Lambda would is said.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,8 @@ import { assemblePublicApp, OFFLINE_NPM_ENV } from "../support/public-apps.mts";
 interface Expected {
   findings: string[];
   measured: string[];
+  /** This template's profiles the function's source was built in and measured against it. */
+  profiles: string[];
   labCaveat?: string;
 }
 const EXPECTED = JSON.parse(readFileSync(join(PROJECT_ROOT, "test/fixtures/public-functions/doctor-findings.json"), "utf8")) as Record<
@@ -56,6 +59,16 @@ describe.each(Object.keys(EXPECTED))("%s", (app) => {
       const measured = fn.findings.filter((finding) => finding.measured).map((finding) => finding.id);
       expect({ [fn.name]: measured }).toEqual({ [fn.name]: EXPECTED[app]![fn.name]!.measured });
       for (const finding of fn.findings) if (!finding.measured) expect(finding.whyNotMeasured).toEqual(expect.any(String));
+    }
+  });
+
+  it("each function's source is built in this template's profiles and measured against it", () => {
+    for (const fn of report.functions) {
+      const measured = fn.profiles.filter((result) => result.measured).map((result) => result.profile);
+      expect({ [fn.name]: measured, why: fn.profiles.map((result) => result.whyNotMeasured) }).toEqual({
+        [fn.name]: EXPECTED[app]![fn.name]!.profiles,
+        why: fn.profiles.map((result) => (measured.includes(result.profile) ? null : expect.any(String))),
+      });
     }
   });
 

@@ -3,7 +3,8 @@
 // builders), give each function exactly the findings it is named after, and Clean none; each
 // function's cold start traced in the lab; each fixable finding built fixed (its build without
 // the finding) and measured against the function as it is, the others saying why not (a fix that
-// does not build among them); the project's template (built by globalSetup): Raw's SDK from the
+// does not build among them); each function's source built in this template's profiles and
+// measured in the same run, or why not; the project's template (built by globalSetup): Raw's SDK from the
 // runtime, Warp clean. Bad input: one line saying what is wrong, and the exit code. --json's
 // shape, --markdown, --fail-on.
 import { spawnSync } from "node:child_process";
@@ -43,12 +44,13 @@ const out = mkdtempSync(join(tmpdir(), "doctor-"));
 const examined: Record<string, { run: ReturnType<typeof doctor>; report: DoctorReport }> = {};
 
 beforeAll(() => {
-  for (const [name, template] of [
-    ["makefile", MAKEFILE_APP],
-    ["esbuild", ESBUILD_APP],
+  // The makefile app's functions are built in the pipeline's profiles already: Warp alone is asked for (--profiles).
+  for (const [name, template, profiles] of [
+    ["makefile", MAKEFILE_APP, "Warp"],
+    ["esbuild", ESBUILD_APP, "Optimized,Warp"],
   ]) {
     const json = join(out, `${name}.json`);
-    const run = doctor("--template", template!, "--rounds", String(ROUNDS), "--json", json, "--markdown", join(out, `${name}.md`));
+    const run = doctor("--template", template!, "--rounds", String(ROUNDS), "--profiles", profiles!, "--json", json, "--markdown", join(out, `${name}.md`));
     expect(outputOf(run)).toMatchObject({ status: 0 });
     examined[name!] = { run, report: JSON.parse(readFileSync(json, "utf8")) as DoctorReport };
   }
@@ -95,6 +97,7 @@ it("--json: each function's name, runtime, findings (problems only, each measure
   expect(runtimeSdk).toEqual({
     name: "RuntimeSdk",
     runtime: "nodejs22.x",
+    profiles: [{ profile: "Warp", measured: expect.objectContaining({ metric: "init", rounds: ROUNDS }), whyNotMeasured: null, note: null }],
     findings: [
       {
         id: "runtime-sdk",
@@ -202,7 +205,7 @@ it("every finding a build fixes is measured, its fixed build without it; the oth
 
 it("a fix that does not build (a client this project does not install) costs only its own measurement, with SAM's reason", () => {
   const json = join(out, "fix-fails.json");
-  const run = doctor("--template", `${FIXTURES}/fix-fails/template.yaml`, "--rounds", "1", "--json", json);
+  const run = doctor("--template", `${FIXTURES}/fix-fails/template.yaml`, "--rounds", "1", "--profiles", "none", "--json", json);
   expect(outputOf(run)).toMatchObject({ status: 0 });
   const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
   expect(measuredIds(report)).toEqual({ RuntimeSdk: ["runtime-sdk"], RuntimeSdkNotInstalled: [] });
@@ -294,13 +297,56 @@ it("the terminal's report: a table per function, what each fix bought, the fix a
   expect(run.stdout).toMatch(/^ {4}measured: Init p50 [\d.]+ ms as it is, [\d.]+ ms fixed \(×[\d.]+ \[[\d.]+, [\d.]+\], 2 rounds\)$/m);
   expect(run.stdout).toMatch(/^keep-alive-off +warn +not measured +leave the SDK's https agent/m);
   expect(run.stdout).toContain(
-    `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; ${ROUNDS} rounds in the lab`,
+    `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized:`,
   );
+  expect(run.stdout).toContain(`${ROUNDS} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round`);
   expect(run.stderr).toContain("== sam build in test/fixtures/sam-apps/doctor/makefile");
   expect(run.stderr).toContain("== examining InitError (9/13)");
   expect(run.stderr).toContain("== tracing a cold start of InitError (9/13)");
-  expect(run.stderr).toContain("== measuring 4 fixes: 16 cold starts, order shuffled per round");
+  expect(run.stderr).toMatch(/^== measuring 4 fixes and \d+ profile builds: \d+ cold starts, order shuffled per round$/m);
   expect(readFileSync(join(out, "makefile.md"), "utf8")).toMatch(/\| commonjs \| warn \| [+-][\d.]+ ms \[[-\d.]+, [-\d.]+\] \| build an ES module/);
+});
+
+it("what this template would buy each function: its source built by the pipeline in each profile asked for, measured against it, or why not", () => {
+  const profiles = (app: string) =>
+    Object.fromEntries(
+      examined[app]!.report.functions.map((fn) => [
+        fn.name,
+        fn.profiles.map((result) => (result.measured ? result.profile : `${result.profile}: ${result.whyNotMeasured}`)),
+      ]),
+    );
+  // SAM's esbuild and npm builders: the Handler's module (or EntryPoints) built from source with its dependencies.
+  expect(profiles("esbuild")).toEqual({
+    Clean: ["Optimized", "Warp"],
+    RuntimeSdk: ["Optimized", "Warp"],
+    CredentialProviders: ["Optimized", "Warp"],
+    CommonJs: ["Optimized", "Warp"],
+    CommonJsDependencies: ["Optimized", "Warp"],
+    EsbuildTarget: ["Optimized", "Warp"],
+    SamDefaults: ["Optimized", "Warp"],
+    SourceMaps: ["Optimized", "Warp"],
+    KeepAliveOff: ["Optimized", "Warp"],
+    Unbundled: ["Optimized", "Warp"],
+    OnNode14: ["Optimized", "Warp"],
+  });
+  const makefile = profiles("makefile");
+  expect(makefile).toMatchObject({
+    Clean: ["Warp"],
+    RuntimeSdk: ["Warp"],
+    CodeCacheMismatch: ["Warp: it is built with the Warp profile already"],
+    InvokeError: ["Warp"],
+    PublishedLayer: ["Warp"],
+  });
+  // Where Warp cannot be measured, why: an INIT that fails in the lab (a host beyond AWS, a throw), an Environment the lab cannot evaluate.
+  expect(makefile).toMatchObject({
+    InitError: ["Warp: its INIT fails in the lab (init-error): there is nothing to measure until INIT completes"],
+    NonAwsHost: ["Warp: its INIT fails in the lab (init-error): there is nothing to measure until INIT completes"],
+    UserPoolClient: ["Warp: the lab cannot run it: its Environment cannot be evaluated here: !Ref UserPool cannot be evaluated locally"],
+  });
+  // The terminal: Warp first under each function.
+  expect(examined.esbuild!.run.stdout).toMatch(
+    /^Clean \(nodejs22\.x\): .*\nWarp: [\d.]+ → [\d.]+ ms, [+-][\d.]+ ms \[[-\d.]+, [-\d.]+\]\nOptimized: [\d.]+ → [\d.]+ ms/m,
+  );
 });
 
 it("--static: the static checks only, no lab", () => {
@@ -314,7 +360,7 @@ it("--static: the static checks only, no lab", () => {
 
 it("the project's template: Raw takes the SDK from the runtime, Warp has no findings", () => {
   const json = join(out, "project.json");
-  const run = doctor("--no-build", "--rounds", "1", "--json", json);
+  const run = doctor("--no-build", "--rounds", "1", "--profiles", "none", "--json", json);
   expect(outputOf(run)).toMatchObject({ status: 0 });
   const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
   const ids = findingIds(report);
@@ -357,7 +403,7 @@ describe("--fix: the fixes measured, written into the template in place", () => 
 
   it("--dry-run prints the diff of its build properties and writes nothing", () => {
     const template = appCopy();
-    const run = doctor("--template", template, "--rounds", "1", "--fix", "--dry-run");
+    const run = doctor("--template", template, "--rounds", "1", "--profiles", "none", "--fix", "--dry-run");
     expect(outputOf(run)).toMatchObject({ status: 0 });
     expect(run.stdout).toMatch(/^--fix would apply 2 fixes to .*template\.yaml: Plain: commonjs, Plain: esbuild-target$/m);
     expect(addedLines(run.stdout)).toEqual(ADDED);
@@ -366,7 +412,7 @@ describe("--fix: the fixes measured, written into the template in place", () => 
 
   it("writes them, the rest of the template (comments, order, flow lists) as it was: built again, the function has neither finding", () => {
     const template = appCopy();
-    expect(outputOf(doctor("--template", template, "--rounds", "1", "--fix"))).toMatchObject({ status: 0 });
+    expect(outputOf(doctor("--template", template, "--rounds", "1", "--profiles", "none", "--fix"))).toMatchObject({ status: 0 });
     const lines = original.trimEnd().split("\n");
     expect(readFileSync(template, "utf8")).toBe(`${[...lines, ...ADDED.map((line) => line.slice(1))].join("\n")}\n`);
     const again = doctor("--template", template, "--static");
@@ -376,7 +422,7 @@ describe("--fix: the fixes measured, written into the template in place", () => 
   it("a read-only template: the diff, nothing written, exit 1", () => {
     const template = appCopy();
     chmodSync(template, 0o444);
-    const run = doctor("--template", template, "--rounds", "1", "--fix");
+    const run = doctor("--template", template, "--rounds", "1", "--profiles", "none", "--fix");
     expect(run.status).toBe(1);
     expect(addedLines(run.stdout)).toEqual(ADDED);
     expect(run.stderr).toContain(`error: ${template} is read-only (mode 0444): nothing written; the diff above is what --fix would change`);
@@ -411,6 +457,8 @@ describe("bad input: one line saying what is wrong", () => {
     [["--fail-on", "info"], 2, 'error: --fail-on must be warn or error, not "info"'],
     [["--rounds", "0"], 2, 'error: --rounds must be a whole number from 1 to 1000, not "0"'],
     [["--static", "--rounds", "3"], 2, "error: --static measures nothing: leave out --rounds"],
+    [["--profiles", "Fast,Warp"], 2, 'error: --profiles takes Optimized, Warp (comma-separated) or none, not "Fast"'],
+    [["--static", "--profiles", "Warp"], 2, "error: --static builds and measures nothing: leave out --profiles"],
   ])("%j exits %d: %s", (args, status, message) => {
     const run = doctor(...args);
     expect(run.status).toBe(status);

@@ -1,13 +1,14 @@
 // The examples' Floors against their SDK twins (the function each one's FloorOf names): both as
 // `sam build` built them (globalSetup), each run once in a fresh Node 22 process against the
 // local AWS, first before the template's resources exist, then with them.
-import type { FunctionSpec } from "../../core/function-environment.mts";
-import { servicesOf } from "../../core/function-environment.mts";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
-import { createResources } from "../../core/local-aws/resources.mts";
+
 import { builtTemplateOf, EXAMPLES_TEMPLATE } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
+import type { FunctionSpec } from "../../emulation/function-environment.mts";
+import { servicesOf } from "../../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { createResources } from "../../emulation/local-aws/resources.mts";
 import { functionEvent } from "../../lab/events.mts";
 import { builtFunction, succeeded } from "../support/lab.mts";
 import { runOnce } from "../support/run-once.mts";

@@ -9,13 +9,13 @@ import { Agent } from "node:https";
 import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { type CodeLoading, LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { startLab } from "../../lab/lab.mts";
 
 const NETWORK = { name: "test", dnsMs: 60, rttMs: 25 };
-const DNS_PRELOAD = join(import.meta.dirname, "../../core/local-aws/dns.cjs");
+const DNS_PRELOAD = join(import.meta.dirname, "../../emulation/local-aws/dns.cjs");
 
 /**
  * In a Node process with the lab's DNS (as a lab function has it): looks the local AWS up, keeps
@@ -71,17 +71,24 @@ describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, (
 
   it("charges a new connection the lookup and three round trips (TCP, TLS 1.3, the request), a kept-alive one a round trip", async () => {
     const sts = client(STSClient, true);
+    const connectionsBefore = aws.connections();
     const first = await timed(() => sts.send(new GetCallerIdentityCommand({})));
     const second = await timed(() => sts.send(new GetCallerIdentityCommand({})));
+    const connections = aws.connections() - connectionsBefore;
     sts.destroy();
     expect(first).toBeGreaterThanOrEqual(NETWORK.dnsMs + 3 * NETWORK.rttMs);
     expect(second).toBeGreaterThanOrEqual(NETWORK.rttMs);
-    expect(second).toBeLessThan(NETWORK.dnsMs + 3 * NETWORK.rttMs); // the same connection, not a new one
+    // The second call on the first's connection: no lookup or handshake to charge it (counted, not timed).
+    expect(connections).toBe(1);
   });
 
-  it("by name, leaves the lookup to the client's process, where it runs while the JavaScript does, and charges it nowhere else", async () => {
+  // That its port charges no second lookup is left unasserted here: only an upper bound on time
+  // could show it, and a busy machine breaks those.
+  it("by name, leaves the lookup to the client's process, where it runs while the JavaScript does, on a port of its own", async () => {
     const byName = aws.byName!;
     expect(byName).toEqual({ endpoint: `https://localhost:${byName.port}`, port: expect.any(Number), dnsMs: NETWORK.dnsMs });
+    expect(byName.port).not.toBe(aws.port);
+    const connectionsBefore = aws.connections();
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(
         NODE22,
@@ -94,9 +101,9 @@ describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, (
     expect(status).toBe(200);
     expect(answeredWhileBusy).toBe(true);
     expect(lookedUpMs).toBeGreaterThanOrEqual(NETWORK.dnsMs);
-    // A new connection by name: a lookup in the process (Node caches none), three round trips, and no second lookup at the proxy.
+    // One new connection by name: a lookup in the process (Node caches none) and three round trips.
+    expect(aws.connections() - connectionsBefore).toBe(1);
     expect(callMs).toBeGreaterThanOrEqual(NETWORK.dnsMs + 3 * NETWORK.rttMs);
-    expect(callMs).toBeLessThan(2 * NETWORK.dnsMs + 3 * NETWORK.rttMs);
   });
 
   it("delivers a large body whole and in order", async () => {

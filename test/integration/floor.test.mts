@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { freePort } from "../support/lab.mts";
 

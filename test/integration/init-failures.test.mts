@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { VENV_BIN } from "../../core/paths.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { builtFunction, freePort, run } from "../support/lab.mts";
 
 let aws: LocalAws;
@@ -30,7 +30,7 @@ describe("INIT failures", () => {
   it("fails when the function trusts another CA than the lab's", async () => {
     const otherCa = mkdtempSync(join(tmpdir(), "warpstart-other-ca-"));
     try {
-      expect(spawnSync(join(VENV_BIN, "python"), [join(import.meta.dirname, "../../core/local-aws/certs.py"), otherCa]).status).toBe(0);
+      expect(spawnSync(join(VENV_BIN, "python"), [join(import.meta.dirname, "../../emulation/local-aws/certs.py"), otherCa]).status).toBe(0);
       const result = await run(builtFunction("Optimized"), { awsEndpoint: aws.endpoint, caFile: join(otherCa, "ca.pem") });
       expect(result).toMatchObject({ ok: false, errorMessage: expect.stringMatching(/endpoint https:\/\/127\.0\.0\.1:\d+\): .*(certificate|signature)/) });
     } finally {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { GetFunctionConfigurationCommand, InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
+import { CACHE_REJECTED } from "../../src/contract.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
 import {
   eventOf,
   expectedSdkVersion,

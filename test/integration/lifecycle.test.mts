@@ -6,9 +6,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { LAB_RUN_DIR } from "../../core/function-environment.mts";
-import { assertPortFree } from "../../core/local-aws/local-aws.mts";
 import { NODE22 } from "../../core/paths.mts";
+import { LAB_RUN_DIR } from "../../emulation/function-environment.mts";
+import { assertPortFree } from "../../emulation/local-aws/local-aws.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { eventually } from "../support/eventually.mts";
 
@@ -110,12 +110,40 @@ describe("environments killed under traffic", () => {
     await lab?.stop();
   });
 
-  it("answers every request, in API Gateway's shape when its environment died, and keeps serving", async () => {
-    const environments = () => descendants(process.pid).filter((p) => p.command.includes("aws-lambda-ric"));
+  const environments = () => descendants(process.pid).filter((p) => p.command.includes("aws-lambda-ric"));
+  /** The one environment of the lab, killed; resolves once the lab has reaped it (its exit seen: /proc keeps no entry). */
+  const killTheEnvironment = async () => {
+    const [env, ...others] = environments();
+    expect(others).toEqual([]);
+    process.kill(env!.pid, "SIGKILL");
+    await eventually(`the lab has reaped environment ${env!.pid}`, () => !existsSync(`/proc/${env!.pid}`));
+  };
+  const answer = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> });
+  const INTERNAL_SERVER_ERROR = { status: 500, body: { message: "Internal server error" } };
+
+  it("answers a request whose environment died, busy or idle, in API Gateway's shape (500), and the next from a new environment", async () => {
+    // Busy: Sleeper sleeps 4 s of its 5 s timeout, so only the environment's death answers 500.
+    const busy = fetch(`${lab.apiUrl}/sleep?ms=4000`);
+    await eventually("Sleeper's environment is busy with the request", () => lab.lambda.environments("Sleeper").busy === 1);
+    await killTheEnvironment();
+    expect(await answer(await busy)).toEqual(INTERNAL_SERVER_ERROR);
+
+    // Idle: the lab takes the dead environment for the next invoke, which fails with its exit (lab/emulator/lambda-service.mts).
+    const served = await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`));
+    expect(served).toMatchObject({ status: 200, body: { pid: expect.any(Number) } });
+    expect(lab.lambda.environments("Sleeper").idle).toBe(1);
+    await killTheEnvironment();
+    expect(await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`))).toEqual(INTERNAL_SERVER_ERROR);
+
+    const next = await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`));
+    expect(next).toMatchObject({ status: 200, body: { pid: expect.any(Number) } });
+    expect(next.body.pid).not.toBe(served.body.pid);
+  }, 60_000);
+
+  it("answers every request while environments are killed under it, 200 or that 500, and keeps serving", async () => {
     const answers: Array<{ status: number; body: unknown }> = [];
     const request = async () => {
-      const response = await fetch(`${lab.apiUrl}/sleep?ms=20`, { signal: AbortSignal.timeout(15_000) });
-      answers.push({ status: response.status, body: await response.json() });
+      answers.push(await answer(await fetch(`${lab.apiUrl}/sleep?ms=20`, { signal: AbortSignal.timeout(15_000) })));
     };
     let killed = 0;
     for (let wave = 0; wave < 8; wave++) {
@@ -129,9 +157,9 @@ describe("environments killed under traffic", () => {
     }
     expect(killed).toBeGreaterThan(0);
     expect(answers).toHaveLength(48);
-    for (const answer of answers) {
-      if (answer.status === 200) expect(answer.body).toMatchObject({ pid: expect.any(Number) });
-      else expect(answer).toEqual({ status: 500, body: { message: "Internal server error" } });
+    for (const reply of answers) {
+      if (reply.status === 200) expect(reply.body).toMatchObject({ pid: expect.any(Number) });
+      else expect(reply).toEqual(INTERNAL_SERVER_ERROR);
     }
     const after = await fetch(`${lab.apiUrl}/sleep?ms=1`);
     expect(after.status).toBe(200);

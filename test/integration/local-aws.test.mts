@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { assertPortFree, type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
-import { createResources } from "../../core/local-aws/resources.mts";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
+import { assertPortFree, type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { createResources } from "../../emulation/local-aws/resources.mts";
 
 let aws: LocalAws;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 // Nothing a function run by the lab or a build may reach beyond this machine: the outbound guard
-// every Node function is started with (core/local-aws/outbound-guard.cjs) refuses a connection to
+// every Node function is started with (emulation/local-aws/outbound-guard.cjs) refuses a connection to
 // anything but loopback, by name or by address, over TCP or UDP, and names the host and port on
 // stderr; loopback still answers, and a UDP socket may still bind to every interface.
 import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { OUTBOUND_GUARD } from "../../core/function-environment.mts";
 import { NODE22 } from "../../core/paths.mts";
+import { OUTBOUND_GUARD } from "../../emulation/function-environment.mts";
 
 /** Runs a script in a Node 22 process started with the guard, as the lab starts a function; resolves with its output. */
 const guarded = (script: string) =>

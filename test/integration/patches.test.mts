@@ -6,10 +6,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildFunction, functionBuild } from "../../builder/build.mts";
-import { servicesOf } from "../../core/function-environment.mts";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
+import { servicesOf } from "../../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { builtFunction, run, succeeded } from "../support/lab.mts";
 
 const PATCHES = join(PROJECT_ROOT, "patches");

@@ -12,7 +12,7 @@ import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { functionEvent } from "../../lab/events.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { samBuild } from "../../lab/sam.mts";
-import { CACHE_REJECTED } from "../../src/warp/symbols.mts";
+import { CACHE_REJECTED } from "../../src/contract.mts";
 import { invokeLogged } from "../support/lab.mts";
 
 const TEMPLATE = join(PROJECT_ROOT, "test/fixtures/real-functions/template.yaml");

@@ -3,11 +3,11 @@
 // Environment evaluated with their Ref and Fn::GetAtt, parameters with their defaults and an
 // override, and what moto cannot create named in one line while the rest is created.
 import { join } from "node:path";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
-import { type CreatedResources, createResources } from "../../core/local-aws/resources.mts";
 import { PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { readTemplate } from "../../core/template.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { type CreatedResources, createResources } from "../../emulation/local-aws/resources.mts";
 
 const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/resources/template.yaml");
 const template = readTemplate(FIXTURE, { Prefix: "overridden" });

@@ -1,6 +1,7 @@
 // How the lab scales, freezes and provisions environments, as Lambda does, through its HTTP API
 // and Lambda API: a request takes an idle environment or starts one; beyond the concurrency
 // limit it gets 429; idle environments are reclaimed; idle ones are frozen (SIGSTOP).
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
@@ -8,6 +9,9 @@ import { eventually } from "../support/eventually.mts";
 import { invokeLogged } from "../support/lab.mts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/lab/template.yaml");
+
+/** A process's state letter in /proc (T: stopped, as SIGSTOP leaves it). */
+const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0]!;
 
 const invoke = invokeLogged;
 
@@ -81,7 +85,20 @@ describe("freeze and idle reclaim", () => {
   it("freezes an idle environment: its timers do not fire until the next invoke", async () => {
     const first = (await invoke(lab, "Ticker")).payload as { ticks: number; pid: number };
     await eventually("Ticker's environment is frozen", () => lab.lambda.environments("Ticker").frozen === 1);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // 20 ticks if it were running
+    // While a 50 ms timer of this process, which nothing freezes, fires 20 times (as Ticker's would
+    // if it ran, on this machine as busy as it is), Ticker's process stays stopped.
+    const states = new Set<string>();
+    let witnessTicks = 0;
+    const witness = setInterval(() => witnessTicks++, 50);
+    try {
+      await eventually("an unfrozen 50 ms timer has fired 20 times", () => {
+        states.add(processState(first.pid));
+        return witnessTicks >= 20;
+      });
+    } finally {
+      clearInterval(witness);
+    }
+    expect([...states]).toEqual(["T"]);
     const second = (await invoke(lab, "Ticker")).payload as { ticks: number; pid: number };
     expect(second.pid).toBe(first.pid); // the same environment, thawed
     expect(second.ticks - first.ticks).toBeLessThan(5);

@@ -1,7 +1,7 @@
-// The lab's X-Ray daemon (core/local-aws/xray-daemon.mts): takes a tracer's UDP datagrams as
+// The lab's X-Ray daemon (emulation/local-aws/xray-daemon.mts): takes a tracer's UDP datagrams as
 // Lambda's daemon does (the protocol's header line, then the segment) and keeps the segments.
 import { createSocket } from "node:dgram";
-import { startXrayDaemon, type XrayDaemon } from "../../core/local-aws/xray-daemon.mts";
+import { startXrayDaemon, type XrayDaemon } from "../../emulation/local-aws/xray-daemon.mts";
 import { eventually } from "../support/eventually.mts";
 
 let daemon: XrayDaemon;

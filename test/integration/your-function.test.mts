@@ -7,9 +7,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { BenchResults } from "../../bench/results.mts";
-import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
+import { NODE22, PROJECT_ROOT, PROJECT_TEMPLATE, VENV_BIN } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
 import { installedSdk } from "../support/lab.mts";
 
+/** The project template's functions as an error message lists them: read, so that a function a user adds keeps the tests true. */
+const PROJECT_FUNCTIONS = readTemplate(PROJECT_TEMPLATE)
+  .functions.map((fn) => fn.logicalId)
+  .join(", ");
 const TOOLS_PATH = `${dirname(NODE22)}:${VENV_BIN}:${process.env.PATH}`;
 /** Runs a command in `cwd` with the project's tools first on PATH, as `npm run` does. */
 const runIn = (cwd: string, command: string, args: string[], timeout = 300_000) =>
@@ -62,7 +67,7 @@ describe("your function, any AWS service: the README's path on a copy of the pro
       mkdirSync(dirname(join(copy, file)), { recursive: true });
       cpSync(join(PROJECT_ROOT, file), join(copy, file));
     }
-    for (const installed of ["node_modules", "patches/node_modules", "lab/runtime/node_modules"])
+    for (const installed of ["node_modules", "patches/node_modules", "emulation/runtime/node_modules"])
       cpSync(join(PROJECT_ROOT, installed), join(copy, installed), { recursive: true, verbatimSymlinks: true });
     for (const linked of ["tools", ".venv"]) symlinkSync(join(PROJECT_ROOT, linked), join(copy, linked));
   }, 120_000);
@@ -84,9 +89,9 @@ describe("your function, any AWS service: the README's path on a copy of the pro
     const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));
     expect(manifest("package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
     expect(manifest("patches/package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
-    expect(manifest("lab/runtime/package.json").dependencies["@aws-sdk/client-s3"]).toBe(manifest("lab/runtime/package.json").config.sdkVersion);
+    expect(manifest("emulation/runtime/package.json").dependencies["@aws-sdk/client-s3"]).toBe(manifest("emulation/runtime/package.json").config.sdkVersion);
     expect(existsSync(join(copy, "patches/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
-    expect(existsSync(join(copy, "lab/runtime/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
+    expect(existsSync(join(copy, "emulation/runtime/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
   }, 300_000);
 
   it("2-4. a handler and a template entry, then sam build: Warp's chunk holds the new client, its cache made against the bucket", () => {
@@ -128,7 +133,7 @@ describe("your function, any AWS service: the README's path on a copy of the pro
     ]);
     expect(outputOf(bench)).toMatchObject({ status: 0 });
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as BenchResults;
-    expect(results.variants.map((cell) => [cell.function, cell.profile, cell.samples.length, cell.failures])).toEqual(
+    expect(results.cells.map((cell) => [cell.function, cell.profile, cell.samples.length, cell.failures])).toEqual(
       ["Bundled", "Optimized", "Warp"].map((profile) => ["Thumbnails", profile, 2, []]),
     );
     expect(results.versions["V8 code cache (Thumbnails/Warp)"]).toBe("accepted");
@@ -185,10 +190,7 @@ describe("what a user sees when a step goes wrong", () => {
   }, 180_000);
 
   it.each([
-    [
-      ["NoSuchFunction"],
-      "error: NoSuchFunction is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive, Hello",
-    ],
+    [["NoSuchFunction"], `error: NoSuchFunction is not a function of template.yaml; its functions: ${PROJECT_FUNCTIONS}`],
     [["Optimized", "--event", join(PROJECT_ROOT, "README.md")], `error: --event ${join(PROJECT_ROOT, "README.md")} is not JSON: Unexpected token`],
     [["Optimized", "--event", "/nonexistent.json"], "error: --event /nonexistent.json: ENOENT: no such file or directory"],
     [["Optimized", "--profile", "Fast"], 'error: --profile: Unknown build profile "Fast"'],

@@ -6,22 +6,23 @@ import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { functionBuild } from "../../builder/build.mts";
-import type { FunctionSpec, LocalServices } from "../../core/function-environment.mts";
 import { parseReport } from "../../core/lambda-logs.mts";
-import { type LocalAws, startLocalAws } from "../../core/local-aws/local-aws.mts";
 import { BUILD_DIR, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
+import type { FunctionSpec, LocalServices } from "../../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { functionEvent } from "../../lab/events.mts";
 import { type Lab, labClient } from "../../lab/lab.mts";
+import { DEMO_FUNCTIONS } from "./demo-functions.mts";
 import { type RunOnceResult, runOnce } from "./run-once.mts";
 
 /** The project template's functions, as written (source) and as `sam build` wrote them (built). */
 export const sourceFunctions = readTemplate(PROJECT_TEMPLATE).functions;
 export const builtFunctions = () => readTemplate(join(BUILD_DIR, "template.yaml")).functions;
 export const FUNCTION_NAMES = sourceFunctions.map((fn) => fn.logicalId);
-/** The demo functions that call STS during INIT and answer with what they are: all but Hello, the empty handler. */
-export const STS_FUNCTION_NAMES = sourceFunctions.filter((fn) => fn.handler !== "src/functions/hello/index.handler").map((fn) => fn.logicalId);
+/** The demo functions that call STS during INIT and answer with what they are: all but Hello, the empty handler (a user's function is none of them). */
+export const STS_FUNCTION_NAMES = DEMO_FUNCTIONS.filter((name) => sourceFunction(name).handler !== "src/functions/hello/index.handler");
 
 export function sourceFunction(logicalId: string): TemplateFunction {
   const fn = sourceFunctions.find((candidate) => candidate.logicalId === logicalId);

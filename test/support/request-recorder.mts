@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { connect, createServer as createTlsServer, type TLSSocket } from "node:tls";
-import type { LocalServices } from "../../core/function-environment.mts";
-import type { LocalAws } from "../../core/local-aws/local-aws.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
+import type { LocalServices } from "../../emulation/function-environment.mts";
+import type { LocalAws } from "../../emulation/local-aws/local-aws.mts";
 
 export interface RequestRecorder {
   /** What a function gets instead of the local AWS's endpoint. */

@@ -6,10 +6,10 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../core/function-environment.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../emulation/function-environment.mts";
 
 const CHILD = join(import.meta.dirname, "invoke-once.mjs");
 const RUN_TIMEOUT_MS = 30_000;

@@ -1,8 +1,8 @@
 import { escapeXml, initChartSvg, niceTicks } from "../../bench/chart.mts";
 import type { BenchResults } from "../../bench/results.mts";
-import type { VariantResult } from "../../core/cold-starts.mts";
+import type { CellResult } from "../../measure/cold-starts.mts";
 
-function variant(name: string, initMs: number[], failures = 0): VariantResult {
+function cellResult(name: string, initMs: number[], failures = 0): CellResult {
   const samples = initMs.map((value, round) => ({ round, initMs: value, e2eMs: value * 2, durationMs: 3, warmE2eMs: 8 }));
   return {
     name,
@@ -19,12 +19,16 @@ function variant(name: string, initMs: number[], failures = 0): VariantResult {
 
 function fixture(): BenchResults {
   return {
-    schema: 5,
+    schema: 6,
     startedAt: "2025-01-01T00:00:00.000Z",
     finishedAt: "2025-01-01T00:10:00.000Z",
     target: { kind: "aws", stacks: ["warpstart"], region: "eu-west-1" },
     rounds: 10,
-    variants: [variant("Raw", [100, 110, 120, 130, 140, 150, 160, 170, 180, 190]), variant("A&B <fast>", [40, 42, 44, 46, 48], 2), variant("Empty", [], 3)],
+    cells: [
+      cellResult("Raw", [100, 110, 120, 130, 140, 150, 160, 170, 180, 190]),
+      cellResult("A&B <fast>", [40, 42, 44, 46, 48], 2),
+      cellResult("Empty", [], 3),
+    ],
     runtimes: ["node22"],
     versions: {},
     machine: { platform: "linux", arch: "arm64", cpuModel: "cpu", cpuCount: 2, memoryGiB: 4 },
@@ -53,14 +57,14 @@ describe("initChartSvg", () => {
     expect(svg.startsWith("<svg ")).toBe(true);
     expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
-    expect(svg).toMatch(/<title[^>]*>Init Duration per variant \(ms\)<\/title>/);
+    expect(svg).toMatch(/<title[^>]*>Init Duration per cell \(ms\)<\/title>/);
     const width = Number(/<svg[^>]* width="(\d+)"/.exec(svg)?.[1]);
     expect(width).toBeGreaterThanOrEqual(800);
     expect(width).toBeLessThanOrEqual(1000);
     assertWellFormed(svg);
   });
 
-  it("draws one box per variant with samples and a 'no samples' row for the rest", () => {
+  it("draws one box per cell with samples and a 'no samples' row for the rest", () => {
     expect(svg.match(/<rect /g)).toHaveLength(2);
     expect(svg).toContain("no samples");
     expect(svg).toContain("3 failed");
@@ -72,7 +76,7 @@ describe("initChartSvg", () => {
     expect(svg).toContain("p50 44.0 ms (n=5)");
   });
 
-  it("escapes variant names for XML", () => {
+  it("escapes cell labels for XML", () => {
     expect(svg).toContain("A&amp;B &lt;fast&gt;");
     expect(svg).not.toContain("A&B");
   });
@@ -86,7 +90,7 @@ describe("initChartSvg", () => {
     expect(svg).toContain("Init Duration (ms)");
   });
 
-  it("places boxes proportionally: the faster variant's box lies left of the slower one's", () => {
+  it("places boxes proportionally: the faster cell's box lies left of the slower one's", () => {
     const xs = [...svg.matchAll(/<rect [^>]*x="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(xs).toHaveLength(2);
     expect(xs[1]).toBeLessThan(xs[0] as number);
@@ -100,9 +104,9 @@ describe("initChartSvg", () => {
     assertWellFormed(e2e);
   });
 
-  it("still renders when no variant has samples", () => {
+  it("still renders when no cell has samples", () => {
     const results = fixture();
-    results.variants = [variant("Only", [], 1)];
+    results.cells = [cellResult("Only", [], 1)];
     const empty = initChartSvg(results);
     expect(empty).not.toContain("<rect");
     expect(empty).toContain("no samples · 1 failed");

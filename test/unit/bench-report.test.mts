@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   consoleSummary,
   failureTable,
@@ -10,10 +12,11 @@ import {
   runtimeRatioTable,
   warmTable,
 } from "../../bench/report.mts";
-import type { BenchResults } from "../../bench/results.mts";
-import type { Failure, Sample, VariantResult } from "../../core/cold-starts.mts";
+import { type BenchResults, readBenchResults } from "../../bench/results.mts";
+import { PROJECT_ROOT } from "../../core/paths.mts";
+import type { CellResult, Failure, Sample } from "../../measure/cold-starts.mts";
 
-function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): VariantResult {
+function cellResult(name: string, rows: Array<[round: number, initMs: number, e2eMs: number, warmE2eMs: number | null]>, failures: Failure[] = []): CellResult {
   const samples: Sample[] = rows.map(([round, initMs, e2eMs, warmE2eMs]) => ({ round, initMs, e2eMs, durationMs: 5, warmE2eMs }));
   return {
     name,
@@ -31,25 +34,25 @@ function variant(name: string, rows: Array<[round: number, initMs: number, e2eMs
 /** Raw: init 100..400; Optimized: exactly half of Raw per round; Bundled: one round fewer. */
 function fixture(): BenchResults {
   return {
-    schema: 5,
+    schema: 6,
     startedAt: "2025-01-02T03:04:05.000Z",
     finishedAt: "2025-01-02T03:14:05.000Z",
     target: { kind: "local", endpoint: "http://127.0.0.1:3001", fidelity: { network: { name: "dns=5,rtt=2", dnsMs: 5, rttMs: 2 }, codeLoading: "lambda" } },
     rounds: 4,
-    variants: [
-      variant("Raw", [
+    cells: [
+      cellResult("Raw", [
         [0, 100, 300, 10],
         [1, 200, 400, 12],
         [2, 300, 500, 14],
         [3, 400, 600, null],
       ]),
-      variant("Optimized", [
+      cellResult("Optimized", [
         [0, 50, 150, 4],
         [1, 100, 200, 5],
         [2, 150, 250, 6],
         [3, 200, 300, 7],
       ]),
-      variant(
+      cellResult(
         "Bundled",
         [
           [0, 90, 280, 9],
@@ -61,7 +64,7 @@ function fixture(): BenchResults {
           { round: 3, phase: "warm", errorType: "Sandbox.Timedout", message: "Task timed out after 3.00 seconds" },
         ],
       ),
-      variant(
+      cellResult(
         "Broken",
         [],
         [
@@ -85,7 +88,7 @@ const cells = (line: string) =>
     .map((cell) => cell.trim());
 
 describe("percentileTable", () => {
-  it("renders the seed's Markdown header and one row per variant with 1-decimal ms", () => {
+  it("renders the seed's Markdown header and one row per cell with 1-decimal ms", () => {
     const lines = percentileTable(fixture(), "initMs", "markdown").split("\n");
     expect(lines[0]).toBe("| test | # of samples | p0 | p50 | p90 | p95 | p99 | p100 |");
     expect(lines[1]).toMatch(/^\|(:?-+:?\|){8}$/);
@@ -98,10 +101,10 @@ describe("percentileTable", () => {
 
   it("escapes pipes and HTML in Markdown cells but not in text", () => {
     const results = fixture();
-    results.variants = [variant("a|b <slim>", [[0, 1, 2, null]])];
+    results.cells = [cellResult("a|b <slim>", [[0, 1, 2, null]])];
     expect(percentileTable(results, "initMs", "markdown")).toContain("| a\\|b &lt;slim&gt; | 1 |");
     expect(percentileTable(results, "initMs", "text")).toMatch(/^a\|b <slim>\s+1\s/m);
-    expect(markdownReport(results)).toContain("Variants: a|b &lt;slim&gt;");
+    expect(markdownReport(results)).toContain("Functions: a|b &lt;slim&gt;");
   });
 
   it("uses the chosen metric", () => {
@@ -121,9 +124,9 @@ describe("percentileTable", () => {
 });
 
 describe("ratioTable", () => {
-  it("compares every other variant with the baseline, paired by round", () => {
+  it("compares every other cell with the baseline, paired by round", () => {
     const lines = ratioTable(fixture(), "Raw", "initMs", "markdown").split("\n");
-    expect(lines[0]).toBe("| variant | n pairs | p50 ratio [95% CI] | Δ p50 ms [95% CI] |");
+    expect(lines[0]).toBe("| cell | n pairs | p50 ratio [95% CI] | Δ p50 ms [95% CI] |");
     expect(lines).toHaveLength(2 + 3);
     const optimized = cells(lines[2] ?? "");
     expect(optimized[0]).toBe("Optimized");
@@ -153,10 +156,10 @@ describe("ratioTable", () => {
 describe("floorTable", () => {
   /** Two example clients and their Floors: SsmParameter is 1.1× its Floor in every round, Secret 2×; Raw has no Floor. */
   function withFloors(): BenchResults {
-    const floor = (name: string, floorOf: string, rows: Parameters<typeof variant>[1]): VariantResult => ({ ...variant(name, rows), floorOf });
+    const floor = (name: string, floorOf: string, rows: Parameters<typeof cellResult>[1]): CellResult => ({ ...cellResult(name, rows), floorOf });
     const results = fixture();
-    results.variants = [
-      variant("SsmParameter", [
+    results.cells = [
+      cellResult("SsmParameter", [
         [0, 110, 220, 5],
         [1, 220, 440, 5],
       ]),
@@ -164,7 +167,7 @@ describe("floorTable", () => {
         [0, 100, 200, 5],
         [1, 200, 400, 5],
       ]),
-      variant("Secret", [
+      cellResult("Secret", [
         [0, 200, 300, 5],
         [1, 300, 400, 5],
       ]),
@@ -172,7 +175,7 @@ describe("floorTable", () => {
         [0, 100, 150, 5],
         [1, 150, 200, 5],
       ]),
-      variant("Raw", [[0, 500, 600, 5]]),
+      cellResult("Raw", [[0, 500, 600, 5]]),
     ];
     return results;
   }
@@ -190,20 +193,20 @@ describe("floorTable", () => {
 
   it("pairs a function with its Floor on the same runtime, in the same profile when the run measured the Floor in it", () => {
     const results = withFloors();
-    const cell = (source: VariantResult, profile: string, runtime: string): VariantResult => ({
+    const cell = (source: CellResult, profile: string, runtime: string): CellResult => ({
       ...source,
       name: `${source.function}/${profile}`,
       profile,
       runtime,
       functionName: `${source.function}-${profile}-${runtime}`,
     });
-    const [ssm, ssmFloor] = results.variants;
-    const slower = (source: VariantResult): VariantResult => ({
+    const [ssm, ssmFloor] = results.cells;
+    const slower = (source: CellResult): CellResult => ({
       ...source,
       samples: source.samples.map((sample) => ({ ...sample, initMs: sample.initMs * 2 })),
     });
     results.runtimes = ["node22", "deno"];
-    results.variants = [
+    results.cells = [
       cell(ssm!, "Warp", "node22"),
       cell(ssm!, "Bundled", "node22"),
       cell(ssmFloor!, "Warp", "node22"),
@@ -223,7 +226,7 @@ describe("floorTable", () => {
   it("is empty without a measured Floor, as in results written before schema 5", () => {
     expect(floorTable(fixture(), "initMs", "markdown")).toBe("");
     const results = withFloors();
-    results.variants = results.variants.filter((v) => v.floorOf === undefined);
+    results.cells = results.cells.filter((v) => v.floorOf === undefined);
     expect(floorTable(results, "initMs", "text")).toBe("");
   });
 
@@ -233,7 +236,7 @@ describe("floorTable", () => {
     expect(report).toContain("\n## Cold E2E: each function vs its Floor\n");
     expect(report).toContain("| SsmParameter | 2 | 1.10 [1.10, 1.10] |");
     const summary = consoleSummary(withFloors());
-    expect(summary).toMatch(/Init Duration: each function vs its Floor \(ratio = function \/ its Floor.*\)\nvariant\s+n pairs/);
+    expect(summary).toMatch(/Init Duration: each function vs its Floor \(ratio = function \/ its Floor.*\)\ncell\s+n pairs/);
     expect(summary).toMatch(/^SsmParameter\s+2\s+1\.10 \[1\.10, 1\.10\]/m);
     expect(markdownReport(fixture())).not.toContain("vs its Floor");
     expect(consoleSummary(fixture())).not.toContain("vs its Floor");
@@ -243,7 +246,7 @@ describe("floorTable", () => {
 describe("warmTable", () => {
   it("shows the warm E2E p50 of non-null warm samples with their count", () => {
     const lines = warmTable(fixture(), "markdown").split("\n");
-    expect(lines[0]).toBe("| variant | n | warm E2E p50 ms |");
+    expect(lines[0]).toBe("| cell | n | warm E2E p50 ms |");
     expect(cells(lines[2] ?? "")).toEqual(["Raw", "3", "12.0"]);
     expect(cells(lines[3] ?? "")).toEqual(["Optimized", "4", "5.5"]);
     expect(cells(lines[5] ?? "")).toEqual(["Broken", "0", "–"]);
@@ -251,7 +254,7 @@ describe("warmTable", () => {
 });
 
 describe("failureTable", () => {
-  it("counts failures per variant and phase with the first message of each error type", () => {
+  it("counts failures per cell and phase with the first message of each error type", () => {
     const table = failureTable(fixture(), "markdown");
     const rows = table.split("\n").slice(2).map(cells);
     expect(rows.map((row) => row.slice(0, 3))).toEqual([
@@ -275,7 +278,7 @@ describe("failureTable", () => {
 
   it("says so when nothing failed", () => {
     const results = fixture();
-    for (const v of results.variants) v.failures = [];
+    for (const v of results.cells) v.failures = [];
     expect(failureTable(results, "markdown")).toBe("No failures.");
     expect(failureTable(results, "text")).toBe("No failures.");
   });
@@ -292,7 +295,7 @@ describe("markdownReport", () => {
     );
     expect(report).toContain("Rounds: 4");
     expect(report).toContain("first request for an event");
-    expect(report).toContain("![Init Duration per variant](chart.svg)");
+    expect(report).toContain("![Init Duration per cell](chart.svg)");
   });
 
   it("contains both percentile tables, ratios vs Raw and Optimized for both metrics, warm and failures", () => {
@@ -320,7 +323,7 @@ describe("markdownReport", () => {
 
   it("leaves out ratio sections whose baseline did not run", () => {
     const results = fixture();
-    results.variants = results.variants.filter((v) => v.name !== "Optimized");
+    results.cells = results.cells.filter((v) => v.name !== "Optimized");
     const partial = markdownReport(results);
     expect(partial).toContain("## Init Duration vs Raw");
     expect(partial).not.toContain("vs Optimized");
@@ -343,28 +346,31 @@ describe("consoleSummary", () => {
 describe("a runtime matrix", () => {
   /** Raw and Optimized on node22 and deno: deno is 1.5× node22 in every round; Raw cannot run on deno. */
   function matrix(): BenchResults {
-    const on = (runtime: string, result: VariantResult): VariantResult => ({ ...result, runtime, functionName: `${result.name}-${runtime}` });
+    const on = (runtime: string, result: CellResult): CellResult => ({ ...result, runtime, functionName: `${result.name}-${runtime}` });
     const results = fixture();
     results.runtimes = ["node22", "deno"];
-    results.variants = [
+    results.cells = [
       on(
         "node22",
-        variant("Raw", [
+        cellResult("Raw", [
           [0, 100, 110, 5],
           [1, 200, 210, 5],
         ]),
       ),
       on(
         "node22",
-        variant("Optimized", [
+        cellResult("Optimized", [
           [0, 40, 50, 5],
           [1, 60, 70, 5],
         ]),
       ),
-      on("deno", variant("Raw", [], [{ round: 0, phase: "cold", errorType: "Runtime.InitError", message: 'Import "@aws-sdk/client-sts" not a dependency' }])),
       on(
         "deno",
-        variant("Optimized", [
+        cellResult("Raw", [], [{ round: 0, phase: "cold", errorType: "Runtime.InitError", message: 'Import "@aws-sdk/client-sts" not a dependency' }]),
+      ),
+      on(
+        "deno",
+        cellResult("Optimized", [
           [0, 60, 75, 5],
           [1, 90, 105, 5],
         ]),
@@ -375,10 +381,10 @@ describe("a runtime matrix", () => {
       runs: 10,
       warmup: 2,
       results: [
-        { label: "Optimized (node22)", variant: "Optimized", runtime: "node22", meanMs: 100, stddevMs: 5, medianMs: 99, minMs: 90, maxMs: 120, runs: 10 },
-        { label: "Optimized (deno)", variant: "Optimized", runtime: "deno", meanMs: 80, stddevMs: 4, medianMs: 79, minMs: 70, maxMs: 95, runs: 10 },
+        { label: "Optimized (node22)", name: "Optimized", runtime: "node22", meanMs: 100, stddevMs: 5, medianMs: 99, minMs: 90, maxMs: 120, runs: 10 },
+        { label: "Optimized (deno)", name: "Optimized", runtime: "deno", meanMs: 80, stddevMs: 4, medianMs: 79, minMs: 70, maxMs: 95, runs: 10 },
       ],
-      failures: [{ label: "Raw (deno)", variant: "Raw", runtime: "deno", message: "error: Uncaught TypeError" }],
+      failures: [{ label: "Raw (deno)", name: "Raw", runtime: "deno", message: "error: Uncaught TypeError" }],
     };
     return results;
   }
@@ -389,15 +395,15 @@ describe("a runtime matrix", () => {
     expect(failureTable(matrix(), "text")).toMatch(/^Raw \(deno\)\s+cold\s+1\s+Runtime\.InitError ×1: Import "@aws-sdk\/client-sts" not a dependency$/m);
   });
 
-  it("shows variants × runtimes p50 at a glance, failed where no round succeeded", () => {
+  it("shows functions × runtimes p50 at a glance, failed where no round succeeded", () => {
     const lines = matrixTable(matrix(), "initMs", "markdown").split("\n");
-    expect(lines[0]).toBe("| variant | node22 | deno |");
+    expect(lines[0]).toBe("| function | node22 | deno |");
     expect(cells(lines[2] ?? "")).toEqual(["Raw", "150.0", "failed"]);
     expect(cells(lines[3] ?? "")).toEqual(["Optimized", "50.0", "75.0"]);
     expect(matrixTable(fixture(), "initMs", "markdown")).toBe("");
   });
 
-  it("compares each cell with the same variant on the first runtime, and baselines within a runtime", () => {
+  it("compares each cell with the same function on the first runtime, and baselines within a runtime", () => {
     const byRuntime = runtimeRatioTable(matrix(), "node22", "initMs", "markdown").split("\n").slice(2).map(cells);
     expect(byRuntime.map((row) => row.slice(0, 3))).toEqual([
       ["Raw (deno)", "0", "–"],
@@ -424,12 +430,40 @@ describe("a runtime matrix", () => {
 
   it("puts the matrix, the runtime comparison and the process start in report.md and on the console", () => {
     const report = markdownReport(matrix());
-    for (const heading of ["## Runtime matrix (p50, ms)", "## Init Duration vs the same variant on node22", "## Process start (hyperfine)"])
+    for (const heading of ["## Runtime matrix (p50, ms)", "## Init Duration vs the same function on node22", "## Process start (hyperfine)"])
       expect(report).toContain(`\n${heading}\n`);
     expect(report).toContain("- Runtimes: node22, deno");
     expect(report).toContain("hyperfine 1.15.0, 10 runs after 2 warm-up runs");
     const summary = consoleSummary(matrix());
-    expect(summary).toMatch(/Runtime matrix: Init Duration p50 \(ms\)\nvariant\s+node22\s+deno/);
+    expect(summary).toMatch(/Runtime matrix: Init Duration p50 \(ms\)\nfunction\s+node22\s+deno/);
     expect(summary).toMatch(/Process start: start, import the handler, exit \(hyperfine 1\.15\.0\)/);
+  });
+
+  describe("readBenchResults", () => {
+    it("reads a results.json as written (schema 6) unchanged", () => {
+      const results = fixture();
+      expect(readBenchResults(JSON.stringify(results))).toEqual(results);
+    });
+
+    it("reads the cells of schemas up to 5 from variants, and a process-start row's name from variant", () => {
+      const { cells: written, processStart, ...rest } = matrix();
+      const older = {
+        ...rest,
+        schema: 5,
+        variants: written,
+        processStart: {
+          ...processStart!,
+          results: processStart!.results.map(({ name, ...row }) => ({ ...row, variant: name })),
+          failures: processStart!.failures.map(({ name, ...row }) => ({ ...row, variant: name })),
+        },
+      };
+      expect(readBenchResults(JSON.stringify(older))).toEqual(matrix());
+    });
+
+    it("renders the report of a schema 5 file: docs/corpus/results.json", () => {
+      const results = readBenchResults(readFileSync(join(PROJECT_ROOT, "docs/corpus/results.json"), "utf8"));
+      expect(results.cells.length).toBeGreaterThan(0);
+      expect(markdownReport(results)).toContain("| OrdersApi/Warp | 20 |");
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { mulberry32, PERCENTILES, pairedComparison, percentile, summarize } from "../../core/stats.mts";
+import { mulberry32, PERCENTILES, pairedComparison, percentile, summarize } from "../../measure/stats.mts";
 
 const oneToTen = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
@@ -108,8 +108,8 @@ describe("pairedComparison", () => {
   it("has intervals with lo <= point <= hi on noisy data, and is reproducible", () => {
     const random = mulberry32(7);
     const base = Array.from({ length: 40 }, () => 200 + 100 * random());
-    const variant = base.map((v) => 0.6 * v + 30 * (random() - 0.5));
-    const c = pairedComparison(rounds(variant), rounds(base));
+    const cell = base.map((v) => 0.6 * v + 30 * (random() - 0.5));
+    const c = pairedComparison(rounds(cell), rounds(base));
     expect(c.n).toBe(40);
     const [rlo, rhi] = c.ratioCi95 ?? [Number.NaN, Number.NaN];
     const [dlo, dhi] = c.diffCi95 ?? [Number.NaN, Number.NaN];
@@ -121,9 +121,9 @@ describe("pairedComparison", () => {
     expect(dlo).toBeLessThanOrEqual(c.diffMs as number);
     expect(dhi).toBeGreaterThanOrEqual(c.diffMs as number);
     expect(dhi).toBeLessThan(0);
-    expect(pairedComparison(rounds(variant), rounds(base))).toEqual(c);
+    expect(pairedComparison(rounds(cell), rounds(base))).toEqual(c);
     // Another seed resamples differently but agrees on the point estimates.
-    const other = pairedComparison(rounds(variant), rounds(base), { seed: 12345 });
+    const other = pairedComparison(rounds(cell), rounds(base), { seed: 12345 });
     expect(other.ratio).toBe(c.ratio);
     expect(other.ratioCi95).not.toEqual(c.ratioCi95);
   });

@@ -226,7 +226,7 @@ describe("which functions the doctor examines", () => {
     ],
     ["nodejs26.x", [], "nodejs26.x is not a runtime Lambda has had: the doctor examines"],
     ["provided.al2023", [{ logicalId: "MyRuntime", contentDir: "." }], "a custom runtime without this project's runtime layer: the doctor examines"],
-    ["undefined", [], "it has no Runtime (a container image): the doctor examines zip functions"],
+    [undefined, [], "it has no Runtime (a container image): the doctor examines zip functions"],
   ])("not %s", (runtime, layers, why) => {
     expect(whyNotExamined(templateFunction({ runtime, layers }))).toContain(why);
   });

@@ -5,13 +5,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
-import type { Sample, VariantResult } from "../../core/cold-starts.mts";
 import type { TemplateResourceEntry } from "../../core/template.mts";
 import { standInIds } from "../../doctor/app-build.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
 import type { CheckId } from "../../doctor/findings.mts";
 import { type BuildFix, COMMONJS_BANNER, fixFor } from "../../doctor/fixes.mts";
 import { fixesTemplate, measuredCost, samFailureLine } from "../../doctor/measure.mts";
+import type { CellResult, Sample } from "../../measure/cold-starts.mts";
 import { built } from "../support/built-function.mts";
 
 /** The resource after the fix's rewrite, or why there is no fix. */
@@ -217,7 +217,7 @@ Resources:
 
 describe("a measurement", () => {
   const sample = (round: number, initMs: number, warmE2eMs: number | null = null): Sample => ({ round, initMs, e2eMs: initMs + 5, durationMs: 3, warmE2eMs });
-  const variant = (samples: Sample[], failures: VariantResult["failures"] = []): VariantResult => ({
+  const cellResult = (samples: Sample[], failures: CellResult["failures"] = []): CellResult => ({
     name: "x",
     function: "x",
     profile: "as built",
@@ -230,18 +230,18 @@ describe("a measurement", () => {
   });
 
   it("pairs rounds both measured: p50s, the median difference (as it is − fixed) and the ratio", () => {
-    const cost = measuredCost(variant([sample(0, 100), sample(1, 110), sample(2, 130)]), variant([sample(0, 80), sample(2, 100), sample(3, 1)]), "init");
+    const cost = measuredCost(cellResult([sample(0, 100), sample(1, 110), sample(2, 130)]), cellResult([sample(0, 80), sample(2, 100), sample(3, 1)]), "init");
     expect(cost).toMatchObject({ metric: "init", rounds: 2, asIsMs: 115, fixedMs: 90, deltaMs: 25, ratio: 115 / 90 });
   });
 
   it("a warm measurement reads the warm invokes, leaving out rounds whose warm invoke failed", () => {
-    const cost = measuredCost(variant([sample(0, 100, 30), sample(1, 100, null)]), variant([sample(0, 100, 20), sample(1, 100, 20)]), "warm");
+    const cost = measuredCost(cellResult([sample(0, 100, 30), sample(1, 100, null)]), cellResult([sample(0, 100, 20), sample(1, 100, 20)]), "warm");
     expect(cost).toMatchObject({ metric: "warm", rounds: 1, deltaMs: 10, deltaCi95: null });
   });
 
   it("no round measured both: why, with the first failure", () => {
     const failure = { round: 0, phase: "cold" as const, errorType: "Runtime.ImportModuleError", message: "Cannot find module 'a'" };
-    expect(measuredCost(variant([sample(0, 100)]), variant([], [failure]), "init")).toBe(
+    expect(measuredCost(cellResult([sample(0, 100)]), cellResult([], [failure]), "init")).toBe(
       "no round measured both: Runtime.ImportModuleError: Cannot find module 'a'",
     );
   });

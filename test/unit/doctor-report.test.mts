@@ -2,7 +2,7 @@
 // (doctor/report.mts), and --fail-on (doctor/findings.mts failsAt).
 import type { Metafile } from "esbuild";
 import { graphOf, packageName } from "../../doctor/artifact.mts";
-import { type DoctorReport, failsAt, finding } from "../../doctor/findings.mts";
+import { type DoctorReport, failsAt, finding, profilesNotMeasured, STATIC_ONLY } from "../../doctor/findings.mts";
 import { measuringNote, renderJson, renderMarkdown, renderText } from "../../doctor/report.mts";
 
 const input = (bytes: number) => ({ bytes, imports: [] });
@@ -89,6 +89,7 @@ const REPORT: DoctorReport = {
     {
       name: "Raw",
       runtime: "nodejs22.x",
+      profiles: profilesNotMeasured(STATIC_ONLY),
       findings: [finding("runtime-sdk", "imports @aws-sdk/client-sts unbundled"), finding("environment-variables", "1 environment variable (A)")],
       passed: ["commonjs"],
       bundle: { bytes: 2048, largestInputs: [{ path: "src/index.mts", bytes: 2048 }] },
@@ -99,6 +100,7 @@ const REPORT: DoctorReport = {
     {
       name: "Clean",
       runtime: "nodejs22.x",
+      profiles: profilesNotMeasured(STATIC_ONLY),
       findings: [],
       passed: ["runtime-sdk", "commonjs"],
       bundle: { bytes: 1024, largestInputs: [] },
@@ -118,6 +120,15 @@ const MEASURED: DoctorReport = {
   functions: [
     {
       ...REPORT.functions[0]!,
+      profiles: [
+        { profile: "Optimized", measured: null, whyNotMeasured: "the Optimized build failed: esbuild cannot bundle it", note: null },
+        {
+          profile: "Warp",
+          measured: { metric: "init", rounds: 15, asIsMs: 300, fixedMs: 151, deltaMs: 149.04, deltaCi95: [140.2, 157.66], ratio: 1.99, ratioCi95: [1.9, 2.1] },
+          whyNotMeasured: null,
+          note: "built for and run on nodejs22.x, the runtime Warp's code cache is made for; the function runs on nodejs24.x",
+        },
+      ],
       findings: [
         {
           ...finding("runtime-sdk", "imports @aws-sdk/client-sts unbundled"),
@@ -202,6 +213,28 @@ describe("after the measuring step", () => {
     expect(renderMarkdown(report)).toContain("- Note: traced and measured without its layer arn:aws:lambda:");
   });
 
+  it("first under each function: what Warp, then Optimized, built from its source did to its Init p50, or why it is not measured", () => {
+    const text = renderText(MEASURED);
+    expect(text).toContain(
+      [
+        "Raw (nodejs22.x): 3 findings, 1 check passed; INIT loads 2.0 KiB",
+        "Warp: 300.0 → 151.0 ms, -149.0 ms [-157.7, -140.2] (built for and run on nodejs22.x, the runtime Warp's code cache is made for; the function runs on nodejs24.x)",
+        "Optimized: not measured: the Optimized build failed: esbuild cannot bundle it",
+        "INIT not traced",
+      ].join("\n"),
+    );
+    expect(renderMarkdown(MEASURED)).toContain("- Warp: 300.0 → 151.0 ms, -149.0 ms [-157.7, -140.2]");
+    const json = JSON.parse(renderJson(MEASURED)) as DoctorReport;
+    expect(json.functions[0]!.profiles.map(({ profile, measured }) => [profile, measured?.fixedMs ?? null])).toEqual([
+      ["Optimized", null],
+      ["Warp", 151],
+    ]);
+  });
+
+  it("with --static, where nothing is built, no function shows its profiles", () => {
+    expect(renderText(REPORT)).not.toMatch(/^(Warp|Optimized):/m);
+  });
+
   it("the table says what each fix bought with its 95% CI, and the metric when it is not Init", () => {
     const text = renderText(MEASURED);
     expect(text).toMatch(/^runtime-sdk +error +\+58\.3 ms \[50\.0, 66\.1\] +bundle the SDK/m);
@@ -219,7 +252,7 @@ describe("after the measuring step", () => {
 
   it("the note says what Measured Δ is, over how many rounds, in which lab", () => {
     expect(measuringNote(MEASURED)).toBe(
-      "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said; 15 rounds in the lab, the function and its fixes in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
+      "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized: the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. 15 rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
     );
     const caveat =
       "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer";
@@ -237,9 +270,7 @@ describe("after the measuring step", () => {
         "  builtins its import loaded: node:crypto, node:zlib, node:https; of them node:zlib only when needed",
       ].join("\n"),
     );
-    expect(text).toContain(
-      "Raw (nodejs22.x): 3 findings, 1 check passed; INIT loads 2.0 KiB\nINIT not traced: the doctor ran its static checks only (--static)",
-    );
+    expect(text).toContain("INIT not traced: the doctor ran its static checks only (--static)");
     expect(renderMarkdown(MEASURED)).toContain("- AWS calls during INIT: sts GetCallerIdentity (200) at 131.3 ms, 4.5 ms");
   });
 

@@ -1,6 +1,7 @@
 // Warp's early DNS lookup: which host it looks up for a client, and how the SDK's first connect
 // takes the answer. node:dns is a fake here, answering when the test says.
-import { type Dns, FRESH_MS, hostToResolve, type ServiceHost, startEarlyLookups } from "../../src/warp/early-lookup.mts";
+import type { ServiceHost } from "../../src/contract.mts";
+import { type Dns, FRESH_MS, hostToResolve, startEarlyLookups } from "../../src/warp/early-lookup.mts";
 
 const STS: ServiceHost = { endpointVariable: "STS", host: "sts.{region}.amazonaws.com" };
 const SECRETS: ServiceHost = { endpointVariable: "SECRETS_MANAGER", host: "secretsmanager.{region}.amazonaws.com" };

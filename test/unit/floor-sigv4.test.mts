@@ -8,7 +8,7 @@ import { SignatureV4 } from "@smithy/signature-v4";
 /** What the SDK's hash interface accepts (@smithy/types SourceData). */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 
-import { type Credentials, type SignInput, signRequest } from "../../src/functions/floor/sigv4.mts";
+import { type Credentials, type SignInput, signRequest } from "../../lib/sigv4.mts";
 
 const SUITE = {
   host: "example.amazonaws.com",

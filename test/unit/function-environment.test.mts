@@ -1,16 +1,16 @@
 // The endpoint of the local AWS each function gets, and who plays the DNS lookup: a Node function
-// resolves the local AWS by name in its own process (core/local-aws/dns.cjs) when the network has
+// resolves the local AWS by name in its own process (emulation/local-aws/dns.cjs) when the network has
 // a lookup; a custom runtime, S3's client and a network without a lookup connect by address.
 // Every Node function gets the outbound guard, and what Lambda sets for X-Ray and its log stream.
 import { join } from "node:path";
-import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../core/function-environment.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../emulation/function-environment.mts";
 
 const BY_ADDRESS = "https://127.0.0.1:4000";
 const BY_NAME = "https://localhost:4001";
-const DNS_PRELOAD = `--require=${join(PROJECT_ROOT, "core/local-aws/dns.cjs")}`;
-const GUARD = `--require=${join(PROJECT_ROOT, "core/local-aws/outbound-guard.cjs")}`;
+const DNS_PRELOAD = `--require=${join(PROJECT_ROOT, "emulation/local-aws/dns.cjs")}`;
+const GUARD = `--require=${join(PROJECT_ROOT, "emulation/local-aws/outbound-guard.cjs")}`;
 const spec = (runtime: FunctionSpec["runtime"]): FunctionSpec => ({ name: "Fn", codeDir: "/code", handler: "index.handler", memoryMb: 512, runtime });
 const services: LocalServices = { awsEndpoint: BY_ADDRESS, caFile: "/ca.pem", awsByName: { endpoint: BY_NAME, dnsMs: 7 }, xrayDaemon: "127.0.0.1:2999" };
 

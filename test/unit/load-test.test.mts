@@ -7,15 +7,20 @@ import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/pa
 import { templateFunctions } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 import { assertArtilleryInstalled, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
+import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
+import { loadScenarioChecks } from "../support/template-checks.mts";
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
 
-  it.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("gets one scenario per HTTP API route of %s, named after its function", (template) => {
-    const routes = templateFunctions(template).map((fn) => ({ name: fn.logicalId, url: fn.httpPath }));
-    const { scenarios } = scaledConfig(template, 6);
-    expect(scenarios.map((scenario) => ({ name: scenario.name, url: scenario.flow[0]!.get.url }))).toEqual(routes);
-    for (const scenario of scenarios) expect(scenario.flow[0]!.get).toMatchObject({ name: scenario.name, afterResponse: "countColdStarts" });
+  // Also run on a copy of template.yaml with a user's function added (test/integration/user-function.test.mts).
+  loadScenarioChecks(PROJECT_TEMPLATE, DEMO_FUNCTIONS);
+  loadScenarioChecks(
+    EXAMPLES_TEMPLATE,
+    templateFunctions(EXAMPLES_TEMPLATE).map((fn) => fn.logicalId),
+  );
+
+  it("leaves the scenarios to the template's routes", () => {
     expect(config.scenarios).toBeUndefined();
   });
 

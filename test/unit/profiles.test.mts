@@ -1,7 +1,16 @@
 // The build profiles, and the SDK trees they bundle from: in step with package.json.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROFILES, profileNamed, UNUSED_CREDENTIAL_PROVIDERS, WARP_OPTIMIZATION_NAMES, warpAblations } from "../../builder/profiles.mts";
+import { isDeepStrictEqual } from "node:util";
+import {
+  PROFILES,
+  type Profile,
+  profileNamed,
+  UNUSED_CREDENTIAL_PROVIDERS,
+  WARP_OPTIMIZATION_NAMES,
+  type WarpOptimization,
+  warpAblations,
+} from "../../builder/profiles.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 
 const manifest = (path: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, path), "utf8"));
@@ -19,7 +28,7 @@ describe("profiles", () => {
     expect(PROFILES.Optimized).toMatchObject({ sdk: "patched", esbuild: { ...PROFILES.Bundled.esbuild, external: UNUSED_CREDENTIAL_PROVIDERS } });
   });
 
-  it("builds Warp with every optimization, and each ablation without exactly one of them", () => {
+  it("builds Warp with every optimization", () => {
     expect(PROFILES.Warp).toMatchObject({
       sdk: "patched",
       sdkChunk: true,
@@ -27,11 +36,36 @@ describe("profiles", () => {
       earlyLookup: true,
       replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
     });
+  });
+
+  // What each optimization sets in a profile (builder/profiles.mts documents them): the one field
+  // its ablation must give back as Optimized has it, keeping every other field as Warp has it.
+  const EFFECT: Record<WarpOptimization, keyof Profile> = {
+    noSharedConfigFiles: "replace",
+    sdkChunk: "sdkChunk",
+    codeCache: "codeCache",
+    earlyLookup: "earlyLookup",
+  };
+  /** The fields, but its one-line summary, in which two profiles differ. */
+  const differing = (a: Profile, b: Profile) =>
+    [...new Set([...Object.keys(a), ...Object.keys(b)])]
+      .filter((key) => key !== "summary" && !isDeepStrictEqual(a[key as keyof Profile], b[key as keyof Profile]))
+      .sort();
+
+  it("adds to Optimized exactly the effects of its optimizations", () => {
+    expect(differing(PROFILES.Optimized, PROFILES.Warp)).toEqual(Object.values(EFFECT).sort());
+  });
+
+  it.each(WARP_OPTIMIZATION_NAMES)("builds Warp-no-%s as Warp without that optimization's effect alone, as Optimized has it", (name) => {
+    const ablation = profileNamed(`Warp-no-${name}`);
+    expect(warpAblations()[`Warp-no-${name}`]).toEqual(ablation);
+    expect(differing(PROFILES.Warp, ablation)).toEqual([EFFECT[name]]);
+    expect(ablation[EFFECT[name]]).toEqual(PROFILES.Optimized[EFFECT[name]]);
+    expect(ablation.summary).toContain(name);
+  });
+
+  it("names the ablations Warp-no-<optimization>, one per optimization", () => {
     expect(Object.keys(warpAblations())).toEqual(WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`));
-    expect(profileNamed("Warp-no-noSharedConfigFiles")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), replace: undefined });
-    expect(profileNamed("Warp-no-sdkChunk")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), sdkChunk: undefined });
-    expect(profileNamed("Warp-no-codeCache")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), codeCache: undefined });
-    expect(profileNamed("Warp-no-earlyLookup")).toEqual({ ...PROFILES.Warp, summary: expect.any(String), earlyLookup: undefined });
   });
 });
 
@@ -55,13 +89,13 @@ describe("the SDK trees (scripts/sync-sdk-trees.mjs keeps them in step)", () => 
     }
   });
 
-  it("lab/runtime/ (the managed runtime's copy, for Raw) holds every client at the runtime's SDK version", () => {
-    const runtime = manifest("lab/runtime/package.json");
+  it("emulation/runtime/ (the managed runtime's copy, for Raw) holds every client at the runtime's SDK version", () => {
+    const runtime = manifest("emulation/runtime/package.json");
     for (const [name] of sdk.filter(([name]) => name.startsWith("@aws-sdk/client-"))) expect(runtime.dependencies[name]).toBe(runtime.config.sdkVersion);
   });
 
-  it("lab/runtime/ holds every other @aws-sdk/* package the project names, but those npm has no release of at the runtime's SDK version", () => {
-    const runtime = manifest("lab/runtime/package.json");
+  it("emulation/runtime/ holds every other @aws-sdk/* package the project names, but those npm has no release of at the runtime's SDK version", () => {
+    const runtime = manifest("emulation/runtime/package.json");
     const { dependencies, devDependencies } = manifest("package.json");
     const named = Object.keys({ ...dependencies, ...devDependencies }).filter((name) => name.startsWith("@aws-sdk/"));
     const notInRuntime: string[] = runtime.config.notInRuntime ?? [];

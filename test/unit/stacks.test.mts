@@ -4,8 +4,8 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { describeStack } from "../../bench/cli.mts";
-import { runColdStarts } from "../../core/cold-starts.mts";
 import { stackApiUrl } from "../../load_test/run.mts";
+import { runColdStarts } from "../../measure/cold-starts.mts";
 
 const cloudformation = mockClient(CloudFormationClient);
 const lambda = mockClient(LambdaClient);
@@ -65,7 +65,7 @@ describe("the bench's loop against a Lambda API", () => {
   /** An Invoke payload as the SDK hands it over: bytes that can also say themselves as text. */
   const blob = (text: string) => Object.assign(Buffer.from(text), { transformToString: () => text });
   const body = blob(JSON.stringify({ statusCode: 200, body: JSON.stringify({ runtime: "node 22.23.3", sdkVersion: "3.1169.0", codeCache: "accepted" }) }));
-  const variant = { name: "Warp", function: "Warp", profile: "Warp", runtime: "node22", functionName: "stack-Warp-abc", event: () => ({}) };
+  const cell = { name: "Warp", function: "Warp", profile: "Warp", runtime: "node22", functionName: "stack-Warp-abc", event: () => ({}) };
 
   it("forces each cold start with a configuration update and the SDK's waiter, reads Init Duration, then times a warm invoke", async () => {
     lambda.on(UpdateFunctionConfigurationCommand).resolves({ LastUpdateStatus: "InProgress" });
@@ -74,8 +74,8 @@ describe("the bench's loop against a Lambda API", () => {
       .on(InvokeCommand)
       .resolvesOnce({ StatusCode: 200, Payload: body, LogResult: report(123.45) })
       .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
-    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
-    expect(run.variants[0]).toMatchObject({
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), cells: [cell], rounds: 1, runId: "t" });
+    expect(run.cells[0]).toMatchObject({
       failures: [],
       initMs: [123.45],
       samples: [{ round: 0, initMs: 123.45, durationMs: 2, warmE2eMs: expect.any(Number) }],
@@ -97,10 +97,10 @@ describe("the bench's loop against a Lambda API", () => {
       events.push(`invoke ${input.FunctionName}`);
       return { StatusCode: 200, Payload: body, LogResult: report(invokes++ % 2 === 0 ? 80 : undefined) }; // cold, warm, cold, warm
     });
-    const other = { ...variant, name: "Other", functionName: "stack-Other-abc" };
+    const other = { ...cell, name: "Other", functionName: "stack-Other-abc" };
     const run = await runColdStarts({
       client: new LambdaClient({ region: "eu-west-1" }),
-      variants: [variant, other],
+      cells: [cell, other],
       rounds: 1,
       runId: "t",
       random: () => 0.99, // keeps the order
@@ -114,15 +114,15 @@ describe("the bench's loop against a Lambda API", () => {
       "invoke stack-Other-abc",
       "retire stack-Other-abc",
     ]);
-    expect(run.variants.flatMap((result) => result.failures)).toEqual([]);
+    expect(run.cells.flatMap((result) => result.failures)).toEqual([]);
   });
 
   it("counts a cold invoke that reports no Init Duration as a failure, never as a sample", async () => {
     lambda.on(UpdateFunctionConfigurationCommand).resolves({});
     lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: body, LogResult: report() });
-    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 1, runId: "t" });
-    expect(run.variants[0]).toMatchObject({ samples: [], failures: [{ round: 0, phase: "cold", errorType: "NotCold" }] });
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), cells: [cell], rounds: 1, runId: "t" });
+    expect(run.cells[0]).toMatchObject({ samples: [], failures: [{ round: 0, phase: "cold", errorType: "NotCold" }] });
   });
 
   it("records a function error with Lambda's error type", async () => {
@@ -134,8 +134,31 @@ describe("the bench's loop against a Lambda API", () => {
       Payload: blob(JSON.stringify({ errorType: "Runtime.InitError", errorMessage: "boom" })),
       LogResult: report(50),
     });
-    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [variant], rounds: 2, runId: "t" });
-    expect(run.variants[0]!.failures).toEqual([0, 1].map((round) => ({ round, phase: "cold", errorType: "Runtime.InitError", message: "boom" })));
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), cells: [cell], rounds: 2, runId: "t" });
+    expect(run.cells[0]!.failures).toEqual([0, 1].map((round) => ({ round, phase: "cold", errorType: "Runtime.InitError", message: "boom" })));
+  });
+
+  it("with initOfFailedHandlers (the doctor's), a handler that failed after a complete INIT still gives its Init Duration; a failed INIT does not", async () => {
+    lambda.on(UpdateFunctionConfigurationCommand).resolves({});
+    lambda.on(GetFunctionCommand).resolves({ Configuration: { LastUpdateStatus: "Successful" } });
+    const failedInit = `INIT_REPORT Init Duration: 40.00 ms\tPhase: init\tStatus: error\tError Type: Runtime.ImportModuleError\n`;
+    const handlerError = blob(JSON.stringify({ errorType: "TypeError", errorMessage: "Cannot read properties of undefined (reading 'Records')" }));
+    lambda
+      .on(InvokeCommand)
+      .resolvesOnce({ StatusCode: 200, FunctionError: "Unhandled", Payload: handlerError, LogResult: report(70) })
+      .resolvesOnce({
+        StatusCode: 200,
+        FunctionError: "Unhandled",
+        Payload: blob(JSON.stringify({ errorType: "Runtime.ImportModuleError", errorMessage: "no module" })),
+        LogResult: Buffer.concat([Buffer.from(failedInit), Buffer.from(report(45), "base64")]).toString("base64"),
+      });
+    const options = { client: new LambdaClient({ region: "eu-west-1" }), cells: [cell], rounds: 2, runId: "t", random: () => 0.99 };
+    const run = await runColdStarts({ ...options, initOfFailedHandlers: true });
+    expect(run.cells[0]).toMatchObject({ initMs: [70], samples: [{ round: 0, initMs: 70, warmE2eMs: null }] });
+    expect(run.cells[0]!.failures.map((failure) => failure.errorType)).toEqual(["TypeError", "Runtime.ImportModuleError"]);
+    // The bench's loop: a failed handler is a failed round.
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: "Unhandled", Payload: handlerError, LogResult: report(70) });
+    expect((await runColdStarts(options)).cells[0]!.samples).toEqual([]);
   });
 
   it("fails the cold invoke of a cell whose event cannot be made with what making it said, the other cells measured", async () => {
@@ -147,15 +170,15 @@ describe("the bench's loop against a Lambda API", () => {
       .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
     const unknown = Object.assign(new Error("Thing: its first event source is of type IoTRule"), { name: "UnknownEventSource" });
     const eventless = {
-      ...variant,
+      ...cell,
       name: "Thing",
       functionName: "stack-Thing-abc",
       event: () => {
         throw unknown;
       },
     };
-    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), variants: [eventless, variant], rounds: 1, runId: "t" });
-    expect(run.variants.map((result) => [result.name, result.samples.length, result.failures])).toEqual([
+    const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), cells: [eventless, cell], rounds: 1, runId: "t" });
+    expect(run.cells.map((result) => [result.name, result.samples.length, result.failures])).toEqual([
       ["Thing", 0, [{ round: 0, phase: "cold", errorType: "UnknownEventSource", message: unknown.message }]],
       ["Warp", 1, []],
     ]);

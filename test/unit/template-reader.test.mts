@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keepsAlive } from "../../builder/build.mts";
-import { templateVariables } from "../../core/function-environment.mts";
 import { samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
+import { templateVariables } from "../../emulation/function-environment.mts";
 
 let dir: string;
 beforeEach(() => {

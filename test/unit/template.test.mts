@@ -5,127 +5,17 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";
-import { PROFILE_NAMES } from "../../builder/profiles.mts";
-import { fixedName, NAMED_TYPES } from "../../core/local-aws/resources.mts";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
-import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIME_NAMES, RUNTIMES, type Runtime } from "../../core/runtimes.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
-import { routeEvent, SAMPLE_EVENT } from "../../lab/events.mts";
+import { fixedName, NAMED_TYPES } from "../../emulation/local-aws/resources.mts";
+import { SAMPLE_EVENT } from "../../lab/events.mts";
+import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
 
 const template = loadTemplate(PROJECT_TEMPLATE);
-const functions = templateFunctions(PROJECT_TEMPLATE);
-const NAMES = functions.map((fn) => fn.logicalId);
-const resources = template.Resources;
-
-/** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */
-function keyPaths(value: unknown, prefix = ""): string[] {
-  if (value === null || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
-}
-
-describe.each([PROJECT_TEMPLATE, EXAMPLES_TEMPLATE])("every function of %s", (file) => {
-  const sam = readTemplate(file);
-  it.each(sam.functions.map((fn) => [fn.logicalId, fn]))(
-    "%s: built by the makefile builder with a known profile, from a handler source that exists",
-    (_, fn) => {
-      expect(fn.buildMethod).toBe("makefile");
-      expect(PROFILE_NAMES).toContain(functionBuild(sam, fn.logicalId).profileName);
-      expect(existsSync(handlerSource(fn).source)).toBe(true);
-      expect(() => templateDefines(sam, fn)).not.toThrow();
-    },
-  );
-
-  it("has no Environment block anywhere: build-time constants instead", () => {
-    expect(keyPaths(loadTemplate(file)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
-  });
-});
 
 describe("template.yaml", () => {
-  it("builds the identity handler in every profile, and the Floor, Cjs and NoKeepAlive demos", () => {
-    const identity = functions
-      .filter((fn) => fn.handler === "src/functions/identity/index.handler")
-      .map((fn) => functionBuild(readTemplate(PROJECT_TEMPLATE), fn.logicalId).profileName);
-    expect(identity).toEqual(expect.arrayContaining([...PROFILE_NAMES]));
-    expect(NAMES).toEqual(expect.arrayContaining(["Floor", "Cjs", "NoKeepAlive"]));
-  });
-
-  it("sets arm64, 512 MB, a timeout and the runtime from the Runtime parameter in Globals", () => {
-    const globals = template.Globals!.Function!;
-    expect(globals).toMatchObject({
-      Architectures: ["arm64"],
-      MemorySize: 512,
-      Runtime: { "Fn::FindInMap": ["Runtimes", { Ref: "Runtime" }, "Lambda"] },
-      AutoPublishAlias: "live",
-    });
-    expect(globals.Timeout).toEqual(expect.any(Number));
-    expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: RUNTIME_NAMES });
-  });
-
-  it("maps every runtime of core/runtimes.mts to its Lambda runtime identifier", () => {
-    const mapped = Object.fromEntries(Object.entries(template.Mappings!.Runtimes!).map(([name, row]) => [name, row.Lambda]));
-    expect(mapped).toEqual(Object.fromEntries(RUNTIME_NAMES.map((name) => [name, RUNTIMES[name].lambdaRuntime])));
-  });
-
-  it.each(RUNTIME_NAMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
-    const runtime: Runtime = RUNTIMES[name];
-    for (const fn of templateFunctions(PROJECT_TEMPLATE, { Runtime: name })) {
-      expect(fn.runtime).toBe(runtime.lambdaRuntime);
-      expect(fn.layers.map((layer) => layer.logicalId)).toEqual(runtime.kind === "custom" ? [runtime.layer] : []);
-    }
-  });
-
-  it.each(CUSTOM_RUNTIMES)("builds the $layer layer for arm64 provided.al2023, only when functions use it", ({ name, layer }) => {
-    expect(resources[layer!]).toMatchObject({
-      Type: "AWS::Serverless::LayerVersion",
-      Condition: expect.any(String),
-      Metadata: { BuildMethod: "makefile", BuildArchitecture: "arm64" },
-      Properties: { CompatibleRuntimes: ["provided.al2023"], CompatibleArchitectures: ["arm64"] },
-    });
-    expect((template.Conditions as Record<string, unknown>)[resources[layer!]!.Condition as string]).toEqual({ "Fn::Equals": [{ Ref: "Runtime" }, name] });
-  });
-
-  it("adds provisioned concurrency only when the parameter is above 0", () => {
-    expect(template.Parameters!.ProvisionedConcurrency).toMatchObject({ Type: "Number", Default: 0 });
-    expect((template.Conditions as Record<string, unknown>).HasProvisionedConcurrency).toEqual({
-      "Fn::Not": [{ "Fn::Equals": [{ Ref: "ProvisionedConcurrency" }, 0] }],
-    });
-    expect(template.Globals!.Function!.ProvisionedConcurrencyConfig).toEqual({
-      "Fn::If": ["HasProvisionedConcurrency", { ProvisionedConcurrentExecutions: { Ref: "ProvisionedConcurrency" } }, { Ref: "AWS::NoValue" }],
-    });
-  });
-
-  it("lets a user pin Warp's runtime version (its V8 code cache fits one Node version), Auto otherwise", () => {
-    expect(template.Parameters!.WarpRuntimeVersionArn).toMatchObject({ Default: "" });
-    expect(resources.Warp!.Properties!.RuntimeManagementConfig).toEqual({
-      "Fn::If": ["PinsWarpRuntime", { UpdateRuntimeOn: "Manual", RuntimeVersionArn: { Ref: "WarpRuntimeVersionArn" } }, { UpdateRuntimeOn: "Auto" }],
-    });
-  });
-
-  it("grants no IAM permissions (GetCallerIdentity needs none) and allows no Resource '*'", () => {
-    const paths = keyPaths(template);
-    expect(paths.filter((path) => /\.(Policies|Role|Statement)$/.test(path))).toEqual([]);
-    expect(JSON.stringify(template)).not.toMatch(/"Resource":"\*"/);
-  });
-
-  it.each(NAMES)("logs %s to a log group with retention", (name) => {
-    const logGroup = (resources[name]!.Properties!.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
-    expect(resources[logGroup]).toMatchObject({ Type: "AWS::Logs::LogGroup", Properties: { RetentionInDays: { Ref: "LogRetentionInDays" } } });
-  });
-
-  it.each(NAMES)("routes GET /%s to its function on the HTTP API", (name) => {
-    expect(functions.find((fn) => fn.logicalId === name)!.httpPath).toBe(`/${name.toLowerCase()}`);
-  });
-
-  it("outputs the API URL, the runtime and each function's name and alias ARN", () => {
-    const outputs = template.Outputs as Record<string, { Value: unknown }>;
-    expect(outputs.ApiUrl).toBeDefined();
-    expect(outputs.Runtime!.Value).toEqual({ Ref: "Runtime" });
-    for (const name of NAMES) {
-      expect(outputs[`${name}FunctionName`]!.Value).toEqual({ Ref: name });
-      expect(outputs[`${name}AliasArn`]!.Value).toEqual({ Ref: `${name}.Alias` });
-    }
-  });
+  // Also run on a copy with a user's function added (test/integration/user-function.test.mts).
+  templateYamlChecks(PROJECT_TEMPLATE);
 
   it("has the Serverless Application Repository metadata sam publish needs", () => {
     const app = (template.Metadata as Record<string, Record<string, unknown>>)["AWS::ServerlessRepo::Application"]!;
@@ -151,12 +41,16 @@ describe("template.yaml", () => {
 
 describe("examples/template.yaml", () => {
   const examples = readTemplate(EXAMPLES_TEMPLATE);
+  everyFunctionBuilds(EXAMPLES_TEMPLATE);
+  it("has no Environment block anywhere: build-time constants instead", () => {
+    expect(keyPaths(loadTemplate(EXAMPLES_TEMPLATE)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
+  });
   it("declares only resources with a name a build can embed, besides its HTTP API", () => {
     const others = examples.resources.filter((resource) => resource.type !== "AWS::Serverless::HttpApi");
     expect(others.filter((resource) => !(resource.type in NAMED_TYPES) || fixedName(resource) === null)).toEqual([]);
   });
   it("gives SsmParameter, Secret and DynamoDb each a Floor built as the demo's Floor is, with its twin's constants", () => {
-    const demoFloor = functions.find((fn) => fn.logicalId === "Floor")!;
+    const demoFloor = templateFunctions(PROJECT_TEMPLATE).find((fn) => fn.logicalId === "Floor")!;
     expect(demoFloor.floorOf).toBe("Warp");
     const floors = examples.functions.filter((fn) => fn.floorOf !== null);
     expect(floors.map((fn) => [fn.logicalId, fn.floorOf])).toEqual([
@@ -219,17 +113,5 @@ describe.each(["samconfig.toml", "examples/samconfig.toml"])("%s", (file) => {
 describe("events/", () => {
   it("holds the one sample HTTP API v2 event every route's event is made from", () => {
     expect(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8"))).toMatchObject({ version: "2.0", routeKey: "GET /", rawPath: "/", isBase64Encoded: false });
-  });
-
-  it.each(functions.map((fn) => [fn.logicalId, fn.httpPath!]))("makes %s's route event for %s", (_, path) => {
-    expect(routeEvent(path, { calls: "3" })).toMatchObject({
-      version: "2.0",
-      routeKey: `GET ${path}`,
-      rawPath: path,
-      rawQueryString: "calls=3",
-      queryStringParameters: { calls: "3" },
-      requestContext: { http: { method: "GET", path }, routeKey: `GET ${path}`, stage: "$default" },
-      isBase64Encoded: false,
-    });
   });
 });

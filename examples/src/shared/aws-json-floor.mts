@@ -1,8 +1,8 @@
 // The examples' floors: an SDK client's call made with no SDK, for the services that speak the
-// AWS JSON protocol (SSM, Secrets Manager, DynamoDB). The request goes through the demo Floor's
-// signed POST (node:https + its SigV4 signer), so every floor loads the same few modules and any
-// difference between floors is the service's, not the client's.
-import { type PostAnswer, serviceEndpoint, signedPost } from "../../../src/functions/floor/signed-post.mts";
+// AWS JSON protocol (SSM, Secrets Manager, DynamoDB). The request goes through the signed POST
+// the demo's Floor sends (signed-post.mts, the same file, + its SigV4 signer), so every floor loads
+// the same few modules and any difference between floors is the service's, not the client's.
+import { type PostAnswer, serviceEndpoint, signedPost } from "../../../lib/signed-post.mts";
 
 export interface AwsJsonService {
   /** The SDK's service id, e.g. "Secrets Manager": errors name it, AWS_ENDPOINT_URL_SECRETS_MANAGER overrides its endpoint. */

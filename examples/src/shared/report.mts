@@ -1,7 +1,7 @@
 // What every example reports about itself, for the lab, the bench and the load test to read:
 // its build (constants the pipeline embeds), whether this was the environment's first invoke,
 // how it was initialized, and whether V8 took Warp's code cache. No I/O, nothing at import.
-import { stopwatch } from "../../../src/functions/shared/stopwatch.mts";
+import { stopwatch } from "../../../lib/stopwatch.mts";
 
 declare const WARPSTART_FUNCTION: string;
 declare const WARPSTART_PROFILE: string;
@@ -17,14 +17,14 @@ export function invokeFacts() {
     sdkVersion: WARPSTART_SDK_VERSION,
     coldstart,
     initializationType: process.env.AWS_LAMBDA_INITIALIZATION_TYPE ?? null,
-    // Warp's chunk loader leaves it here (src/warp/symbols.mts in the project).
+    // Warp's chunk loader leaves it here (CODE_CACHE_STATUS in the project's src/contract.mts).
     codeCache: (globalThis as Record<symbol, unknown>)[Symbol.for("warpstart.codeCache")] ?? "absent",
   };
   coldstart = false;
   return facts;
 }
 
-// The project's stopwatch (see there why not performance.now()), for the examples' handlers too.
+// The stopwatch (see stopwatch.mts why not performance.now()), for the examples' handlers too.
 export { stopwatch };
 
 /** K from the event's ?calls=K (1-100; anything else: 0), for the per-invoke calls the keep-alive study times. */

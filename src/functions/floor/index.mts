@@ -1,9 +1,10 @@
 // The Floor function: the identity function's work and answer with no AWS SDK. One SigV4-signed
 // POST over node:https during INIT, parsed with a few regexes: as few modules as Node needs for
 // the same STS call, so it is the lower bound every SDK build is compared to.
+
+import { serviceEndpoint, signedPost } from "../../../lib/signed-post.mts";
+import { stopwatch } from "../../../lib/stopwatch.mts";
 import { type CallerIdentity, identityHandler, maskAccountIds, stsInitError } from "../identity/identity.mts";
-import { stopwatch } from "../shared/stopwatch.mts";
-import { serviceEndpoint, signedPost } from "./signed-post.mts";
 
 const STS_BODY = "Action=GetCallerIdentity&Version=2011-06-15";
 

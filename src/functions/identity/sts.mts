@@ -1,7 +1,7 @@
 // The SDK side of the identity functions, shared by the ES-module handler (index.mts) and the
 // CommonJS one (../cjs/index.mts): one STS client per execution environment and its calls.
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { stopwatch } from "../shared/stopwatch.mts";
+import { stopwatch } from "../../../lib/stopwatch.mts";
 import { type BuildFacts, type CallerIdentity, maskAccountIds, stsInitError } from "./identity.mts";
 
 // One client per execution environment, reused by every invoke (and its keep-alive socket: the

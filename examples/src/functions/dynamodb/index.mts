@@ -1,7 +1,8 @@
-// Seeds 001 and 004: DynamoDB calls from a warm function, with the SDK's keep-alive agent or
-// without it (BuildProperties.Define KEEP_ALIVE: false). INIT checks the table (DescribeTable,
-// top-level await); each invoke makes K sequential calls (?calls=K): PutItem, or ListTables with
-// ?operation=ListTables, and reports each call's latency.
+// The keep-alive workloads of Yan Cui's "Lambda optimization tip – enable HTTP keep-alive"
+// (PutItem) and of the published ListTables measurement: DynamoDB calls from a warm function, with
+// the SDK's keep-alive agent or without it (BuildProperties.Define KEEP_ALIVE: false). INIT checks
+// the table (DescribeTable, top-level await); each invoke makes K sequential calls (?calls=K):
+// PutItem, or ListTables with ?operation=ListTables, and reports each call's latency.
 import { DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { invokeFacts, json, requestedCalls, requestedOperation, stopwatch, timedCalls } from "../../shared/report.mts";
 

@@ -1,6 +1,7 @@
-// Seed 002's function written the way top-level await replaces, built as CommonJS (the
-// template's BuildProperties Format: cjs): INIT starts the SSM call and does not wait for it,
-// so the first invoke waits for what is left of it, even on a provisioned environment.
+// The function of the AWS Compute Blog's "Using Node.js ES modules and top-level await in AWS
+// Lambda" written the way top-level await replaces, built as CommonJS (the template's
+// BuildProperties Format: cjs): INIT starts the SSM call and does not wait for it, so the first
+// invoke waits for what is left of it, even on a provisioned environment.
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { invokeFacts, json, stopwatch } from "../../shared/report.mts";
 

@@ -1,14 +1,14 @@
 // Forced cold starts through the Lambda API (the lab's or a deployed stack's), for the bench and
-// the doctor: for each round, in a fresh random order of variants, force a cold
+// the doctor: for each round, in a fresh random order of cells, force a cold
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { CACHE_REJECTED } from "../src/warp/symbols.mts";
-import { errorMessage } from "./cli.mts";
-import { parseReport } from "./lambda-logs.mts";
+import { errorMessage } from "../core/cli.mts";
+import { parseReport } from "../core/lambda-logs.mts";
+import { CACHE_REJECTED } from "../src/contract.mts";
 
 export interface Sample {
-  /** 0-based round this sample belongs to; pairs variants measured in the same round. */
+  /** 0-based round this sample belongs to; pairs cells measured in the same round. */
   round: number;
   /** Init Duration from the cold invoke's REPORT line. */
   initMs: number;
@@ -28,8 +28,8 @@ export interface Failure {
   message: string;
 }
 
-/** One cell of the matrix: a function in a profile on a runtime, and the (lab or deployed) function that runs it. */
-export interface ColdStartVariant {
+/** A cell: a function built in a profile, run on a runtime, and the (lab or deployed) Lambda function that runs it. */
+export interface ColdStartCell {
   /** How tables name the cell: the function's logical id, followed by /<profile> when the run built it in several profiles. */
   name: string;
   /** The template function (logical id) and the build profile it ran in. */
@@ -46,8 +46,8 @@ export interface ColdStartVariant {
 }
 
 /** A cell and what its cold starts gave. */
-export interface VariantResult extends Omit<ColdStartVariant, "event"> {
-  /** Successful rounds only, in round order; failures never enter the timings. */
+export interface CellResult extends Omit<ColdStartCell, "event"> {
+  /** Successful rounds only (and with initOfFailedHandlers, INITs a failed handler followed), in round order; failures never enter the timings. */
   samples: Sample[];
   /** Same order as samples: the arrays most consumers want. */
   initMs: number[];
@@ -57,45 +57,64 @@ export interface VariantResult extends Omit<ColdStartVariant, "event"> {
 
 export interface RunOptions {
   client: LambdaClient;
-  variants: ColdStartVariant[];
+  cells: ColdStartCell[];
   rounds: number;
   /** Tags each forced update, so concurrent runs never reuse each other's description. */
   runId: string;
-  onStep?: (done: { round: number; variant: ColdStartVariant; ok: boolean }) => void;
+  onStep?: (done: { round: number; cell: ColdStartCell; ok: boolean }) => void;
   /**
    * Ends a cell's environment once it is measured. The lab needs it: an idle environment of one
    * cell would keep a file another cell's cold start must read from storage (a custom runtime's
    * binary) in the page cache; on Lambda every environment has its own copy.
    */
   retire?: (functionName: string) => Promise<void>;
+  /**
+   * Keeps the Init Duration of a cold invoke whose handler failed once INIT had completed, as a
+   * sample without a warm invoke (the failure is recorded too): the doctor's event may not be one
+   * the handler takes, and INIT is measured all the same. The bench counts the round failed.
+   */
+  initOfFailedHandlers?: boolean;
   random?: () => number;
 }
 
 export interface RunOutcome {
-  variants: VariantResult[];
+  cells: CellResult[];
   /** What each cell's first good response said about itself (versions as deployed), by function name. */
   reported: Record<string, ReportedFacts>;
 }
 
 class InvokeFailure extends Error {
   readonly errorType: string;
-  constructor(errorType: string, message: string) {
+  /** The failed invoke's log tail and time, when the function answered with an error. */
+  readonly answered?: { log: string; e2eMs: number };
+  constructor(errorType: string, message: string, answered?: { log: string; e2eMs: number }) {
     super(message);
     this.errorType = errorType;
+    this.answered = answered;
   }
+}
+
+/** A cold invoke that failed in its handler after a complete INIT: its REPORT's Init Duration (null: INIT itself failed, or nothing to read). */
+function initBeforeHandlerFailure(error: unknown): { initMs: number; durationMs: number; e2eMs: number } | null {
+  if (!(error instanceof InvokeFailure) || !error.answered) return null;
+  const { log, e2eMs } = error.answered;
+  // A failed INIT logs INIT_REPORT with its status (Lambda's and the lab's logs alike).
+  if (/^INIT_REPORT .*\tStatus: /m.test(log)) return null;
+  const report = parseReport(log);
+  return report?.initDurationMs == null ? null : { initMs: report.initDurationMs, durationMs: report.durationMs, e2eMs };
 }
 
 export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
   const { client, rounds, runId } = options;
   const random = options.random ?? Math.random;
-  const results = new Map<string, VariantResult>(
-    options.variants.map(({ event: _event, ...cell }) => [cell.functionName, { ...cell, samples: [], initMs: [], e2eMs: [], failures: [] }]),
+  const results = new Map<string, CellResult>(
+    options.cells.map(({ event: _event, ...cell }) => [cell.functionName, { ...cell, samples: [], initMs: [], e2eMs: [], failures: [] }]),
   );
   const reported: RunOutcome["reported"] = {};
 
   for (let round = 0; round < rounds; round++) {
-    for (const variant of shuffled(options.variants, random)) {
-      const result = results.get(variant.functionName)!;
+    for (const cell of shuffled(options.cells, random)) {
+      const result = results.get(cell.functionName)!;
       const fail = (phase: Failure["phase"], error: unknown) =>
         result.failures.push({
           round,
@@ -105,16 +124,16 @@ export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
         });
       let ok = false;
       try {
-        await forceColdStart(client, variant.functionName, `warpstart bench ${runId} round ${round}`);
+        await forceColdStart(client, cell.functionName, `warpstart bench ${runId} round ${round}`);
         try {
-          const cold = await invoke(client, variant);
+          const cold = await invoke(client, cell);
           const report = parseReport(cold.log);
           if (!report) throw new InvokeFailure("NoReport", `no REPORT line in the invoke's log tail:\n${cold.log}`);
           if (report.initDurationMs === null) throw new InvokeFailure("NotCold", "the invoke after a configuration update was warm (no Init Duration)");
-          reported[variant.functionName] ??= { ...bodyFacts(cold.payload), codeCacheRejected: cold.log.includes(CACHE_REJECTED) };
+          reported[cell.functionName] ??= { ...bodyFacts(cold.payload), codeCacheRejected: cold.log.includes(CACHE_REJECTED) };
           let warmE2eMs: number | null = null;
           try {
-            warmE2eMs = (await invoke(client, variant)).e2eMs;
+            warmE2eMs = (await invoke(client, cell)).e2eMs;
           } catch (error) {
             fail("warm", error);
           }
@@ -124,16 +143,22 @@ export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
           result.e2eMs.push(sample.e2eMs);
           ok = true;
         } catch (error) {
+          const initOnly = options.initOfFailedHandlers ? initBeforeHandlerFailure(error) : null;
+          if (initOnly) {
+            result.samples.push({ round, ...initOnly, warmE2eMs: null });
+            result.initMs.push(initOnly.initMs);
+            result.e2eMs.push(initOnly.e2eMs);
+          }
           fail("cold", error);
         }
-        await options.retire?.(variant.functionName);
+        await options.retire?.(cell.functionName);
       } catch (error) {
         fail("update", error);
       }
-      options.onStep?.({ round, variant, ok });
+      options.onStep?.({ round, cell, ok });
     }
   }
-  return { variants: [...results.values()], reported };
+  return { cells: [...results.values()], reported };
 }
 
 async function forceColdStart(client: LambdaClient, functionName: string, description: string): Promise<void> {
@@ -141,17 +166,18 @@ async function forceColdStart(client: LambdaClient, functionName: string, descri
   await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 120 }, { FunctionName: functionName });
 }
 
-async function invoke(client: LambdaClient, variant: ColdStartVariant): Promise<{ e2eMs: number; log: string; payload: string }> {
-  const request = new InvokeCommand({ FunctionName: variant.functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(variant.event())) });
+async function invoke(client: LambdaClient, cell: ColdStartCell): Promise<{ e2eMs: number; log: string; payload: string }> {
+  const request = new InvokeCommand({ FunctionName: cell.functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(cell.event())) });
   const started = performance.now();
   const response = await client.send(request);
   const e2eMs = performance.now() - started;
   const payload = Buffer.from(response.Payload ?? []).toString("utf8");
+  const log = Buffer.from(response.LogResult ?? "", "base64").toString("utf8");
   if (response.FunctionError) {
     const error = safeJson(payload) as { errorType?: string; errorMessage?: string } | null;
-    throw new InvokeFailure(error?.errorType ?? response.FunctionError, error?.errorMessage ?? payload);
+    throw new InvokeFailure(error?.errorType ?? response.FunctionError, error?.errorMessage ?? payload, { log, e2eMs });
   }
-  return { e2eMs, log: Buffer.from(response.LogResult ?? "", "base64").toString("utf8"), payload };
+  return { e2eMs, log, payload };
 }
 
 interface ReportedFacts {
@@ -178,7 +204,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Fisher-Yates on a copy: every round gets its own order, so drift spreads over variants. */
+/** Fisher-Yates on a copy: every round gets its own order, so drift spreads over cells. */
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {

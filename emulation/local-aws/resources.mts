@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
-import { VENV_BIN } from "../paths.mts";
-import { spawnOwned } from "../processes.mts";
-import { loadTemplate, type ResourceAttributes, type SamTemplate, type TemplateResource, type TemplateResourceEntry } from "../template.mts";
+import { VENV_BIN } from "../../core/paths.mts";
+import { spawnOwned } from "../../core/processes.mts";
+import { loadTemplate, type ResourceAttributes, type SamTemplate, type TemplateResource, type TemplateResourceEntry } from "../../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws.mts";
 
 /**

@@ -1,8 +1,8 @@
 // Code loading like Lambda's: a new execution environment reads its function's code from storage,
-// not from memory (see the README's code-loading section for what the lab counts as code).
+// not from memory (see docs/lab.md#code-loading for what the lab counts as code).
 import { join } from "node:path";
-import { VENV_BIN } from "./paths.mts";
-import { execOwned } from "./processes.mts";
+import { VENV_BIN } from "../core/paths.mts";
+import { execOwned } from "../core/processes.mts";
 
 /** Drops every file under `paths` (links to files followed) from the page cache: the next read comes from storage. */
 export async function evictFromPageCache(paths: string[]): Promise<void> {

@@ -9,9 +9,9 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { listenOnLoopback } from "../loopback.mts";
-import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../paths.mts";
-import { spawnOwned } from "../processes.mts";
+import { listenOnLoopback } from "../../core/loopback.mts";
+import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../../core/paths.mts";
+import { spawnOwned } from "../../core/processes.mts";
 import { LOOPBACK, link, type NetworkModel } from "./network.mts";
 import { startXrayDaemon, type XrayDaemon } from "./xray-daemon.mts";
 

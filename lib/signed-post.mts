@@ -1,6 +1,6 @@
 // What every Floor function sends in place of an SDK client: one SigV4-signed POST over
-// node:https, with the environment's credentials, one keep-alive agent and a deadline. Shared by
-// the demo's Floor (STS) and the examples' floors (SSM, Secrets Manager, DynamoDB).
+// node:https, with the environment's credentials, one keep-alive agent and a deadline. The demo's
+// Floor (STS) and the examples' floors (SSM, Secrets Manager, DynamoDB) send it.
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, request } from "node:https";
 import { signRequest } from "./sigv4.mts";

@@ -1,3 +1,7 @@
+// What the code shipped to Lambda and the tooling (builder, lab, bench, doctor) agree on: the
+// one module of src/ the tooling imports (test/unit/layers.test.mts holds everyone to it). It is
+// bundled into every function, so it holds names and types only: nothing that costs INIT time.
+//
 // Where Warp's chunk loader leaves what others read: the handler (whether V8 took the code
 // cache), the build (the compiled chunk, whose code cache it saves after a full INIT), the log
 // (a rejected cache, which the bench looks for) and a profiler (the chunk's progress).
@@ -15,3 +19,11 @@ export type CodeCacheStatus = "accepted" | "rejected" | "absent";
 
 /** The warning a function logs at INIT when V8 rejects its code cache. */
 export const CACHE_REJECTED = "warpstart: V8 rejected the SDK chunk's code cache (made for another Node version or memory size): INIT compiles the SDK instead";
+
+/** A service the handler's clients call, as the build finds it in each client's endpoint rules (builder/sdk.mts) and Warp's early lookup resolves it (src/warp/early-lookup.mts). */
+export interface ServiceHost {
+  /** The suffix of AWS_ENDPOINT_URL_<...> the SDK reads for this service (its serviceId, e.g. SECRETS_MANAGER). */
+  endpointVariable: string;
+  /** The endpoint's host with `{region}` for the region, e.g. sts.{region}.amazonaws.com. */
+  host: string;
+}

@@ -6,6 +6,7 @@
 // getters and loads webcrypto. This way the signer loads nothing node:https has not loaded.
 const { createHash, createHmac } = process.getBuiltinModule("node:crypto");
 
+/** @public The signer's tests name it (test/unit/floor-sigv4.test.mts). */
 export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;

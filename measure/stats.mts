@@ -1,5 +1,5 @@
-// Small, dependency-free statistics for the bench and the doctor: percentiles of one variant's timings, and a
-// paired comparison of two variants with bootstrap confidence intervals.
+// Small, dependency-free statistics for the bench and the doctor: percentiles of one cell's timings, and a
+// paired comparison of two cells with bootstrap confidence intervals.
 
 export const PERCENTILES = [0, 50, 90, 95, 99, 100] as const;
 
@@ -40,7 +40,7 @@ export interface Summary {
   p100: number | null;
 }
 
-/** Count and the report's percentiles; a variant with no samples still gets a row (all null). */
+/** Count and the report's percentiles; a cell with no samples still gets a row (all null). */
 export function summarize(values: readonly number[]): Summary {
   if (values.length === 0) return { n: 0, p0: null, p50: null, p90: null, p95: null, p99: null, p100: null };
   // Sort once: the bench asks for six percentiles of the same array.
@@ -88,9 +88,9 @@ export interface PairedComparison {
 }
 
 /**
- * Compares variant A with baseline B using only rounds both measured. Pairing by round cancels
- * drift that affects every variant in a round alike (host load, network, throttling), which is
- * why the bench interleaves variants per round. The intervals are percentile bootstrap intervals:
+ * Compares cell A with baseline B using only rounds both measured. Pairing by round cancels
+ * drift that affects every cell in a round alike (host load, network, throttling), which is
+ * why the bench interleaves cells per round. The intervals are percentile bootstrap intervals:
  * whole rounds are resampled with replacement and the same statistic recomputed, so the pairing
  * is preserved and no distributional assumption is needed (cold start timings are skewed).
  */

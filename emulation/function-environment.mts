@@ -1,17 +1,20 @@
 // How Lambda starts a function, reproduced for local runs (the lab, and the build's INIT for
 // Warp's code cache): the read-only task root and the environment variables. The node flags the
-// managed runtimes derive from memory size are in runtimes.mts; a custom runtime's /opt is the
+// managed runtimes derive from memory size are in core/runtimes.mts; a custom runtime's /opt is the
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { STATE_DIR } from "../core/paths.mts";
+import { ownedDir } from "../core/processes.mts";
+import type { Runtime } from "../core/runtimes.mts";
+import type { ResourceAttributes, SamTemplate, TemplateFunction } from "../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
-import { RUNTIME_DIR, STATE_DIR } from "./paths.mts";
-import { ownedDir } from "./processes.mts";
-import type { Runtime } from "./runtimes.mts";
-import type { ResourceAttributes, SamTemplate, TemplateFunction } from "./template.mts";
+
+/** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
+export const RUNTIME_DIR = join(import.meta.dirname, "runtime");
 
 /**
  * What a build leaves beside an artifact for the lab alone (never shipped): e.g. Warp's code
@@ -107,10 +110,19 @@ export function accessKeyFor(id: string): string {
   return `ASIA${id.slice(0, 16).toUpperCase().padEnd(16, "0")}`;
 }
 
+/** Where the symbolic link at `path` points; null when there is none. */
+function linkTarget(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Copies the artifact to a fresh, read-only task root, in a folder of this process's own
  * (core/processes.mts: one a later run removes if this one cannot). For the managed runtimes it
- * is under .lab/run/, whose ancestor .lab holds node_modules -> lab/runtime/node_modules, so a
+ * is under .lab/run/, whose ancestor .lab holds node_modules -> emulation/runtime/node_modules, so a
  * bare `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH
  * makes it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing
  * at startup, a loader hook would). A custom runtime ships no SDK: its task roots are under the
@@ -119,9 +131,16 @@ export function accessKeyFor(id: string): string {
 export function prepareTaskRoot(spec: FunctionSpec): string {
   const managed = spec.runtime.kind === "managed";
   const runtimeModules = join(STATE_DIR, "node_modules");
-  if (managed && !existsSync(runtimeModules)) {
+  const runtimeTree = join(RUNTIME_DIR, "node_modules");
+  // A link made before the runtime's copy moved (lab/runtime/ once) names a folder gone.
+  if (managed && linkTarget(runtimeModules) !== runtimeTree) {
     mkdirSync(STATE_DIR, { recursive: true });
-    symlinkSync(join(RUNTIME_DIR, "node_modules"), runtimeModules);
+    rmSync(runtimeModules, { force: true });
+    try {
+      symlinkSync(runtimeTree, runtimeModules);
+    } catch (error) {
+      if (linkTarget(runtimeModules) !== runtimeTree) throw error; // else another lab made it first
+    }
   }
   // Node takes a .js file's module format from the nearest package.json: above /var/task there is
   // none, so it is CommonJS unless the artifact says otherwise; here the project's "type": "module"

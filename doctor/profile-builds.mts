@@ -1,0 +1,238 @@
+// What this template would buy a function: its own source and dependencies built by this
+// project's pipeline (builder/build.mts) as the Optimized and the Warp profile, beside the app, each
+// then measured against the function as it is in the doctor's one interleaved run (doctor/measure.mts).
+// A function whose source the pipeline cannot find or build says why, per profile.
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { BuildError, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
+import { CODE_CACHE_RUNTIME } from "../builder/code-cache.mts";
+import { errorMessage } from "../core/cli.mts";
+import { appDirOf } from "../core/paths.mts";
+import { execOwned, removeTree } from "../core/processes.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { relocatedTemplate } from "./app-build.mts";
+import type { Examined } from "./checks.mts";
+import type { ComparedProfile, ProfileResult } from "./findings.mts";
+import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
+import type { Comparison } from "./measure.mts";
+
+/** Where the pipeline reads a function's handler: its CodeUri and a Handler naming the source (builder/build.mts's convention). */
+export interface PipelineSource {
+  codeDir: string;
+  handler: string;
+}
+
+/** Files of an app's folder a copy leaves behind: its install and its builds. */
+const NOT_COPIED = new Set(["node_modules", ".aws-sam", ".git"]);
+
+/**
+ * The source the pipeline builds a function from, as the template's own build reads it, or why
+ * there is none: SAM's esbuild builder bundles EntryPoints (relative to CodeUri; the Handler's
+ * module when it has none) and names the output after it, its npm builder ships CodeUri with the
+ * Handler's module in it, this project's Makefile builds the Handler's source; another
+ * Makefile's source is its own business.
+ */
+export function pipelineSource(fn: TemplateFunction, pipeline: boolean): PipelineSource | { why: string } {
+  const { exportPath } = handlerParts(fn.handler);
+  if (fn.buildMethod === "makefile" && !pipeline) return { why: "it is built by its own Makefile, which does not say which source it builds" };
+  if (fn.buildMethod === "esbuild") {
+    const entryPoints = fn.buildProperties.EntryPoints;
+    const [entry] = Array.isArray(entryPoints) ? entryPoints.map(String) : typeof entryPoints === "string" ? [entryPoints] : [];
+    // Without EntryPoints, SAM bundles the Handler's module.
+    if (entry === undefined) return { codeDir: fn.codeDir, handler: fn.handler };
+    const module = relative(fn.codeDir, resolve(fn.codeDir, entry)).replace(/\.[cm]?[jt]sx?$/, "");
+    return { codeDir: fn.codeDir, handler: `${module}.${exportPath}` };
+  }
+  if (fn.buildMethod !== null && fn.buildMethod !== "makefile") return { why: `the pipeline does not build what SAM's ${fn.buildMethod} builder builds` };
+  return { codeDir: fn.codeDir, handler: fn.handler };
+}
+
+/** A profile's build of one function: its copy's logical id and the result the measurement fills in. */
+interface PlannedProfile {
+  function: string;
+  profile: ComparedProfile;
+  copyId: string;
+  result: ProfileResult;
+}
+
+/** The folder of a function's package: the nearest with a package.json from its CodeUri up to the app's (null: it has none). */
+function packageRootOf(codeDir: string, appDir: string): string | null {
+  for (let dir = codeDir; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json"))) return dir;
+    if (dir === appDir || dir === dirname(dir) || relative(appDir, dir).startsWith("..")) return null;
+  }
+}
+
+/**
+ * The source with its dependencies installed: in place when its package has a node_modules (the
+ * owner installed it), else in a copy of its package folder in `scratch` where npm installs what
+ * Lambda gets (`--omit=dev`, as SAM's builders install); each package once.
+ */
+async function withDependencies(
+  source: PipelineSource,
+  appDir: string,
+  scratch: string,
+  installed: Map<string, Promise<string>>,
+  say: (line: string) => void,
+): Promise<PipelineSource> {
+  const root = packageRootOf(source.codeDir, appDir);
+  if (root === null || existsSync(join(root, "node_modules"))) return source;
+  if (!installed.has(root)) {
+    const copy = join(scratch, "packages", String(installed.size));
+    installed.set(
+      root,
+      (async () => {
+        cpSync(root, copy, { recursive: true, filter: (from) => !NOT_COPIED.has(relative(root, from).split("/")[0]!) });
+        say(`installing the dependencies of ${relative(appDir, root) || "."} for the profiles' builds (npm install --omit=dev, in a copy)`);
+        try {
+          await execOwned("npm", ["install", "--omit=dev", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: copy, timeout: 600_000 });
+        } catch (error) {
+          const { stderr = "" } = error as { stderr?: string };
+          const line = stderr.split("\n").find((text) => /npm (error|ERR!)/.test(text)) ?? errorMessage(error).split("\n")[0];
+          throw new BuildError(`npm install of its dependencies (${relative(appDir, root) || "."}/package.json) failed: ${line}`);
+        }
+        return copy;
+      })(),
+    );
+  }
+  const copy = await installed.get(root)!;
+  return { ...source, codeDir: join(copy, relative(root, source.codeDir)) };
+}
+
+/** A logical id for a function's build in a profile, e.g. HelloWorldFunctionAsWarp. */
+const copyIdOf = (fn: string, profile: string) => `${fn}As${profile}`;
+
+/**
+ * The runtime a profile's copy runs on: Warp's code cache is made for one Node (nodejs22.x), so
+ * Warp runs there; Optimized runs where the function does in the lab.
+ */
+function copyRuntime(fn: TemplateFunction, profile: ComparedProfile): { runtime: string; note: string | null } {
+  const runsOn = fn.runtime === undefined || whyStandIn(fn.runtime) ? STAND_IN_RUNTIME : fn.runtime;
+  if (profile === "Warp" && runsOn !== CODE_CACHE_RUNTIME.lambdaRuntime) {
+    return {
+      runtime: CODE_CACHE_RUNTIME.lambdaRuntime,
+      note: `built for and run on ${CODE_CACHE_RUNTIME.lambdaRuntime}, the runtime Warp's code cache is made for; the function runs on ${runsOn}`,
+    };
+  }
+  return { runtime: runsOn, note: null };
+}
+
+/** The profiles' builds, ready for the lab: each copy as built (a function the lab serves beside the app's) and its plan. */
+export interface ProfileBuilds {
+  planned: PlannedProfile[];
+  functions: TemplateFunction[];
+  /** Removes the scratch folder they were built in. */
+  cleanup(): void;
+}
+
+/**
+ * Builds each examined function's source in each profile, in a scratch folder: the app's template with
+ * the functions replaced by their copies (no events: they are invoked, never routed), each copy's
+ * Metadata the pipeline's (an ES module, so Warp can load its SDK chunk), built in this process.
+ * A copy that cannot be built records why on its result; the others are built.
+ */
+export async function buildProfiles(
+  templateFile: string,
+  overrides: Record<string, string>,
+  examined: (Examined & { source: TemplateFunction })[],
+  say: (line: string) => void,
+): Promise<ProfileBuilds> {
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-profiles-"));
+  const cleanup = () => removeTree(scratch);
+  try {
+    return { ...(await buildInto(scratch, templateFile, overrides, examined, say)), cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+async function buildInto(
+  scratch: string,
+  templateFile: string,
+  overrides: Record<string, string>,
+  examined: (Examined & { source: TemplateFunction })[],
+  say: (line: string) => void,
+): Promise<Omit<ProfileBuilds, "cleanup">> {
+  const appDir = appDirOf(templateFile);
+  const template = relocatedTemplate(templateFile);
+  // The copy has no samconfig.toml beside it: the app's parameter values become defaults.
+  for (const [name, value] of Object.entries(overrides)) if (template.Parameters?.[name]) template.Parameters[name].Default = value;
+  const installed = new Map<string, Promise<string>>();
+  const planned: PlannedProfile[] = [];
+  const sources = new Map<string, PipelineSource>();
+  for (const { built, report, source } of examined) {
+    if (report.profiles.length === 0) continue;
+    const found = pipelineSource(source, built.pipeline);
+    let why = "why" in found ? found.why : null;
+    if (!("why" in found)) {
+      try {
+        const withDeps = await withDependencies(found, appDir, scratch, installed, say);
+        // The builder's own check that the Handler names a source: its message says what it looked for.
+        handlerSource({ logicalId: source.logicalId, codeDir: withDeps.codeDir, handler: withDeps.handler, buildProperties: {} });
+        sources.set(source.logicalId, withDeps);
+      } catch (error) {
+        if (!(error instanceof BuildError)) throw error;
+        why = error.message.replace(`${source.logicalId}: `, "");
+      }
+    }
+    for (const result of report.profiles) {
+      const { profile } = result;
+      if (why) result.whyNotMeasured = `the pipeline cannot build it: ${why}`;
+      else if (built.pipeline && source.buildProperties.Profile === profile) result.whyNotMeasured = `it is built with the ${profile} profile already`;
+      else planned.push({ function: source.logicalId, profile, copyId: copyIdOf(source.logicalId, profile), result });
+    }
+  }
+  if (planned.length === 0) return { planned, functions: [] };
+
+  const resources = Object.fromEntries(Object.entries(template.Resources).filter(([, resource]) => resource.Type !== "AWS::Serverless::Function"));
+  for (const plan of planned) {
+    const copy = structuredClone(template.Resources[plan.function]!);
+    for (const key of ["Events", "AutoPublishAlias", "ProvisionedConcurrencyConfig", "InlineCode"]) delete copy.Properties?.[key];
+    const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+    const { runtime, note } = copyRuntime(source, plan.profile);
+    plan.result.note = note;
+    const { codeDir, handler } = sources.get(plan.function)!;
+    copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: runtime };
+    // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
+    const own = built.pipeline ? source.buildProperties : {};
+    copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, Format: "esm" } };
+    resources[plan.copyId] = copy;
+  }
+  const copiesFile = join(scratch, "profiles-template.json");
+  const { Outputs: _outputs, ...rest } = template;
+  writeFileSync(copiesFile, `${JSON.stringify({ ...rest, Resources: resources }, null, 2)}\n`);
+
+  const copies = readTemplate(copiesFile);
+  const functions: TemplateFunction[] = [];
+  const measurable: PlannedProfile[] = [];
+  for (const [index, plan] of planned.entries()) {
+    say(`building ${plan.function} as ${plan.profile} with this project's pipeline (${index + 1}/${planned.length})`);
+    const outdir = join(scratch, "profiles", plan.copyId);
+    try {
+      await buildFunction(functionBuild(copies, plan.copyId), outdir);
+    } catch (error) {
+      // The builder names the copy; the report names the function.
+      const message = errorMessage(error).split("\n")[0]!.replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function);
+      plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${message}`;
+      continue;
+    }
+    functions.push({ ...copies.functions.find((fn) => fn.logicalId === plan.copyId)!, codeDir: outdir });
+    measurable.push(plan);
+  }
+  return { planned: measurable, functions };
+}
+
+/** Each profile's build as a comparison that records what it bought on the function's profile result. */
+export const profileComparisons = (builds: Pick<ProfileBuilds, "planned">): Comparison[] =>
+  builds.planned.map((plan) => ({
+    function: plan.function,
+    copyId: plan.copyId,
+    label: `${plan.function} as ${plan.profile}`,
+    metric: "init",
+    record(cost) {
+      if (typeof cost === "string") plan.result.whyNotMeasured = cost;
+      else Object.assign(plan.result, { measured: cost, whyNotMeasured: null });
+    },
+  }));

@@ -1,0 +1,63 @@
+// Where the doctor's builds of a function in this template's profiles read its source, as the
+// function's own build reads it, and how what each build bought reaches the report.
+import type { ProfileResult } from "../../doctor/findings.mts";
+import { pipelineSource, profileComparisons } from "../../doctor/profile-builds.mts";
+import { templateFunction } from "../support/built-function.mts";
+
+describe("the source a profile's build reads", () => {
+  it("SAM's esbuild builder: its first EntryPoints entry, relative to CodeUri, with the Handler's export (SAM names the output after the entry alone)", () => {
+    const fn = templateFunction({
+      codeDir: "/app",
+      handler: "put-item.handler",
+      buildMethod: "esbuild",
+      buildProperties: { EntryPoints: ["functions/put-item.ts", "functions/other.ts"] },
+    });
+    expect(pipelineSource(fn, false)).toEqual({ codeDir: "/app", handler: "functions/put-item.handler" });
+  });
+
+  it("an EntryPoints string (one entry) and a .mjs entry", () => {
+    const fn = templateFunction({ codeDir: "/app/hello", handler: "app.lambdaHandler", buildMethod: "esbuild", buildProperties: { EntryPoints: "app.mjs" } });
+    expect(pipelineSource(fn, false)).toEqual({ codeDir: "/app/hello", handler: "app.lambdaHandler" });
+  });
+
+  it("SAM's npm builder and this project's Makefile: the Handler names the module in CodeUri", () => {
+    const npm = templateFunction({ codeDir: "/app", handler: "src/handlers/get-all-items.getAllItemsHandler", buildMethod: null });
+    expect(pipelineSource(npm, false)).toEqual({ codeDir: "/app", handler: "src/handlers/get-all-items.getAllItemsHandler" });
+    const pipeline = templateFunction({ codeDir: "/warpstart", handler: "src/functions/hello/index.handler", buildMethod: "makefile" });
+    expect(pipelineSource(pipeline, true)).toEqual({ codeDir: "/warpstart", handler: "src/functions/hello/index.handler" });
+  });
+
+  it("SAM's esbuild builder without EntryPoints: the Handler's module, as SAM bundles it", () => {
+    const fn = templateFunction({ codeDir: "/app/src", handler: "sts.handler", buildMethod: "esbuild", buildProperties: { Format: "esm" } });
+    expect(pipelineSource(fn, false)).toEqual({ codeDir: "/app/src", handler: "sts.handler" });
+  });
+
+  it("says why when it cannot tell: another Makefile, a builder the pipeline does not replace", () => {
+    expect(pipelineSource(templateFunction({ buildMethod: "makefile" }), false)).toEqual({
+      why: "it is built by its own Makefile, which does not say which source it builds",
+    });
+    expect(pipelineSource(templateFunction({ buildMethod: "nodejs_npm_esbuild_custom" }), false)).toEqual({
+      why: "the pipeline does not build what SAM's nodejs_npm_esbuild_custom builder builds",
+    });
+  });
+});
+
+it("a profile's measurement, or why there is none, lands on the function's result for that profile", () => {
+  const result: ProfileResult = { profile: "Warp", measured: null, whyNotMeasured: "not yet", note: null };
+  const [comparison] = profileComparisons({ planned: [{ function: "Fn", profile: "Warp", copyId: "FnAsWarp", result }] });
+  expect(comparison).toMatchObject({ function: "Fn", copyId: "FnAsWarp", label: "Fn as Warp", metric: "init" });
+  comparison!.record("no round measured both");
+  expect(result).toMatchObject({ measured: null, whyNotMeasured: "no round measured both" });
+  const cost = {
+    metric: "init" as const,
+    rounds: 3,
+    asIsMs: 130,
+    fixedMs: 75,
+    deltaMs: 55,
+    deltaCi95: [50, 60] as [number, number],
+    ratio: 1.7,
+    ratioCi95: null,
+  };
+  comparison!.record(cost);
+  expect(result).toEqual({ profile: "Warp", measured: cost, whyNotMeasured: null, note: null });
+});

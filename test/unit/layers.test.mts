@@ -1,0 +1,159 @@
+// The layers, enforced: every edge between the project's folders (an import, import(), export
+// from, require, or a string naming another folder's file, e.g. join(PROJECT_ROOT, "lab/...")) must
+// point down the direction declared here, once. The code shipped to Lambda (src/) shares one
+// module with the tooling, src/contract.mts; the examples are a SAM app as a user writes one and
+// import nothing of the project's but lib/, the small libraries every function may ship.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, extname, join, relative, resolve, sep } from "node:path";
+import ts from "typescript";
+import { PROJECT_ROOT } from "../../core/paths.mts";
+
+/** What the code shipped to Lambda and the tooling share: a layer of its own, below every other. */
+const CONTRACT = "src/contract.mts";
+const BELOW_THE_TOOLS = ["contract", "core", "emulation", "measure", "builder", "lab"];
+
+/**
+ * Bottom up, what each layer's code may use besides its own folder:
+ * lib (shipped libraries: the SDK-free SigV4 floor, the stopwatch) ← src, examples;
+ * contract ← src; contract ← core (utilities) ← emulation (a function's environment, the local
+ * AWS, the runtime stand-in), measure (the forced-cold-start loop, its statistics) ← builder ←
+ * lab ← bench, doctor, load_test. test/, scripts/ and the root's config files may use anything.
+ */
+const MAY_USE: Record<string, readonly string[] | "anything"> = {
+  contract: [],
+  lib: [],
+  src: ["contract", "lib"],
+  examples: ["lib"],
+  core: ["contract"],
+  emulation: ["contract", "core"],
+  measure: ["contract", "core"],
+  builder: ["contract", "core", "emulation"],
+  lab: ["contract", "core", "emulation", "builder"],
+  bench: BELOW_THE_TOOLS,
+  doctor: BELOW_THE_TOOLS,
+  load_test: BELOW_THE_TOOLS,
+  test: "anything",
+  scripts: "anything",
+  ".": "anything",
+};
+
+/** Folders a layer may name by path but not import: the builder builds src/'s entry points (the chunk loader, the early lookup, the runtime client). */
+const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"] };
+
+/** Data, not code: any layer may name what is here (a SAM app's template is what every tool is pointed at). */
+const DATA = ["events/", "patches/", "tools/", "docs/", "examples/template.yaml"];
+
+const CODE = new Set([".mts", ".mjs", ".cts", ".cjs", ".ts", ".js"]);
+/** Not the project's code: installed packages, pinned tools, SAM's builds, other people's apps. */
+const NOT_SCANNED = new Set(["node_modules", "tools", ".aws-sam", "test/fixtures"]);
+
+function projectFiles(dir = PROJECT_ROOT): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    const name = relative(PROJECT_ROOT, path).split(sep).join("/");
+    if (entry.isDirectory()) return entry.name.startsWith(".") || NOT_SCANNED.has(entry.name) || NOT_SCANNED.has(name) ? [] : projectFiles(path);
+    return CODE.has(extname(entry.name)) ? [name] : [];
+  });
+}
+
+/** The layer of a project path: the contract, else its top folder ("." for the root's files). */
+function layerOf(path: string): string {
+  if (path === CONTRACT) return "contract";
+  return path.includes("/") ? path.split("/")[0]! : ".";
+}
+
+interface Edge {
+  file: string;
+  /** The project path it reaches, relative to the root. */
+  target: string;
+  kind: "imports" | "names";
+}
+
+/** A string that reads as a path: no spaces, no URL, at least one folder. */
+const PATH_LIKE = /^[\w@.-]+(\/[\w@.*-]*)+$/;
+
+/** The project path a specifier or path string reaches from `file`, or null (a package, a builtin, outside the project). */
+function targetOf(file: string, text: string, topFolders: Set<string>): string | null {
+  let absolute: string;
+  if (text.startsWith("./") || text.startsWith("../")) absolute = resolve(PROJECT_ROOT, dirname(file), text);
+  else if (PATH_LIKE.test(text) && topFolders.has(text.split("/")[0]!)) absolute = resolve(PROJECT_ROOT, text);
+  else return null;
+  const path = relative(PROJECT_ROOT, absolute).split(sep).join("/");
+  return path === "" || path.startsWith("..") ? null : path;
+}
+
+/** Every edge of one file: its imports (static, dynamic, require, export from) and the project paths its strings name. */
+function edgesOf(file: string, text: string, topFolders: Set<string>): Edge[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const edges: Edge[] = [];
+  const specifiers = new Set<ts.Node>();
+  const add = (node: ts.Node, kind: Edge["kind"]) => {
+    if (!ts.isStringLiteralLike(node) || specifiers.has(node)) return;
+    specifiers.add(node);
+    const target = targetOf(file, node.text, topFolders);
+    if (target !== null) edges.push({ file, target, kind });
+  };
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier, "imports");
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression, "imports");
+    else if (ts.isCallExpression(node) && node.arguments[0]) {
+      const callee = node.expression;
+      const loads =
+        callee.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(callee) && callee.text === "require") ||
+        (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === "require");
+      if (loads) add(node.arguments[0], "imports");
+    } else if (ts.isStringLiteralLike(node)) add(node, "names");
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return edges;
+}
+
+/** Why an edge goes against the declared direction, or null when it does not. */
+function violation({ file, target, kind }: Edge): string | null {
+  const from = layerOf(file);
+  const to = layerOf(target);
+  const allowed = MAY_USE[from];
+  // Only a layer's code is a target: not the root's files, installed packages or SAM's builds.
+  const layer = to !== "." && to in MAY_USE;
+  if (!layer || from === to || allowed === "anything" || DATA.some((data) => target === data || target.startsWith(data))) return null;
+  if (allowed === undefined) return `${file} → ${target}: ${from}/ has no place in the layers (declare it in test/unit/layers.test.mts)`;
+  if (allowed.includes(to)) return null;
+  if (MAY_NAME[from]?.includes(to)) return kind === "names" ? null : `${file} → ${target}: ${from} may name ${to}'s files (to build them), not import them`;
+  return `${file} → ${target}: ${from} may not depend on ${to}`;
+}
+
+const topFolders = new Set(readdirSync(PROJECT_ROOT, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [entry.name] : [])));
+const files = projectFiles();
+const edges = files.flatMap((file) => edgesOf(file, readFileSync(join(PROJECT_ROOT, file), "utf8"), topFolders));
+
+it("the scanner sees every kind of edge: import, export from, import(), require, and path strings", () => {
+  const text = [
+    'import { a } from "../lab/a.mts";',
+    'export * from "../lab/b.mts";',
+    'await import("../lab/c.mts");',
+    'require("../lab/d.cjs");',
+    'join(PROJECT_ROOT, "lab/runtime");',
+    'join(import.meta.dirname, "../lab/e.mjs");',
+    'const notAPath = "lab is a word"; import "node:fs"; import "yaml";',
+  ].join("\n");
+  expect(edgesOf("builder/x.mts", text, topFolders).map(({ target, kind }) => `${kind} ${target}`)).toEqual([
+    "imports lab/a.mts",
+    "imports lab/b.mts",
+    "imports lab/c.mts",
+    "imports lab/d.cjs",
+    "names lab/runtime",
+    "names lab/e.mjs",
+  ]);
+  // And it reads the project: the lab's paths come from core.
+  expect(edges).toContainEqual({ file: "lab/lab.mts", target: "core/paths.mts", kind: "imports" });
+});
+
+it("every edge between the project's folders points down the declared layers", () => {
+  expect(edges.map(violation).filter((message) => message !== null)).toEqual([]);
+});
+
+it("every folder with code has its place in the layers", () => {
+  expect([...new Set(files.map(layerOf))].filter((layer) => !(layer in MAY_USE))).toEqual([]);
+});
