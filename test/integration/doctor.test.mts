@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import type { DoctorReport } from "../../doctor/findings.mts";
+import { FUNCTION_NAMES } from "../support/lab.mts";
 
 const FIXTURES = "test/fixtures/sam-apps/doctor";
 const MAKEFILE_APP = `${FIXTURES}/makefile/template.yaml`;
@@ -453,7 +454,7 @@ describe("bad input: one line saying what is wrong", () => {
       1,
       `error: --no-build: ${FIXTURES}/build-fails/template.yaml has not been built yet (no .aws-sam/build/template.yaml)`,
     ],
-    [["Raw", "Nope"], 2, "error: Nope is not a function of template.yaml; its functions: Raw, Bundled, Optimized, Warp, Floor, Cjs, NoKeepAlive, Hello"],
+    [["Raw", "Nope"], 2, `error: Nope is not a function of template.yaml; its functions: ${FUNCTION_NAMES.join(", ")}`],
     [["--fail-on", "info"], 2, 'error: --fail-on must be warn or error, not "info"'],
     [["--rounds", "0"], 2, 'error: --rounds must be a whole number from 1 to 1000, not "0"'],
     [["--static", "--rounds", "3"], 2, "error: --static measures nothing: leave out --rounds"],

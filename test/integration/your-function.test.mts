@@ -7,14 +7,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { BenchResults } from "../../bench/results.mts";
-import { NODE22, PROJECT_ROOT, PROJECT_TEMPLATE, VENV_BIN } from "../../core/paths.mts";
-import { readTemplate } from "../../core/template.mts";
-import { installedSdk } from "../support/lab.mts";
+import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
+import { FUNCTION_NAMES, installedSdk } from "../support/lab.mts";
 
-/** The project template's functions as an error message lists them: read, so that a function a user adds keeps the tests true. */
-const PROJECT_FUNCTIONS = readTemplate(PROJECT_TEMPLATE)
-  .functions.map((fn) => fn.logicalId)
-  .join(", ");
 const TOOLS_PATH = `${dirname(NODE22)}:${VENV_BIN}:${process.env.PATH}`;
 /** Runs a command in `cwd` with the project's tools first on PATH, as `npm run` does. */
 const runIn = (cwd: string, command: string, args: string[], timeout = 300_000) =>
@@ -190,7 +185,7 @@ describe("what a user sees when a step goes wrong", () => {
   }, 180_000);
 
   it.each([
-    [["NoSuchFunction"], `error: NoSuchFunction is not a function of template.yaml; its functions: ${PROJECT_FUNCTIONS}`],
+    [["NoSuchFunction"], `error: NoSuchFunction is not a function of template.yaml; its functions: ${FUNCTION_NAMES.join(", ")}`],
     [["Optimized", "--event", join(PROJECT_ROOT, "README.md")], `error: --event ${join(PROJECT_ROOT, "README.md")} is not JSON: Unexpected token`],
     [["Optimized", "--event", "/nonexistent.json"], "error: --event /nonexistent.json: ENOENT: no such file or directory"],
     [["Optimized", "--profile", "Fast"], 'error: --profile: Unknown build profile "Fast"'],
