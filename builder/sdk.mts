@@ -127,8 +127,8 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
     const dependency = dependencyOf(importer);
     if (!dependency) {
       if (inTree) return { from: "tree" };
-      if (relative(PROJECT_ROOT, importer).startsWith("..")) return { from: "own" };
       const from = relative(PROJECT_ROOT, importer);
+      if (from.startsWith("..")) return { from: "own" };
       return installedVersion(PROJECT_ROOT, pkg)
         ? {
             problem: `${from} imports ${pkg}, which the SDK tree ${treeName}/ does not have yet: run npm install (it brings patches/ and emulation/runtime/ in step with the lockfile)`,

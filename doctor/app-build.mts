@@ -38,6 +38,33 @@ export function relocatedTemplate(templateFile: string): Template {
   return template;
 }
 
+const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
+
+/** A function's copy to build: the function it copies, its logical id, and how it differs. */
+export interface FunctionCopy {
+  of: string;
+  copyId: string;
+  change(resource: TemplateResourceEntry): void;
+}
+
+/**
+ * `template` (a relocated one) with its functions replaced by copies: no events (the copies are
+ * invoked, never routed), alias or provisioned environments, nor outputs (they name the functions
+ * left out); the app's other resources as they are.
+ */
+export function templateOfCopies(template: Template, copies: FunctionCopy[]): Record<string, unknown> {
+  const resources: Record<string, TemplateResourceEntry> = {};
+  for (const [id, resource] of Object.entries(template.Resources)) if (!FUNCTION_TYPES.includes(resource.Type)) resources[id] = resource;
+  for (const { of, copyId, change } of copies) {
+    const copy = structuredClone(template.Resources[of]!);
+    for (const key of ["Events", "AutoPublishAlias", "ProvisionedConcurrencyConfig"]) delete copy.Properties?.[key];
+    change(copy);
+    resources[copyId] = copy;
+  }
+  const { Outputs: _outputs, ...rest } = template;
+  return { ...rest, Resources: resources };
+}
+
 /** The logical ids of the functions the lab runs on the stand-in runtime. */
 export const standInIds = (functions: Pick<TemplateFunction, "logicalId" | "runtime">[]) =>
   new Set(functions.filter((fn) => whyStandIn(fn.runtime)).map((fn) => fn.logicalId));

@@ -21,7 +21,7 @@ import { type Examined, examine, runtimeLabel, whyNotExamined } from "./checks.m
 import { traceInLab } from "./dynamic.mts";
 import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
-import { buildFixes, coldStartsOf, fixComparisons, measureComparisons } from "./measure.mts";
+import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureComparisons } from "./measure.mts";
 import { buildProfiles, type ProfileBuilds, profileComparisons } from "./profile-builds.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
@@ -67,6 +67,15 @@ function profilesAsked(raw: string | undefined): ComparedProfile[] {
   if (unknown.length > 0 || asked.length === 0)
     throw new UsageError(`--profiles takes ${COMPARED_PROFILES.join(", ")} (comma-separated) or none, not "${unknown.join(",") || raw}"`);
   return asked as ComparedProfile[];
+}
+
+/** The comparisons `whyNot` has no reason against; each of the others records its reason. */
+function measurableOf(comparisons: Comparison[], whyNot: (comparison: Comparison) => string | null): Comparison[] {
+  return comparisons.filter((comparison) => {
+    const why = whyNot(comparison);
+    if (why) comparison.record(why);
+    return !why;
+  });
 }
 
 /** A function examined, with its resource as the app's template has it (the source its profiles' builds read). */
@@ -117,11 +126,9 @@ async function inTheLab(
           const refused = lab.refused.get(name);
           return refused ? `the lab cannot run it: ${refused}` : null;
         };
-        const comparisons = [...fixComparisons(builds), ...profileComparisons(profiles!)].filter((comparison) => {
-          const refused = cannotRun(comparison.function) ?? cannotRun(comparison.copyId);
-          if (refused) comparison.record(refused);
-          return !refused;
-        });
+        const refused = (comparison: Comparison) => cannotRun(comparison.function) ?? cannotRun(comparison.copyId);
+        const fixesServed = measurableOf(fixComparisons(builds), refused);
+        const profilesServed = measurableOf(profileComparisons(profiles!), refused);
         for (const [index, examinedFunction] of runnable.entries()) {
           const { built, report: fn } = examinedFunction;
           const refused = cannotRun(fn.name);
@@ -138,17 +145,15 @@ async function inTheLab(
         }
         // A function whose INIT failed in its trace has nothing to compare a copy with.
         const initFailed = new Set(report.functions.filter((fn) => fn.findings.some((found) => found.id === "init-error")).map((fn) => fn.name));
-        const measurable = comparisons.filter((comparison) => {
-          if (initFailed.has(comparison.function))
-            comparison.record(`its INIT fails in the lab (init-error): there is nothing to measure until INIT completes`);
-          return !initFailed.has(comparison.function);
-        });
+        const whyNotMeasured = (comparison: Comparison) =>
+          initFailed.has(comparison.function) ? "its INIT fails in the lab (init-error): there is nothing to measure until INIT completes" : null;
+        const fixes = measurableOf(fixesServed, whyNotMeasured);
+        const builtInProfiles = measurableOf(profilesServed, whyNotMeasured);
+        const measurable = [...fixes, ...builtInProfiles];
         const total = coldStartsOf(measurable, rounds);
         if (total === 0) return;
-        const fixes = measurable.filter((comparison) => !profiles!.planned.some((plan) => plan.copyId === comparison.copyId)).length;
-        const builtInProfiles = measurable.length - fixes;
         say(
-          `measuring ${fixes} fix${fixes === 1 ? "" : "es"} and ${builtInProfiles} profile build${builtInProfiles === 1 ? "" : "s"}: ${total} cold starts, order shuffled per round`,
+          `measuring ${fixes.length} fix${fixes.length === 1 ? "" : "es"} and ${builtInProfiles.length} profile build${builtInProfiles.length === 1 ? "" : "s"}: ${total} cold starts, order shuffled per round`,
         );
         const progress = createProgress(total, { label: "cold starts" });
         await measureComparisons(lab, measurable, rounds, progress);

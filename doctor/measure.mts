@@ -11,18 +11,16 @@ import { errorMessage } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
-import { readTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
 import { pairedComparison } from "../measure/stats.mts";
-import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds } from "./app-build.mts";
+import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine } from "./checks.mts";
 import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
 import { type BuildFix, fixFor } from "./fixes.mts";
-
-const FUNCTION_TYPES = ["AWS::Serverless::Function", "AWS::Lambda::Function"];
 
 /** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
 interface PlannedFix {
@@ -58,25 +56,21 @@ function planFixes(examined: Examined[]): PlannedFix[] {
 }
 
 /**
- * The app's template with its functions replaced by the fixed copies: no events (the copies are
- * invoked, never routed) nor outputs (they name the functions left out); a copy of a function the
- * lab runs on the stand-in runtime is built on it, as the function was (doctor/app-build.mts).
+ * The app's template with its functions replaced by the fixed copies (doctor/app-build.mts); a
+ * copy of a function the lab runs on the stand-in runtime is built on it, as the function was.
  */
 export function fixesTemplate(templateFile: string, fixes: PlannedFix[], standIns: ReadonlySet<string>): Record<string, unknown> {
-  const template = relocatedTemplate(templateFile);
-  const resources: Record<string, TemplateResourceEntry> = {};
-  for (const [id, resource] of Object.entries(template.Resources)) if (!FUNCTION_TYPES.includes(resource.Type)) resources[id] = resource;
-  for (const { function: fn, fix, copyId } of fixes) {
-    const copy = structuredClone(template.Resources[fn]!);
-    delete copy.Properties?.Events;
-    delete copy.Properties?.AutoPublishAlias;
-    delete copy.Properties?.ProvisionedConcurrencyConfig;
-    if (standIns.has(fn)) onStandInRuntime(copy);
-    fix.rewrite(copy);
-    resources[copyId] = copy;
-  }
-  const { Outputs: _outputs, ...rest } = template;
-  return { ...rest, Resources: resources };
+  return templateOfCopies(
+    relocatedTemplate(templateFile),
+    fixes.map(({ function: fn, fix, copyId }) => ({
+      of: fn,
+      copyId,
+      change: (copy) => {
+        if (standIns.has(fn)) onStandInRuntime(copy);
+        fix.rewrite(copy);
+      },
+    })),
+  );
 }
 
 /** SAM's own line saying why a build failed (its "Error: ..." line), else its output's last line. */

@@ -11,7 +11,7 @@ import { errorMessage } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { relocatedTemplate } from "./app-build.mts";
+import { relocatedTemplate, templateOfCopies } from "./app-build.mts";
 import type { Examined } from "./checks.mts";
 import type { ComparedProfile, ProfileResult } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
@@ -186,23 +186,26 @@ async function buildInto(
   }
   if (planned.length === 0) return { planned, functions: [] };
 
-  const resources = Object.fromEntries(Object.entries(template.Resources).filter(([, resource]) => resource.Type !== "AWS::Serverless::Function"));
-  for (const plan of planned) {
-    const copy = structuredClone(template.Resources[plan.function]!);
-    for (const key of ["Events", "AutoPublishAlias", "ProvisionedConcurrencyConfig", "InlineCode"]) delete copy.Properties?.[key];
-    const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
-    const { runtime, note } = copyRuntime(source, plan.profile);
-    plan.result.note = note;
-    const { codeDir, handler } = sources.get(plan.function)!;
-    copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: runtime };
-    // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
-    const own = built.pipeline ? source.buildProperties : {};
-    copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, Format: "esm" } };
-    resources[plan.copyId] = copy;
-  }
+  const copiesTemplate = templateOfCopies(
+    template,
+    planned.map((plan) => ({
+      of: plan.function,
+      copyId: plan.copyId,
+      change: (copy) => {
+        const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+        const { runtime, note } = copyRuntime(source, plan.profile);
+        plan.result.note = note;
+        const { codeDir, handler } = sources.get(plan.function)!;
+        delete copy.Properties?.InlineCode;
+        copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: runtime };
+        // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
+        const own = built.pipeline ? source.buildProperties : {};
+        copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, Format: "esm" } };
+      },
+    })),
+  );
   const copiesFile = join(scratch, "profiles-template.json");
-  const { Outputs: _outputs, ...rest } = template;
-  writeFileSync(copiesFile, `${JSON.stringify({ ...rest, Resources: resources }, null, 2)}\n`);
+  writeFileSync(copiesFile, `${JSON.stringify(copiesTemplate, null, 2)}\n`);
 
   const copies = readTemplate(copiesFile);
   const functions: TemplateFunction[] = [];

@@ -23,24 +23,8 @@ const SOURCE = `
         - SSMParameterReadPolicy: { ParameterName: mine/greeting }
 `;
 
-/** As `sam build` writes it into the built template: as written, but CodeUri names its artifact's folder and Metadata its SamResourceId. */
-const BUILT = `
-  Mine:
-    Type: AWS::Serverless::Function
-    Metadata:
-      BuildMethod: makefile
-      SamResourceId: Mine
-    Properties:
-      Handler: src/functions/mine/index.handler
-      MemorySize: 1024
-      Environment:
-        Variables:
-          GREETING: hello
-      Policies:
-      - SSMParameterReadPolicy:
-          ParameterName: mine/greeting
-      CodeUri: Mine
-`;
+/** As `sam build` writes it into the built template: as written, but Metadata names its SamResourceId and CodeUri its artifact's folder. */
+const BUILT = `${SOURCE.replace("      BuildMethod: makefile\n", "      BuildMethod: makefile\n      SamResourceId: Mine\n")}      CodeUri: Mine\n`;
 
 /** `text` with `resource` added at the end of Resources (before Outputs), as a user edits the file. */
 function withResource(text: string, resource: string): string {
