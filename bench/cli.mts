@@ -5,15 +5,14 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
-import { assertInstalled, DEFAULT_RUNTIME, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
-import { functionNames, stackOutputs } from "../core/stacks.mts";
+import { assertInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
+import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { functionEvent } from "../lab/events.mts";
@@ -22,13 +21,14 @@ import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, startLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
 import { type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
+import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
 import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "./process-start.mts";
 import { consoleSummary, markdownReport } from "./report.mts";
-import { type BenchResults, cellLabel, cellName, type ProcessStart } from "./results.mts";
+import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "./results.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functions A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--network N] [--code-loading M] [--no-build] [--verbose]
+const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functions A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--exec-wrapper] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--network N] [--code-loading M] [--no-build] [--verbose]
   --rounds N       forced cold starts per cell (a function in a profile on a runtime; default 30)
   --template FILE  the SAM template whose functions to measure (default: template.yaml)
   --functions LIST its functions to measure, by logical id (default: all); --variants LIST, its old
@@ -40,6 +40,8 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functio
                    ./llrt); adds hyperfine's process-start comparison (local only)
   --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles
                    ${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --functions
+  --exec-wrapper   also measure each build started through the exec wrapper that drops the runtime's V8
+                   flags (<name>+wrapper: AWS_LAMBDA_EXEC_WRAPPER=${WARP_EXEC_WRAPPER}, docs/warp.md)
   --out DIR        where results.json, report.md and chart.svg go (default results/<date-time>)
   --stack LIST     measure deployed stacks (sam deploy) instead of the local lab; one stack per runtime
                    (deploy with --parameter-overrides Runtime=<runtime>), each labelled by its Runtime output
@@ -90,6 +92,7 @@ function options() {
       region: { type: "string" },
       "no-build": { type: "boolean", default: false },
       ablate: { type: "boolean", default: false },
+      "exec-wrapper": { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
@@ -102,7 +105,8 @@ function options() {
   if (values.ablate && values.profiles) throw new UsageError("--ablate chooses its own profiles; leave out --profiles");
   if ((values.ablate || values.profiles) && values.runtimes)
     throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
-  if (!local && (values.ablate || values.profiles)) throw new UsageError("--profiles and --ablate build locally; a --stack runs each function as deployed");
+  if (!local && (values.ablate || values.profiles || values["exec-wrapper"]))
+    throw new UsageError("--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed");
   if (values.stack && values.runtimes)
     throw new UsageError("with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B");
   const runtimes = runtimesFrom(values.runtimes);
@@ -140,56 +144,67 @@ interface MeasuredBuild {
   name: string;
   /** The function this one is the Floor of (Metadata.FloorOf), if it is one. */
   floorOf?: string;
+  /** Started through the exec wrapper (--exec-wrapper). */
+  execWrapper?: boolean;
   served: TemplateFunction;
 }
 
-/** Every function in every profile asked for (or its own); the ones not in their own profile are built here, next to the SAM build. */
+/** The function as its owner would deploy it through the exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec). */
+const withExecWrapper = (fn: TemplateFunction): TemplateFunction => ({
+  ...fn,
+  environment: { ...fn.environment, AWS_LAMBDA_EXEC_WRAPPER: WARP_EXEC_WRAPPER },
+});
+
+/**
+ * Every function in every profile asked for (or its own); the ones not in their own profile are
+ * built here, next to the SAM build, and with --exec-wrapper each one again, wrapped (<name>+wrapper).
+ */
 async function buildsOf(
   template: SamTemplate,
   functions: TemplateFunction[],
   profiles: string[] | undefined,
+  execWrapper: boolean,
 ): Promise<{ builds: MeasuredBuild[]; extra: TemplateFunction[]; notBuilt: NonNullable<BenchResults["notBuilt"]> }> {
   const builds: MeasuredBuild[] = [];
   const extra: TemplateFunction[] = [];
   const notBuilt: NonNullable<BenchResults["notBuilt"]> = [];
   const built = readTemplate(builtTemplateOf(template.file));
+  /** Builds fn in a profile into a folder of its own and serves it beside the template's functions. */
+  const buildHere = async (fn: TemplateFunction, served: TemplateFunction, profile: string, id: string, cell: Omit<MeasuredBuild, "served">) => {
+    const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, id);
+    console.error(`== building ${fn.logicalId} with the ${id} profile`);
+    try {
+      await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir);
+    } catch (error) {
+      // One build that fails leaves the others measured; the report says why its cells are missing.
+      const message = errorMessage(error).split("\n")[0]!;
+      console.error(`   not built, so not measured: ${message}`);
+      notBuilt.push({ function: fn.logicalId, profile: id, message });
+      return;
+    }
+    const labFunction = { ...served, logicalId: `${fn.logicalId}-${id}`, codeDir };
+    extra.push(labFunction);
+    builds.push({ ...cell, served: labFunction });
+  };
   for (const fn of functions) {
     const own = functionBuild(template, fn.logicalId).profileName;
     const served = built.functions.find((candidate) => candidate.logicalId === fn.logicalId) ?? fn;
     const floorOf = fn.floorOf ?? undefined;
     for (const profile of profiles ?? [own]) {
       const name = cellName(fn.logicalId, profile, (profiles?.length ?? 1) > 1);
-      if (profile === own) {
-        builds.push({ function: fn.logicalId, profile, name, floorOf, served });
-        continue;
+      if (profile === own) builds.push({ function: fn.logicalId, profile, name, floorOf, served });
+      else await buildHere(fn, served, profile, profile, { function: fn.logicalId, profile, name, floorOf });
+      if (execWrapper) {
+        await buildHere(withExecWrapper(fn), withExecWrapper(served), profile, `${profile}${WRAPPED}`, {
+          function: fn.logicalId,
+          profile,
+          name: `${name}${WRAPPED}`,
+          execWrapper: true,
+        });
       }
-      const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, profile);
-      console.error(`== building ${fn.logicalId} with the ${profile} profile`);
-      try {
-        await buildFunction(functionBuild(template, fn.logicalId, profile), codeDir);
-      } catch (error) {
-        // One build that fails leaves the others measured; the report says why its cells are missing.
-        const message = errorMessage(error).split("\n")[0]!;
-        console.error(`   not built, so not measured: ${message}`);
-        notBuilt.push({ function: fn.logicalId, profile, message });
-        continue;
-      }
-      const labFunction = { ...served, logicalId: `${fn.logicalId}-${profile}`, codeDir };
-      extra.push(labFunction);
-      builds.push({ function: fn.logicalId, profile, name, floorOf, served: labFunction });
     }
   }
   return { builds, extra, notBuilt };
-}
-
-/** A deployed stack's runtime (its Runtime output; stacks older than it ran node22) and function names. */
-export async function describeStack(
-  stack: string,
-  region: string | undefined,
-  client?: CloudFormationClient,
-): Promise<{ runtime: string; functions: Map<string, string> }> {
-  const outputs = await stackOutputs(stack, region, client);
-  return { runtime: outputs.Runtime ?? DEFAULT_RUNTIME, functions: functionNames(outputs) };
 }
 
 type Options = ReturnType<typeof options>;
@@ -210,7 +225,8 @@ interface Target {
 async function stackTarget(opts: Options, stackList: string): Promise<Target> {
   const stacks = stackList.split(",").map((name) => name.trim());
   const client = new LambdaClient({ region: opts.region });
-  const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region)));
+  const wanted = opts.functions.map((fn) => fn.logicalId);
+  const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region, wanted)));
   const builds = opts.functions.map((fn) => ({
     function: fn.logicalId,
     profile: functionBuild(opts.template, fn.logicalId).profileName,
@@ -237,7 +253,7 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     console.error("== sam build");
     await samBuild({ template: opts.template.file, quiet: true });
   }
-  const { builds, extra, notBuilt } = await buildsOf(opts.template, opts.functions, opts.profiles);
+  const { builds, extra, notBuilt } = await buildsOf(opts.template, opts.functions, opts.profiles, opts["exec-wrapper"]);
   console.error("== starting the lab (local AWS + Lambda API)");
   const lab = await startLab({
     template: builtTemplateOf(opts.template.file),
@@ -269,13 +285,14 @@ function cellsOn(target: Target): ColdStartCell[] {
       const functionName = entry.functionName(build);
       if (!functionName)
         throw new UsageError(
-          `${build.function} is not in the ${entry.where}${target.recorded.kind === "aws" ? ` (no ${build.function}FunctionName output)` : ""}`,
+          `${build.function} is not in the ${entry.where}${target.recorded.kind === "aws" ? ` (no ${build.function}FunctionName output, no AWS::Lambda::Function ${build.function})` : ""}`,
         );
       return {
         name: build.name,
         function: build.function,
         profile: build.profile,
         floorOf: build.floorOf,
+        execWrapper: build.execWrapper,
         runtime: entry.runtime,
         functionName,
         event: () => functionEvent(build.served),

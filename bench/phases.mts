@@ -119,7 +119,7 @@ async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile:
     services: servicesOf(lab.aws),
     variables: { ...fn.variables, ...runVariables(kind, marksFile, profileFile) },
     initializationType: "on-demand",
-    codeFromStorage: lab.fidelity.codeLoading === "lambda",
+    codeLoading: lab.fidelity.codeLoading,
   });
   try {
     const init = await env.init(INIT_TIMEOUT_MS);

@@ -81,7 +81,8 @@ export function ratioTable(results: BenchResults, baseline: string, metric: Metr
   const on = (cell: CellResult) => {
     const sameRuntime = results.cells.filter((candidate) => candidate.runtime === cell.runtime && candidate !== cell);
     return (
-      sameRuntime.find((candidate) => candidate.function === cell.function && candidate.profile === baseline) ??
+      // A wrapped build's own profile is its unwrapped self: the wrapper's own table has that.
+      sameRuntime.find((candidate) => candidate.function === cell.function && candidate.profile === baseline && !cell.execWrapper && !candidate.execWrapper) ??
       sameRuntime.find((candidate) => candidate.name === baseline)
     );
   };
@@ -95,10 +96,22 @@ export function ratioTable(results: BenchResults, baseline: string, metric: Metr
  */
 export function floorTable(results: BenchResults, metric: Metric, format: TableFormat): string {
   const floorOf = (cell: CellResult) => {
-    const floors = results.cells.filter((candidate) => candidate.floorOf === cell.function && candidate.runtime === cell.runtime);
+    const floors = results.cells.filter((candidate) => candidate.floorOf === cell.function && candidate.runtime === cell.runtime && !candidate.execWrapper);
     return floors.find((floor) => floor.profile === cell.profile) ?? floors[0];
   };
   return pairedTable(results, floorOf, metric, format);
+}
+
+/** Every cell started through the exec wrapper against the same build started as the runtime starts it, paired by round; "" without one. */
+export function wrapperTable(results: BenchResults, metric: Metric, format: TableFormat): string {
+  const unwrapped = (cell: CellResult) =>
+    cell.execWrapper
+      ? results.cells.find(
+          (candidate) =>
+            !candidate.execWrapper && candidate.function === cell.function && candidate.profile === cell.profile && candidate.runtime === cell.runtime,
+        )
+      : undefined;
+  return pairedTable(results, unwrapped, metric, format);
 }
 
 /** Every cell against the same function (and profile) on `runtime` (the runtime matrix's comparison); "" without it. */
@@ -184,6 +197,8 @@ function describeTarget(target: BenchResults["target"]): string {
 
 const BASELINES = ["Raw", "Bundled", "Optimized", "Warp"];
 const FLOOR_NOTE = "ratio = function / its Floor, the same calls with no AWS SDK: 1.10 means 10% slower than the Floor";
+const WRAPPER_NOTE =
+  "ratio = the build started through the exec wrapper that drops the runtime's V8 flags / the same build started with them (docs/warp.md#below-the-runtimes-flags)";
 
 /** A complete report.md; chart.svg is expected next to it. */
 export function markdownReport(results: BenchResults): string {
@@ -240,6 +255,10 @@ export function markdownReport(results: BenchResults): string {
     const table = floorTable(results, metric, "markdown");
     if (table !== "") section(`${METRIC_LABELS[metric]}: each function vs its Floor`, FLOOR_NOTE, table);
   }
+  for (const metric of ["initMs", "e2eMs"] as const) {
+    const table = wrapperTable(results, metric, "markdown");
+    if (table !== "") section(`${METRIC_LABELS[metric]}: through the exec wrapper vs as the runtime starts it`, WRAPPER_NOTE, table);
+  }
 
   section("Warm E2E p50 (ms)", warmTable(results, "markdown"));
   section("Failures", failureTable(results, "markdown"));
@@ -282,6 +301,10 @@ export function consoleSummary(results: BenchResults): string {
   for (const metric of metrics) {
     const table = floorTable(results, metric, "text");
     if (table !== "") blocks.push(`${METRIC_LABELS[metric]}: each function vs its Floor (${FLOOR_NOTE}; 95% bootstrap CI)\n${table}`);
+  }
+  for (const metric of metrics) {
+    const table = wrapperTable(results, metric, "text");
+    if (table !== "") blocks.push(`${METRIC_LABELS[metric]}: through the exec wrapper vs as the runtime starts it (95% bootstrap CI)\n${table}`);
   }
   blocks.push(`Failures\n${failureTable(results, "text")}`);
   return `${blocks.join("\n\n")}\n`;

@@ -75,6 +75,9 @@ export function readBenchResults(text: string): BenchResults {
 }
 
 /** How a run names a function built in a profile: its logical id, or <LogicalId>/<Profile> when it measures several profiles of it. */
+/** What a build's name and profile end with when it starts through the exec wrapper (npm run bench -- --exec-wrapper). */
+export const WRAPPED = "+wrapper";
+
 export function cellName(fn: string, profile: string, severalProfiles: boolean): string {
   return severalProfiles ? `${fn}/${profile}` : fn;
 }

@@ -9,7 +9,7 @@
 // beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
 // custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
@@ -20,7 +20,7 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { labOverlayOf, RUNTIME_DIR } from "../emulation/function-environment.mts";
 import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
-import { SDK_CHUNK_FILE } from "../src/contract.mts";
+import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -251,11 +251,20 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
 export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const bundle = await bundleFunction(target, outdir, options);
   const { template, fn, profile } = target;
+  shipExecWrapper(fn, outdir);
   const codeCache =
     profile.codeCache && bundle.chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: bundle.handlerFile }) : undefined;
   // Bun's cache goes into the artifact only when the function runs on Bun; the lab gets it regardless.
   await warmStartupCaches(outdir, bundle.handlerFile, target.runsOn(), labOverlayOf(outdir));
   return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache };
+}
+
+/** The exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec), for a function whose AWS_LAMBDA_EXEC_WRAPPER names it. */
+function shipExecWrapper(fn: TemplateFunction, outdir: string): void {
+  if (fn.environment.AWS_LAMBDA_EXEC_WRAPPER !== WARP_EXEC_WRAPPER) return;
+  const shipped = join(outdir, relative("/var/task", WARP_EXEC_WRAPPER));
+  copyFileSync(join(PROJECT_ROOT, "src/warp/warp-exec"), shipped);
+  chmodSync(shipped, 0o755);
 }
 
 /** A function's esbuild bundle in outdir: the handler and, when its profile loads the SDK as a chunk, the chunk. */

@@ -11,7 +11,15 @@ import { dirname, join } from "node:path";
 import { execOwned, ownedDir } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
-import { accessKeyFor, functionEnvironment, LAB_RUN_DIR, labOverlayOf, refusedHostsIn, templateVariables } from "../emulation/function-environment.mts";
+import {
+  accessKeyFor,
+  bootstrapCommand,
+  functionEnvironment,
+  LAB_RUN_DIR,
+  labOverlayOf,
+  refusedHostsIn,
+  templateVariables,
+} from "../emulation/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
 import { createResources, WHAT_THE_LAB_CREATES } from "../emulation/local-aws/resources.mts";
 
@@ -117,11 +125,13 @@ async function init(
   let output: string;
   try {
     // An INIT under qemu takes seconds where it takes a tenth of one natively.
-    const { stdout, stderr } = await execOwned(
-      command,
-      [...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile, initMode],
-      { env, timeout: 120_000, cwd: artifactDir },
+    // Through the function's exec wrapper, if it has one: the cache is V8's under the flags the wrapped process runs with.
+    const [program, args] = bootstrapCommand(
+      [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile, initMode],
+      variables,
+      { taskRoot: artifactDir },
     );
+    const { stdout, stderr } = await execOwned(program, args, { env, timeout: 120_000, cwd: artifactDir });
     output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };

@@ -1,10 +1,27 @@
 // Lambda's log lines in its text format (developer guide: nodejs-logging.md): the lab writes
 // them, the bench reads REPORT from the lab's logs and from AWS's alike. Tabs separate REPORT
 // fields; Init Duration follows Max Memory Used, only on a cold start.
-const RUNTIME_VERSION = "nodejs:22.warpstart-lab";
+import { createHash } from "node:crypto";
+import type { Runtime } from "./runtimes.mts";
 
-export function initStartLine(functionArn: string): string {
-  return `INIT_START Runtime Version: ${RUNTIME_VERSION}\tRuntime Version ARN: ${functionArn.replace(/:function:.*$/, "")}::runtime:warpstart-lab`;
+/**
+ * INIT_START as Lambda writes it (`Runtime Version: nodejs:22.v48`, and a version ARN of the
+ * region with no account: arn:aws:lambda:us-east-1::runtime:<64 hex>). The lab's version says it
+ * is the lab's; its ARN hashes the local runtime, so another runtime has another ARN, as on Lambda.
+ */
+export function initStartLine(functionArn: string, runtime: Pick<Runtime, "lambdaRuntime" | "name" | "version">): string {
+  const [, partition, , region] = functionArn.split(":");
+  const family = runtime.lambdaRuntime.replace(/^nodejs(\d+)\.x$/, "nodejs:$1").replace(/^provided\./, "provided:");
+  const hash = createHash("sha256").update(`${runtime.name} ${runtime.version}`).digest("hex");
+  return `INIT_START Runtime Version: ${family}.warpstart-lab\tRuntime Version ARN: arn:${partition}:lambda:${region}::runtime:${hash}`;
+}
+
+const INIT_START = /^INIT_START Runtime Version: (?<version>\S+)\tRuntime Version ARN: (?<arn>\S+)/m;
+
+/** Reads INIT_START out of a log (a cold start's): the runtime version and its ARN, which a function's RuntimeManagementConfig pins. */
+export function parseInitStart(log: string): { runtimeVersion: string; runtimeVersionArn: string } | null {
+  const match = INIT_START.exec(log);
+  return match?.groups ? { runtimeVersion: match.groups.version!, runtimeVersionArn: match.groups.arn! } : null;
 }
 
 export function startLine(requestId: string): string {

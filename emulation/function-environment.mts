@@ -4,9 +4,22 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { STATE_DIR } from "../core/paths.mts";
 import { ownedDir } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
@@ -15,6 +28,32 @@ import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
 
 /** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
 export const RUNTIME_DIR = join(import.meta.dirname, "runtime");
+
+type LockedPackages = Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
+let runtimeSdk: string[] | undefined;
+
+/**
+ * The folders of the runtime's SDK copy: every @aws-sdk/* package the runtime ships and what they
+ * depend on, by its lockfile (not the runtime client, which every function loads).
+ */
+export function runtimeSdkFolders(): readonly string[] {
+  if (runtimeSdk) return runtimeSdk;
+  const read = (file: string) => JSON.parse(readFileSync(join(RUNTIME_DIR, file), "utf8"));
+  const locked = (read("package-lock.json") as { packages: LockedPackages }).packages;
+  const folders = new Set<string>();
+  const visit = (name: string) => {
+    const folder = `node_modules/${name}`;
+    const entry = locked[folder];
+    if (!entry || folders.has(folder)) return;
+    folders.add(folder);
+    for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(dependency);
+  };
+  for (const name of Object.keys((read("package.json") as { dependencies: Record<string, string> }).dependencies)) {
+    if (name.startsWith("@aws-sdk/")) visit(name);
+  }
+  runtimeSdk = [...folders].map((folder) => join(RUNTIME_DIR, folder));
+  return runtimeSdk;
+}
 
 /**
  * What a build leaves beside an artifact for the lab alone (never shipped): e.g. Warp's code
@@ -179,6 +218,9 @@ export function functionEnvironment(
           LAMBDA_RUNTIME_DIR: RUNTIME_DIR,
           NODE_PATH: [join(RUNTIME_DIR, "node_modules"), RUNTIME_DIR, taskRoot].join(":"),
           AWS_EXECUTION_ENV: `AWS_Lambda_${runtime.lambdaRuntime}`,
+          // What the bootstrap, a bash script, exports to the node it execs (an exec wrapper's shell adds one level).
+          PWD: taskRoot,
+          SHLVL: "1",
         }
       : { LAMBDA_RUNTIME_DIR: "/var/runtime" };
   return {
@@ -213,4 +255,40 @@ export function functionEnvironment(
 export function templateVariables(template: SamTemplate, fn: TemplateFunction, created: Record<string, ResourceAttributes>): Record<string, string> {
   const values = template.resolve(fn.environment, created) as Record<string, unknown>;
   return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === "string" ? value : JSON.stringify(value)]));
+}
+
+/** Where a path Lambda gives a function (/var/task/..., /opt/...) is on this machine; other paths are as given. */
+function hostPath(lambdaPath: string, roots: { taskRoot: string; optDir?: string | null }): string {
+  for (const [prefix, root] of [
+    ["/var/task", roots.taskRoot],
+    ["/opt", roots.optDir],
+  ] as const) {
+    const inside = relative(prefix, lambdaPath);
+    if (root && !inside.startsWith("..")) return join(root, inside);
+  }
+  return lambdaPath;
+}
+
+/**
+ * The command a managed runtime's bootstrap runs for `node` (the binary, its flags, the runtime
+ * client): node itself, or with AWS_LAMBDA_EXEC_WRAPPER set, the wrapper with that whole command
+ * as its arguments, after the bootstrap's own checks: "<wrapper>: does not exist" (exit 127) and
+ * "<wrapper>: is not an executable" (exit 126), as Lambda's bootstraps print them.
+ */
+export function bootstrapCommand(
+  node: readonly string[],
+  variables: Record<string, string> | undefined,
+  roots: { taskRoot: string; optDir?: string | null },
+): [string, string[]] {
+  const wrapper = variables?.AWS_LAMBDA_EXEC_WRAPPER;
+  if (!wrapper) return [node[0]!, node.slice(1)];
+  const file = hostPath(wrapper, roots);
+  const refuse = (problem: string, code: number): [string, string[]] => ["/bin/bash", ["-c", `echo "$1: ${problem}"; exit ${code}`, "bootstrap", wrapper]];
+  if (!existsSync(file) || !statSync(file).isFile()) return refuse("does not exist", 127);
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    return refuse("is not an executable", 126);
+  }
+  return [file, [...node]];
 }

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { VENV_BIN } from "../core/paths.mts";
 import { execOwned } from "../core/processes.mts";
 
-/** Drops every file under `paths` (links to files followed) from the page cache: the next read comes from storage. */
-export async function evictFromPageCache(paths: string[]): Promise<void> {
-  await execOwned(join(VENV_BIN, "python"), [join(import.meta.dirname, "page-cache.py"), ...paths]);
+/**
+ * Drops every file under `written` and `installed` (links to files followed) from the page cache:
+ * the next read comes from storage. `written` files are synced first (a fresh copy's pages are
+ * dirty, and dirty pages stay); `installed` ones need not be.
+ */
+export async function evictFromPageCache(written: string[], installed: readonly string[] = []): Promise<void> {
+  const args = installed.length > 0 ? [...written, "--installed", ...installed] : written;
+  await execOwned(join(VENV_BIN, "python"), [join(import.meta.dirname, "page-cache.py"), ...args]);
 }

@@ -1,7 +1,9 @@
 """Drops files from the page cache, so that their next read comes from storage.
 
-Usage: page-cache.py PATH...  (a folder: every file below it; a link to a file: the file it names).
-Dirty pages cannot be dropped, so each file is synced first (a task root is a fresh copy).
+Usage: page-cache.py PATH... [--installed PATH...]
+(a folder: every file below it; a link to a file: the file it names). Dirty pages cannot be
+dropped, so each file is synced first (a task root is a fresh copy); files after --installed
+were written long before (an npm install) and are not.
 """
 
 import os
@@ -17,11 +19,16 @@ def files(path):
         yield os.path.realpath(path)
 
 
+sync = True
 for root in sys.argv[1:]:
+    if root == "--installed":
+        sync = False
+        continue
     for file in files(root):
         fd = os.open(file, os.O_RDONLY)
         try:
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)

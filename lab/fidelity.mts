@@ -5,8 +5,14 @@
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../emulation/local-aws/network.mts";
 
-/** `lambda`: a new environment reads its code (artifact, layers, a custom runtime's binary) from storage; `none`: from wherever it is. */
-export type CodeLoading = "lambda" | "none";
+/**
+ * `lambda`: a new environment reads its code from storage (its artifact, layers, a custom
+ * runtime's binary, and the files it loads of the managed runtime's SDK copy); `artifact`: the
+ * same but the runtime's SDK copy stays in memory (the lab's model before 2026-11-25, kept to
+ * measure the difference); `none`: code from wherever it is.
+ */
+export type CodeLoading = "lambda" | "artifact" | "none";
+const CODE_LOADINGS: readonly CodeLoading[] = ["lambda", "artifact", "none"];
 
 export interface Fidelity {
   network: NetworkModel;
@@ -20,8 +26,9 @@ export const FIDELITY_FLAGS = { network: { type: "string" }, "code-loading": { t
 
 export const FIDELITY_USAGE = `  --network N       the network between functions and the local AWS: lambda (default: ${describeNetwork(LAMBDA_NETWORK)}),
                     none (loopback), or dns=MS,rtt=MS
-  --code-loading M  lambda (default: each new environment reads its artifact, layers and a custom runtime's
-                    binary from storage, not the page cache) or none`;
+  --code-loading M  lambda (default: each new environment reads its artifact, layers, a custom runtime's
+                    binary and the managed runtime's SDK copy from storage, not the page cache),
+                    artifact (the same, the runtime's SDK copy in memory) or none`;
 
 export function fidelityFrom(values: { network?: string; "code-loading"?: string }): Fidelity {
   let network = LAMBDA_FIDELITY.network;
@@ -32,13 +39,17 @@ export function fidelityFrom(values: { network?: string; "code-loading"?: string
       throw new UsageError(`--network: ${errorMessage(error)}`);
     }
   }
-  const codeLoading = values["code-loading"] ?? LAMBDA_FIDELITY.codeLoading;
-  if (codeLoading !== "lambda" && codeLoading !== "none") throw new UsageError(`--code-loading must be lambda or none, not "${codeLoading}"`);
+  const codeLoading = (values["code-loading"] ?? LAMBDA_FIDELITY.codeLoading) as CodeLoading;
+  if (!CODE_LOADINGS.includes(codeLoading)) throw new UsageError(`--code-loading must be lambda, artifact or none, not "${codeLoading}"`);
   return { network, codeLoading };
 }
 
 /** One line for a report: what the run's lab played. */
 export function describeFidelity(fidelity: Fidelity): string {
-  const code = fidelity.codeLoading === "lambda" ? "each new environment's code read from storage" : "code from the page cache";
+  const code = {
+    lambda: "each new environment's code read from storage",
+    artifact: "each new environment's code read from storage, the runtime's SDK copy from memory",
+    none: "code from the page cache",
+  }[fidelity.codeLoading];
   return `network: ${describeNetwork(fidelity.network)}; ${code}`;
 }

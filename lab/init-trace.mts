@@ -78,7 +78,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     services: servicesOf(lab.aws),
     variables: { ...fn.variables, NODE_OPTIONS: nodeOptions, WARPSTART_INIT_TRACE: traceFile },
     initializationType: "on-demand",
-    codeFromStorage: lab.fidelity.codeLoading === "lambda",
+    codeLoading: lab.fidelity.codeLoading,
   });
   const log: string[] = [];
   try {

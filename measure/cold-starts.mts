@@ -4,7 +4,7 @@
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../core/cli.mts";
-import { parseReport } from "../core/lambda-logs.mts";
+import { parseInitStart, parseReport } from "../core/lambda-logs.mts";
 import { CACHE_REJECTED } from "../src/contract.mts";
 
 export interface Sample {
@@ -37,6 +37,8 @@ export interface ColdStartCell {
   profile: string;
   /** The function this one is the Floor of (its template's Metadata.FloorOf); absent for any other function. */
   floorOf?: string;
+  /** Started through the exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec); absent: as the runtime starts it. */
+  execWrapper?: boolean;
   /** What ran it (core/runtimes.mts: node22, node24, deno, bun, or a runtime given by path). */
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
@@ -130,7 +132,11 @@ export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
           const report = parseReport(cold.log);
           if (!report) throw new InvokeFailure("NoReport", `no REPORT line in the invoke's log tail:\n${cold.log}`);
           if (report.initDurationMs === null) throw new InvokeFailure("NotCold", "the invoke after a configuration update was warm (no Init Duration)");
-          reported[cell.functionName] ??= { ...bodyFacts(cold.payload), codeCacheRejected: cold.log.includes(CACHE_REJECTED) };
+          reported[cell.functionName] ??= {
+            ...bodyFacts(cold.payload),
+            codeCacheRejected: cold.log.includes(CACHE_REJECTED),
+            initStart: parseInitStart(cold.log) ?? undefined,
+          };
           let warmE2eMs: number | null = null;
           try {
             warmE2eMs = (await invoke(client, cell)).e2eMs;
@@ -188,6 +194,8 @@ interface ReportedFacts {
   codeCache?: string;
   /** Whether the cold invoke's log has the chunk loader's warning that V8 rejected the cache. */
   codeCacheRejected?: boolean;
+  /** The runtime version of the cold start's INIT_START line (absent when the 4 KB log tail has lost it). */
+  initStart?: { runtimeVersion: string; runtimeVersionArn: string };
 }
 
 /** What a function says about its build in the identity JSON of its HTTP API response. */

@@ -27,3 +27,6 @@ export interface ServiceHost {
   /** The endpoint's host with `{region}` for the region, e.g. sts.{region}.amazonaws.com. */
   host: string;
 }
+
+/** Where Lambda finds the exec wrapper the builder ships (src/warp/warp-exec) when a function's AWS_LAMBDA_EXEC_WRAPPER names it. */
+export const WARP_EXEC_WRAPPER = "/var/task/warp-exec";

@@ -9,13 +9,16 @@ import { join } from "node:path";
 import { removeTree, spawnOwned } from "../../core/processes.mts";
 import {
   accessKeyFor,
+  bootstrapCommand,
   type FunctionSpec,
   functionEnvironment,
   type LocalServices,
   prepareTaskRoot,
   RUNTIME_DIR,
+  runtimeSdkFolders,
 } from "../../emulation/function-environment.mts";
 import { evictFromPageCache } from "../../emulation/page-cache.mts";
+import type { CodeLoading } from "../fidelity.mts";
 import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
 
@@ -42,8 +45,8 @@ export interface EnvironmentOptions {
   onLine?: (line: string) => void;
   /** Stop the process (SIGSTOP) while it waits for an event, as Lambda freezes an idle environment. */
   freezeWhenIdle?: boolean;
-  /** Read the code from storage at INIT, as a new Lambda environment does: dropped from the page cache first. */
-  codeFromStorage?: boolean;
+  /** What of its code INIT reads from storage (lab/fidelity.mts), dropped from the page cache first; default none. */
+  codeLoading?: CodeLoading;
 }
 
 export class ExecutionEnvironment {
@@ -72,6 +75,18 @@ export class ExecutionEnvironment {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
   }
 
+  /**
+   * Node and the runtime client stay in memory (every function of the runtime loads them: on
+   * Lambda, a shared runtime image, warm on a worker); the files a function loads are read from
+   * storage, the runtime's SDK copy among them (docs/lab.md#code-loading).
+   */
+  private async dropCode(spec: FunctionSpec): Promise<void> {
+    const { codeLoading = "none" } = this.options;
+    if (codeLoading === "none") return;
+    const runtimeSdk = codeLoading === "lambda" && spec.runtime.kind === "managed" ? runtimeSdkFolders() : [];
+    await evictFromPageCache(this.optDir ? [this.taskRoot!, this.optDir] : [this.taskRoot!], runtimeSdk);
+  }
+
   get alive(): boolean {
     return this.process !== null && this.exitInfo === null;
   }
@@ -82,8 +97,7 @@ export class ExecutionEnvironment {
     const runtimeApi = await this.runtimeApi.listen();
     this.taskRoot = prepareTaskRoot(spec);
     if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
-    // The managed runtime (Node, the runtime client, the runtime's SDK copy) stays in memory: on Lambda it is part of a shared runtime image.
-    if (this.options.codeFromStorage) await evictFromPageCache(this.optDir ? [this.taskRoot, this.optDir] : [this.taskRoot]);
+    await this.dropCode(spec);
     const env = {
       ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
       AWS_LAMBDA_INITIALIZATION_TYPE: this.options.initializationType,
@@ -99,7 +113,7 @@ export class ExecutionEnvironment {
     this.runtimeApi.onIdle = () => {
       if (this.options.freezeWhenIdle && !this.running) this.freeze();
     };
-    const [command, args] = launch(spec, this.optDir);
+    const [command, args] = launch(spec, this.taskRoot, this.optDir, env);
     this.spawnedAt = process.hrtime.bigint();
     // Ends with the lab however the lab ends, frozen or not (core/processes.mts).
     const child = spawnOwned(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -217,10 +231,10 @@ export class ExecutionEnvironment {
   }
 }
 
-/** The command that starts the runtime: the managed runtime's node on the RIC, or a custom runtime's bootstrap. */
-function launch(spec: FunctionSpec, optDir: string | null): [string, string[]] {
+/** The command that starts the runtime: the managed runtime's node on the RIC (through the function's exec wrapper, if it names one), or a custom runtime's bootstrap. */
+function launch(spec: FunctionSpec, taskRoot: string, optDir: string | null, env: Record<string, string>): [string, string[]] {
   const { runtime } = spec;
-  if (runtime.kind === "managed") return [runtime.hostBinary, [...runtime.nodeFlags(spec.memoryMb), RIC_ENTRY]];
+  if (runtime.kind === "managed") return bootstrapCommand([runtime.hostBinary, ...runtime.nodeFlags(spec.memoryMb), RIC_ENTRY], env, { taskRoot, optDir });
   if (!optDir) throw new Error(`${spec.name} runs on the custom runtime ${runtime.name} but has no opt dir (its layer)`);
   return [join(optDir, "bootstrap"), []];
 }

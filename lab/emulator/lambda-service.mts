@@ -246,7 +246,7 @@ export class LambdaService {
         clearTimeout(this.reclaimTimers.get(env));
       } else {
         env = this.newEnvironment(fn, "on-demand");
-        log.push(initStartLine(fn.config.FunctionArn));
+        log.push(initStartLine(fn.config.FunctionArn, fn.spec.runsOn));
         const init = await env.init(this.options.initTimeoutMs);
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
@@ -277,7 +277,7 @@ export class LambdaService {
       initializationType,
       onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),
       freezeWhenIdle: this.options.freeze,
-      codeFromStorage: this.options.codeLoading === "lambda",
+      codeLoading: this.options.codeLoading,
     });
     fn.track(env);
     this.live.add(env);

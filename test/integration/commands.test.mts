@@ -17,7 +17,7 @@ it.each([
   ],
   ["lab/start-lab.mts", ["--no-build", "--idle-timeout", "0"], 'error: --idle-timeout must be a whole number from 1, not "0"', "usage: npm run lab"],
   ["lab/start-lab.mts", ["--no-build", "--network", "fast"], 'error: --network: "fast" is not a network: use lambda', "usage: npm run lab"],
-  ["bench/cli.mts", ["--no-build", "--code-loading", "cold"], 'error: --code-loading must be lambda or none, not "cold"', "usage: npm run bench"],
+  ["bench/cli.mts", ["--no-build", "--code-loading", "cold"], 'error: --code-loading must be lambda, artifact or none, not "cold"', "usage: npm run bench"],
   [
     "bench/cli.mts",
     ["--stack", "warpstart", "--network", "none"],

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { NODE22 } from "../../core/paths.mts";
+import { RUNTIME_DIR } from "../../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { type CodeLoading, LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { startLab } from "../../lab/lab.mts";
@@ -125,10 +126,15 @@ describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, (
 });
 
 describe("where a new environment's code comes from", () => {
-  it.each<[CodeLoading, string]>([
-    ["lambda", "storage: none of it is in the page cache when INIT begins"],
-    ["none", "the page cache, where the fresh copy of the artifact is"],
-  ])("--code-loading %s: %s", async (codeLoading) => {
+  // Its module, which no function of these tests loads, is put in the page cache first.
+  const runtimeSdkModule = join(RUNTIME_DIR, "node_modules/@aws-sdk/client-cloudformation/dist-cjs/index.js");
+
+  it.each<[CodeLoading, string, { own: boolean; runtimeSdk: boolean }]>([
+    ["lambda", "storage, its own and the runtime's SDK copy", { own: false, runtimeSdk: false }],
+    ["artifact", "storage, the runtime's SDK copy from memory", { own: false, runtimeSdk: true }],
+    ["none", "the page cache, where the fresh copy of the artifact is", { own: true, runtimeSdk: true }],
+  ])("--code-loading %s: %s", async (codeLoading, _, resident) => {
+    readFileSync(runtimeSdkModule);
     const lab = await startLab({
       template: join(import.meta.dirname, "../fixtures/lab/template.yaml"),
       parameterOverrides: {},
@@ -136,9 +142,10 @@ describe("where a new environment's code comes from", () => {
       fidelity: { ...LAMBDA_FIDELITY, codeLoading },
     });
     try {
-      const { residentBytes } = JSON.parse((await lab.lambda.invoke("CodeResidency", Buffer.from("{}"))).payload.toString()) as { residentBytes: number };
-      if (codeLoading === "lambda") expect(residentBytes).toBe(0);
-      else expect(residentBytes).toBeGreaterThan(0);
+      const answer = JSON.parse((await lab.lambda.invoke("CodeResidency", Buffer.from("{}"))).payload.toString()) as Record<string, unknown>;
+      expect(answer.runtimeSdkFile).toBe(runtimeSdkModule);
+      expect((answer.residentBytes as number) > 0).toBe(resident.own);
+      expect((answer.runtimeSdkResidentBytes as number) > 0).toBe(resident.runtimeSdk);
     } finally {
       await lab.stop();
     }

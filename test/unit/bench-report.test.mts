@@ -11,6 +11,7 @@ import {
   ratioTable,
   runtimeRatioTable,
   warmTable,
+  wrapperTable,
 } from "../../bench/report.mts";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
@@ -465,5 +466,49 @@ describe("a runtime matrix", () => {
       expect(results.cells.length).toBeGreaterThan(0);
       expect(markdownReport(results)).toContain("| OrdersApi/Warp | 20 |");
     });
+  });
+});
+
+describe("wrapperTable", () => {
+  /** Warp and Floor, each also started through the exec wrapper (bench --exec-wrapper): wrapped Warp is 0.8× Warp, wrapped Floor 0.9× Floor. */
+  function withWrapped(): BenchResults {
+    const results = fixture();
+    const build = (fn: string, profile: string, wrapped: boolean, initMs: [number, number], floorOf?: string): CellResult => ({
+      ...cellResult(wrapped ? `${fn}+wrapper` : fn, [
+        [0, initMs[0], initMs[0] + 300, 5],
+        [1, initMs[1], initMs[1] + 300, 5],
+      ]),
+      function: fn,
+      profile,
+      ...(wrapped ? { execWrapper: true } : {}),
+      ...(floorOf ? { floorOf } : {}),
+    });
+    results.cells = [
+      build("Warp", "Warp", false, [100, 200]),
+      build("Warp", "Warp", true, [80, 160]),
+      build("Floor", "Optimized", false, [90, 180], "Warp"),
+      build("Floor", "Optimized", true, [81, 162]),
+    ];
+    return results;
+  }
+
+  it("compares each wrapped build with the same build started as the runtime starts it, and nothing else", () => {
+    const rows = wrapperTable(withWrapped(), "initMs", "markdown").split("\n").slice(2).map(cells);
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ["Warp+wrapper", "2", "0.80 [0.80, 0.80]"],
+      ["Floor+wrapper", "2", "0.90 [0.90, 0.90]"],
+    ]);
+    expect(wrapperTable(fixture(), "initMs", "text")).toBe("");
+  });
+
+  it("keeps wrapped builds out of the profile and Floor comparisons' baselines", () => {
+    const results = withWrapped();
+    // Floor+wrapper is not "Optimized" for Floor; wrapped Warp is measured against the Floor as the runtime starts it.
+    expect(ratioTable(results, "Optimized", "initMs", "text")).toBe("");
+    const floorRows = floorTable(results, "initMs", "markdown").split("\n").slice(2).map(cells);
+    expect(floorRows.map((row) => row.slice(0, 3))).toEqual([
+      ["Warp", "2", "1.11 [1.11, 1.11]"],
+      ["Warp+wrapper", "2", "0.89 [0.89, 0.89]"],
+    ]);
   });
 });

@@ -33,7 +33,7 @@ describe("fidelityFrom", () => {
   it("says which flag is wrong, as a usage error", () => {
     expect(() => fidelityFrom({ network: "fast" })).toThrow(UsageError);
     expect(() => fidelityFrom({ network: "fast" })).toThrow(/^--network: "fast" is not a network/);
-    expect(() => fidelityFrom({ "code-loading": "cold" })).toThrow(new UsageError('--code-loading must be lambda or none, not "cold"'));
+    expect(() => fidelityFrom({ "code-loading": "cold" })).toThrow(new UsageError('--code-loading must be lambda, artifact or none, not "cold"'));
   });
 });
 
@@ -42,4 +42,7 @@ it("describes a run's settings in one line", () => {
     `network: DNS ${LAMBDA_NETWORK.dnsMs} ms per connection, RTT ${LAMBDA_NETWORK.rttMs} ms; each new environment's code read from storage`,
   );
   expect(describeFidelity({ network: LOOPBACK, codeLoading: "none" })).toBe("network: loopback, no delay; code from the page cache");
+  expect(describeFidelity({ network: LOOPBACK, codeLoading: "artifact" })).toBe(
+    "network: loopback, no delay; each new environment's code read from storage, the runtime's SDK copy from memory",
+  );
 });

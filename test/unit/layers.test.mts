@@ -37,8 +37,11 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
   ".": "anything",
 };
 
-/** Folders a layer may name by path but not import: the builder builds src/'s entry points (the chunk loader, the early lookup, the runtime client). */
-const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"] };
+/**
+ * Folders a layer may name by path but not import: the builder builds src/'s entry points (the
+ * chunk loader, the early lookup, the runtime client); warp:pin runs scripts/setup.sh once it has pinned Node.
+ */
+const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], bench: ["scripts"] };
 
 /** Data, not code: any layer may name what is here (a SAM app's template is what every tool is pointed at). */
 const DATA = ["events/", "patches/", "tools/", "docs/", "examples/template.yaml"];

@@ -1,9 +1,10 @@
 // The --stack paths, with CloudFormation and Lambda mocked (aws-sdk-client-mock): reading a
 // deployed stack's outputs, and the bench's loop of forced cold starts against the Lambda API.
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+// test/integration/deployed-stack.test.mts runs the same commands against a stand-in AWS.
+import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from "@aws-sdk/client-cloudformation";
 import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { describeStack } from "../../bench/cli.mts";
+import { describeStack } from "../../core/stacks.mts";
 import { stackApiUrl } from "../../load_test/run.mts";
 import { runColdStarts } from "../../measure/cold-starts.mts";
 
@@ -30,14 +31,49 @@ describe("a deployed stack", () => {
     cloudformation
       .on(DescribeStacksCommand, { StackName: "warpstart-deno" })
       .resolves(outputs({ Runtime: "deno", WarpFunctionName: "warpstart-deno-Warp-abc", ApiUrl: "https://x" }));
-    const { runtime, functions } = await describeStack("warpstart-deno", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }));
+    const { runtime, functions } = await describeStack("warpstart-deno", "eu-west-1", ["Warp"], new CloudFormationClient({ region: "eu-west-1" }));
     expect(runtime).toBe("deno");
     expect([...functions]).toEqual([["Warp", "warpstart-deno-Warp-abc"]]);
   });
 
   it("counts as node22 when it has no Runtime output (stacks older than the parameter)", async () => {
     cloudformation.on(DescribeStacksCommand).resolves(outputs({ RawFunctionName: "r" }));
-    expect((await describeStack("old", "us-east-1", new CloudFormationClient({ region: "us-east-1" }))).runtime).toBe("node22");
+    expect((await describeStack("old", "us-east-1", ["Raw"], new CloudFormationClient({ region: "us-east-1" }))).runtime).toBe("node22");
+  });
+
+  it("names a function without a <LogicalId>FunctionName output by its AWS::Lambda::Function resource (a SAM app's stack), listed only then", async () => {
+    cloudformation.on(DescribeStacksCommand).resolves(outputs({ WarpFunctionName: "s-Warp-abc" }));
+    const client = new CloudFormationClient({ region: "eu-west-1" });
+    expect([...(await describeStack("s", "eu-west-1", ["Warp"], client)).functions]).toEqual([["Warp", "s-Warp-abc"]]);
+    expect(cloudformation.commandCalls(ListStackResourcesCommand)).toEqual([]);
+    cloudformation.on(ListStackResourcesCommand).resolves({
+      StackResourceSummaries: [
+        {
+          LogicalResourceId: "Thumbnails",
+          PhysicalResourceId: "s-Thumbnails-xyz",
+          ResourceType: "AWS::Lambda::Function",
+          LastUpdatedTimestamp: new Date(),
+          ResourceStatus: "CREATE_COMPLETE",
+        },
+        {
+          LogicalResourceId: "ThumbnailsRole",
+          PhysicalResourceId: "s-ThumbnailsRole-xyz",
+          ResourceType: "AWS::IAM::Role",
+          LastUpdatedTimestamp: new Date(),
+          ResourceStatus: "CREATE_COMPLETE",
+        },
+      ],
+    });
+    expect([...(await describeStack("s", "eu-west-1", ["Warp", "Thumbnails"], client)).functions]).toEqual([
+      ["Warp", "s-Warp-abc"],
+      ["Thumbnails", "s-Thumbnails-xyz"],
+    ]);
+    cloudformation
+      .on(ListStackResourcesCommand)
+      .rejects(Object.assign(new Error("not authorized to perform: cloudformation:ListStackResources"), { name: "AccessDenied" }));
+    await expect(describeStack("s", "eu-west-1", ["Thumbnails"], client)).rejects.toThrow(
+      "cannot list the resources of the stack s in eu-west-1: not authorized to perform: cloudformation:ListStackResources",
+    );
   });
 
   it("gives the load test its ApiUrl, or says it has none", async () => {
@@ -51,7 +87,7 @@ describe("a deployed stack", () => {
 
   it("names the stack when CloudFormation cannot describe it", async () => {
     cloudformation.on(DescribeStacksCommand).rejects(Object.assign(new Error("Stack with id nope does not exist"), { name: "ValidationError" }));
-    await expect(describeStack("nope", "eu-west-1", new CloudFormationClient({ region: "eu-west-1" }))).rejects.toThrow(
+    await expect(describeStack("nope", "eu-west-1", ["Warp"], new CloudFormationClient({ region: "eu-west-1" }))).rejects.toThrow(
       "cannot describe the stack nope in eu-west-1: Stack with id nope does not exist",
     );
   });

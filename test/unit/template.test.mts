@@ -2,7 +2,7 @@
 // other, with the profiles (builder/profiles.mts) and the runtimes (core/runtimes.mts).
 // `sam validate --lint` runs in the integration project.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
@@ -11,32 +11,9 @@ import { fixedName, NAMED_TYPES } from "../../emulation/local-aws/resources.mts"
 import { SAMPLE_EVENT } from "../../lab/events.mts";
 import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
 
-const template = loadTemplate(PROJECT_TEMPLATE);
-
 describe("template.yaml", () => {
   // Also run on a copy with a user's function added (test/integration/user-function.test.mts).
   templateYamlChecks(PROJECT_TEMPLATE);
-
-  it("has the Serverless Application Repository metadata sam publish needs", () => {
-    const app = (template.Metadata as Record<string, Record<string, unknown>>)["AWS::ServerlessRepo::Application"]!;
-    for (const field of [
-      "Name",
-      "Description",
-      "Author",
-      "SpdxLicenseId",
-      "LicenseUrl",
-      "ReadmeUrl",
-      "Labels",
-      "HomePageUrl",
-      "SemanticVersion",
-      "SourceCodeUrl",
-    ]) {
-      expect(app[field]).toBeTruthy();
-    }
-    expect(app.SemanticVersion).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(existsSync(join(PROJECT_ROOT, String(app.LicenseUrl)))).toBe(true);
-    expect(existsSync(join(PROJECT_ROOT, String(app.ReadmeUrl)))).toBe(true);
-  });
 });
 
 describe("examples/template.yaml", () => {
