@@ -70,12 +70,19 @@ function ownerAlive(owner: string): boolean {
   return startTime(Number(pid)) === started;
 }
 
-/** Removes a folder tree whatever its modes (read-only copies: Lambda's /var/task and /opt are). */
+/**
+ * Removes a folder tree whatever its modes (read-only copies: Lambda's /var/task and /opt are).
+ * Another process may be removing the same tree (owners that start together sweep the same dead
+ * owners' folders): what it removed first is gone, not an error.
+ */
 export function removeTree(dir: string): void {
-  if (!existsSync(dir)) return;
   const writable = (folder: string) => {
-    chmodSync(folder, 0o755);
-    for (const entry of readdirSync(folder, { withFileTypes: true })) if (entry.isDirectory()) writable(join(folder, entry.name));
+    try {
+      chmodSync(folder, 0o755);
+      for (const entry of readdirSync(folder, { withFileTypes: true })) if (entry.isDirectory()) writable(join(folder, entry.name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
   };
   writable(dir);
   rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,16 @@
 // Nothing outlives the lab: however its owner ends (SIGKILL, a closed terminal's SIGHUP, an
 // uncaught exception), the local AWS and every execution environment, frozen or busy, end within
-// seconds and free their ports. And environments killed under traffic cost their requests only
+// seconds and free their ports. Owners that start together sweep the same gone owners' folders
+// without tripping over each other. And environments killed under traffic cost their requests only
 // an error in Lambda's shape, while the lab keeps serving.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
-import { NODE22 } from "../../core/paths.mts";
+import { pathToFileURL } from "node:url";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { removeTree } from "../../core/processes.mts";
 import { LAB_RUN_DIR } from "../../emulation/function-environment.mts";
 import { assertPortFree } from "../../emulation/local-aws/local-aws.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
@@ -98,6 +102,38 @@ it("removes the read-only task roots of a lab that could not remove them, at the
     expect(readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`))).toEqual([]);
   } finally {
     await lab.stop();
+  }
+}, 60_000);
+
+it("lets owners that start together (sam build --parallel's builds) sweep the same gone owners' folders, each then getting its own", async () => {
+  const base = mkdtempSync(join(tmpdir(), "warpstart-owners-"));
+  try {
+    // Read-only trees of owners that are gone (a pid no process has): enough that the sweeps overlap.
+    for (let i = 0; i < 300; i++) {
+      const gone = join(base, `${4_000_000 + i}-1`);
+      mkdirSync(join(gone, "task", "src"), { recursive: true });
+      writeFileSync(join(gone, "task", "src", "index.mjs"), "");
+      for (const dir of [join(gone, "task", "src"), join(gone, "task"), gone]) chmodSync(dir, 0o555);
+    }
+    const sweep = `import { ownedDir } from ${JSON.stringify(pathToFileURL(join(PROJECT_ROOT, "core/processes.mts")).href)}; console.log(ownedDir(process.argv[1]));`;
+    const owners = await Promise.all(
+      [1, 2, 3, 4].map(
+        () =>
+          new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+            const child = spawn(NODE22, ["--input-type=module", "-e", sweep, base], { stdio: ["ignore", "pipe", "pipe"] });
+            let [stdout, stderr] = ["", ""];
+            child.stdout!.on("data", (chunk) => (stdout += chunk));
+            child.stderr!.on("data", (chunk) => (stderr += chunk));
+            child.on("close", (code) => done({ code, stdout, stderr }));
+          }),
+      ),
+    );
+    expect(owners.map(({ code, stderr }) => ({ code, stderr }))).toEqual(Array(4).fill({ code: 0, stderr: "" }));
+    const own = owners.map(({ stdout }) => stdout.trim());
+    expect(new Set(own).size).toBe(4);
+    expect(readdirSync(base).sort()).toEqual(own.map((dir) => basename(dir)).sort());
+  } finally {
+    removeTree(base);
   }
 }, 60_000);
 
