@@ -96,8 +96,10 @@ export interface TemplateFunction {
   architecture: string;
   /** Tracing: Active (X-Ray samples its invokes); PassThrough or none: false. */
   tracing: boolean;
-  /** Environments to keep initialized (ProvisionedConcurrencyConfig, conditions evaluated). */
+  /** Environments to keep initialized (ProvisionedConcurrencyConfig, conditions evaluated): SAM attaches them to the alias. */
   provisionedConcurrency: number;
+  /** AutoPublishAlias, e.g. live: the alias SAM publishes a version under, which its API events invoke (null: none, they invoke $LATEST). */
+  alias: string | null;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
   /** Its first event source (Events, in template order): what triggers it, so the event it gets (lab/events.mts); null: nothing does. */
@@ -280,6 +282,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         architecture: String((props.Architectures as string[] | undefined)?.[0] ?? "x86_64"),
         tracing: props.Tracing === "Active",
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
+        alias: typeof props.AutoPublishAlias === "string" && props.AutoPublishAlias !== "" ? props.AutoPublishAlias : null,
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
         eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,

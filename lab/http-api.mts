@@ -1,6 +1,8 @@
 // The template's HTTP API on 127.0.0.1, as API Gateway serves it (a local `sam local start-api`
 // without Docker): each GET route invokes its function with a payload format 2.0 event and maps
-// the response back. Concurrent requests scale out like Lambda (LambdaService).
+// the response back. Concurrent requests scale out like Lambda (LambdaService). A function with
+// AutoPublishAlias is invoked through its alias, as SAM points the integration at the alias: its
+// provisioned environments serve first.
 // Sources: SAM CLI (local_apigw_service.py) and the developer guide sample event-v2.json.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -107,7 +109,8 @@ export class HttpApi {
 
   constructor(lambda: LambdaService, functions: TemplateFunction[]) {
     this.lambda = lambda;
-    this.routes = new Map(functions.flatMap((fn) => (fn.httpPath ? [[`GET ${fn.httpPath}`, fn.logicalId]] : [])));
+    // Each route's function, as its integration names it: name:alias with AutoPublishAlias.
+    this.routes = new Map(functions.flatMap((fn) => (fn.httpPath ? [[`GET ${fn.httpPath}`, fn.alias ? `${fn.logicalId}:${fn.alias}` : fn.logicalId]] : [])));
     this.server = createServer((req, res) => {
       this.handle(req).then(
         (response) => send(res, response),

@@ -65,6 +65,12 @@ function foreignLayersRefusal(fn: TemplateFunction): string | null {
   return `its layer ${fn.foreignLayers.join(" and ")} is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer`;
 }
 
+/** Why the lab cannot give a function its provisioned concurrency (null: it can): SAM attaches it to the alias, and without one refuses the template. */
+function provisionedRefusal(fn: TemplateFunction): string | null {
+  if (fn.provisionedConcurrency === 0 || fn.alias) return null;
+  return "its ProvisionedConcurrencyConfig has no alias to serve (SAM refuses it: To set ProvisionedConcurrencyConfig AutoPublishALias must be defined on the function)";
+}
+
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
 export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
   return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
@@ -85,8 +91,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     resources = await createResources(template, aws);
     for (const fn of served.functions) {
       const layers = options.withoutForeignLayers ? null : foreignLayersRefusal(fn);
-      if (layers) {
-        refused.set(fn.logicalId, layers);
+      const unaliased = provisionedRefusal(fn);
+      if (layers || unaliased) {
+        refused.set(fn.logicalId, (layers ?? unaliased)!);
         continue;
       }
       try {

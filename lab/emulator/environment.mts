@@ -41,6 +41,8 @@ export interface EnvironmentOptions {
   /** Variables from the function's configuration: the template's Environment, or UpdateFunctionConfiguration's. */
   variables?: Record<string, string>;
   initializationType: "on-demand" | "provisioned-concurrency";
+  /** The function version it runs: $LATEST (the default) or a published one (AWS_LAMBDA_FUNCTION_VERSION, its log stream's name). */
+  version?: string;
   /** Every line the function prints, as it prints it (the lab's console, when verbose). */
   onLine?: (line: string) => void;
   /** Stop the process (SIGSTOP) while it waits for an event, as Lambda freezes an idle environment. */
@@ -93,16 +95,17 @@ export class ExecutionEnvironment {
 
   /** Starts the process and waits until the runtime asks for its first event, at most initTimeoutMs. */
   async init(initTimeoutMs: number): Promise<InitOutcome> {
-    const { spec, services } = this.options;
+    const { spec, services, version = "$LATEST" } = this.options;
     const runtimeApi = await this.runtimeApi.listen();
     this.taskRoot = prepareTaskRoot(spec);
     if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
     await this.dropCode(spec);
     const env = {
       ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
+      AWS_LAMBDA_FUNCTION_VERSION: version,
       AWS_LAMBDA_INITIALIZATION_TYPE: this.options.initializationType,
       AWS_LAMBDA_RUNTIME_API: runtimeApi,
-      AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[$LATEST]${this.id}`,
+      AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll("-", "/")}/[${version}]${this.id}`,
     };
     const ready = new Promise<void>((resolve) => {
       this.runtimeApi.onNext = () => {

@@ -1,6 +1,7 @@
 // The Lambda API on 127.0.0.1, wire-compatible with @aws-sdk/client-lambda: Invoke,
 // ListFunctions, GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
-// SDK's waitUntilFunctionUpdatedV2 use). Errors carry x-amzn-ErrorType like the real service.
+// SDK's waitUntilFunctionUpdatedV2 use), each with a Qualifier ($LATEST, the alias, version 1:
+// LambdaService.target) where Lambda takes one. Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { errorMessage } from "../../core/cli.mts";
 import { logTail } from "../../core/lambda-logs.mts";
@@ -39,15 +40,17 @@ export class InvokeApi {
     const match = FUNCTION_ROUTE.exec(url.pathname);
     if (!match) return sendError(res, 404, "UnknownOperationException", `Unknown operation ${req.method} ${url.pathname}`);
     const name = decodeURIComponent(match[1]!);
+    const qualifier = url.searchParams.get("Qualifier") ?? undefined;
     const operation = `${req.method} ${match[2] ?? ""}`;
     try {
       switch (operation) {
         case "POST /invocations":
-          return await this.invoke(req, res, name);
+          return await this.invoke(req, res, name, qualifier);
         case "GET /configuration":
-          return sendJson(res, 200, this.lambda.configuration(name));
+          return sendJson(res, 200, this.lambda.configuration(name, qualifier));
         case "GET ":
-          return sendJson(res, 200, { Configuration: this.lambda.configuration(name), Code: { RepositoryType: "S3" }, Tags: {} });
+          return sendJson(res, 200, { Configuration: this.lambda.configuration(name, qualifier), Code: { RepositoryType: "S3" }, Tags: {} });
+        // UpdateFunctionConfiguration takes no Qualifier: it changes $LATEST.
         case "PUT /configuration": {
           const body = await readBody(req, MAX_PAYLOAD_BYTES);
           const change = parseJsonBody(body);
@@ -69,7 +72,7 @@ export class InvokeApi {
     }
   }
 
-  private async invoke(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
+  private async invoke(req: IncomingMessage, res: ServerResponse, name: string, qualifier: string | undefined): Promise<void> {
     const payload = await readBody(req, MAX_PAYLOAD_BYTES);
     if (payload === null)
       return sendError(res, 413, "RequestTooLargeException", `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`);
@@ -78,17 +81,17 @@ export class InvokeApi {
     }
     const invocationType = header(req, "x-amz-invocation-type") ?? "RequestResponse";
     const logType = header(req, "x-amz-log-type") ?? "None";
-    this.lambda.configuration(name); // 404 before anything runs
+    this.lambda.configuration(name, qualifier); // 404 before anything runs
     if (invocationType === "DryRun") return void res.writeHead(204).end();
     const event = payload.length > 0 ? payload : Buffer.from("{}");
     if (invocationType === "Event") {
-      void this.lambda.invoke(name, event).catch(() => {});
+      void this.lambda.invoke(name, event, qualifier).catch(() => {});
       return void res.writeHead(202, { "x-amzn-requestid": crypto.randomUUID() }).end();
     }
     if (invocationType !== "RequestResponse") return sendError(res, 400, "InvalidParameterValueException", `Unsupported InvocationType: ${invocationType}`);
 
-    const result = await this.lambda.invoke(name, event);
-    const headers: Record<string, string> = { "content-type": "application/json", "x-amz-executed-version": "$LATEST" };
+    const result = await this.lambda.invoke(name, event, qualifier);
+    const headers: Record<string, string> = { "content-type": "application/json", "x-amz-executed-version": result.executedVersion };
     if (result.functionError) headers["x-amz-function-error"] = result.functionError;
     if (logType === "Tail") headers["x-amz-log-result"] = Buffer.from(logTail(result.log), "utf8").toString("base64");
     res.writeHead(200, headers).end(result.payload);

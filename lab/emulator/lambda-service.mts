@@ -1,5 +1,7 @@
 // The functions of a built template, as the Lambda service runs them: an invoke takes an idle
 // environment or starts a new one (a cold start), configuration updates discard environments.
+// A function is its $LATEST and, with AutoPublishAlias, the version SAM publishes (1) and the
+// alias pointing to it, which holds the provisioned environments and which API events invoke.
 import { randomBytes, randomUUID } from "node:crypto";
 import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
 import type { Runtime } from "../../core/runtimes.mts";
@@ -26,7 +28,8 @@ export interface FunctionConfiguration {
   Environment?: { Variables: Record<string, string> };
   TracingConfig: { Mode: "Active" | "PassThrough" };
   Architectures: string[];
-  Version: "$LATEST";
+  /** $LATEST, or the published version ("1") that the alias points to. */
+  Version: string;
   State: "Active";
   LastUpdateStatus: "InProgress" | "Successful" | "Failed";
   LastModified: string;
@@ -40,6 +43,8 @@ export interface InvokeResult {
   functionError?: "Unhandled";
   /** The invocation's log lines: the platform's and the function's (the API's LogType Tail sends the last 4 KB). */
   log: string[];
+  /** The version that ran it ($LATEST or 1): X-Amz-Executed-Version. */
+  executedVersion: string;
 }
 
 /** A function as the lab serves it: its template settings, what runs it, and a custom runtime's opt dir. */
@@ -55,7 +60,11 @@ export interface LabServices extends LocalServices {
   calls(accessKeyId: string): Promise<AwsCall[]>;
 }
 
-class LambdaFunction {
+/** The version SAM's AutoPublishAlias publishes at the first deploy, and the one its alias points to. */
+const PUBLISHED_VERSION = "1";
+
+/** One version of a function ($LATEST or the published one): its configuration and its environments. */
+class FunctionVersion {
   readonly idle: ExecutionEnvironment[] = [];
   readonly busy = new Set<ExecutionEnvironment>();
   config: FunctionConfiguration;
@@ -63,11 +72,30 @@ class LambdaFunction {
   private readonly generations = new WeakMap<ExecutionEnvironment, number>();
   generation = 0;
 
+  constructor(config: FunctionConfiguration) {
+    this.config = config;
+  }
+
+  track(env: ExecutionEnvironment): void {
+    this.generations.set(env, this.generation);
+  }
+
+  isCurrent(env: ExecutionEnvironment): boolean {
+    return this.generations.get(env) === this.generation;
+  }
+}
+
+class LambdaFunction {
+  /** $LATEST: what UpdateFunctionConfiguration changes, and what an unqualified invoke runs. */
+  readonly latest: FunctionVersion;
+  /** With AutoPublishAlias: version 1 as deployed (an update of $LATEST leaves it as it is), which the alias points to. */
+  readonly published: FunctionVersion | null;
+
   readonly spec: ServedFunction;
 
   constructor(spec: ServedFunction) {
     this.spec = spec;
-    this.config = {
+    const config: FunctionConfiguration = {
       FunctionName: spec.logicalId,
       FunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${spec.logicalId}`,
       Runtime: spec.runtime,
@@ -85,15 +113,22 @@ class LambdaFunction {
       CodeSize: 0,
       ...(spec.variables && Object.keys(spec.variables).length ? { Environment: { Variables: spec.variables } } : {}),
     };
+    this.latest = new FunctionVersion(config);
+    this.published = spec.alias ? new FunctionVersion({ ...config, Version: PUBLISHED_VERSION }) : null;
   }
 
-  track(env: ExecutionEnvironment): void {
-    this.generations.set(env, this.generation);
+  get versions(): FunctionVersion[] {
+    return this.published ? [this.latest, this.published] : [this.latest];
   }
+}
 
-  isCurrent(env: ExecutionEnvironment): boolean {
-    return this.generations.get(env) === this.generation;
-  }
+/** What a function name (or ARN) and Qualifier name: the function, the version that runs, and whether through its alias. */
+interface Target {
+  fn: LambdaFunction;
+  version: FunctionVersion;
+  /** The qualifier as named (null: none, $LATEST). */
+  qualifier: string | null;
+  viaAlias: boolean;
 }
 
 export class ResourceNotFound extends Error {}
@@ -148,26 +183,33 @@ export class LambdaService {
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
   }
 
-  /** Environments of a function: idle ones (frozen or not), busy ones, provisioned ones. */
-  environments(name: string): { idle: number; busy: number; provisioned: number; frozen: number } {
-    const fn = this.get(name);
-    const all = [...fn.idle, ...fn.busy];
+  /**
+   * Environments of a function: idle ones (frozen or not), busy ones, provisioned ones; of every
+   * version, or of the one a qualifier names ($LATEST, the alias or 1: the alias's are version 1's).
+   */
+  environments(name: string, qualifier?: string): { idle: number; busy: number; provisioned: number; frozen: number } {
+    const target = this.target(name, qualifier);
+    const versions = qualifier === undefined && !qualifiedName(name) ? target.fn.versions : [target.version];
+    const idle = versions.flatMap((version) => version.idle);
+    const busy = versions.flatMap((version) => [...version.busy]);
     return {
-      idle: fn.idle.length,
-      busy: fn.busy.size,
-      provisioned: all.filter((env) => this.provisioned.has(env)).length,
-      frozen: fn.idle.filter((env) => env.isFrozen).length,
+      idle: idle.length,
+      busy: busy.length,
+      provisioned: [...idle, ...busy].filter((env) => this.provisioned.has(env)).length,
+      frozen: idle.filter((env) => env.isFrozen).length,
     };
   }
 
   /**
    * Initializes every function's provisioned concurrency (template ProvisionedConcurrencyConfig)
-   * before traffic, with AWS_LAMBDA_INITIALIZATION_TYPE=provisioned-concurrency.
+   * before traffic, with AWS_LAMBDA_INITIALIZATION_TYPE=provisioned-concurrency: on its alias, as
+   * SAM configures it (a function without AutoPublishAlias has none; SAM refuses the template).
    */
   async provision(): Promise<void> {
     const starts = [...this.functions.values()].flatMap((fn) =>
-      Array.from({ length: fn.spec.provisionedConcurrency }, async () => {
-        const env = this.newEnvironment(fn, "provisioned-concurrency");
+      Array.from({ length: fn.published ? fn.spec.provisionedConcurrency : 0 }, async () => {
+        const version = fn.published!;
+        const env = this.newEnvironment(fn, version, "provisioned-concurrency");
         const init = await env.init(this.options.initTimeoutMs);
         env.takeLog();
         if (init.kind !== "ready") {
@@ -175,7 +217,7 @@ export class LambdaService {
           throw new Error(`provisioned concurrency for ${fn.spec.logicalId} failed to initialize (${init.kind}); run it on demand to see its error`);
         }
         this.provisioned.add(env);
-        fn.idle.push(env);
+        version.idle.push(env);
       }),
     );
     const results = await Promise.allSettled(starts);
@@ -185,49 +227,66 @@ export class LambdaService {
 
   /** A function's settings as the lab serves it (what runs it, its code). */
   served(name: string): ServedFunction {
-    return this.get(name).spec;
+    return this.target(name).fn.spec;
   }
 
   get functionNames(): string[] {
     return [...this.functions.keys()];
   }
 
-  configuration(name: string): FunctionConfiguration {
-    return { ...this.get(name).config };
+  /** The configuration of the version a name (or ARN) and qualifier name; its FunctionArn qualified when a qualifier is named, as Lambda answers. */
+  configuration(name: string, qualifier?: string): FunctionConfiguration {
+    const target = this.target(name, qualifier);
+    return { ...target.version.config, FunctionArn: invokedArn(target) };
   }
 
-  /** Applies a configuration change; every environment of the function is discarded, so the next invoke is cold. */
+  /**
+   * Applies a configuration change to $LATEST (the only version Lambda lets it change); $LATEST's
+   * environments are discarded, so its next invoke is cold. The alias's keep running version 1,
+   * which an update leaves as it is: they stay, provisioned ones included, as on Lambda.
+   */
   async updateConfiguration(
     name: string,
     change: Partial<Pick<FunctionConfiguration, "Description" | "MemorySize" | "Timeout" | "Environment">>,
   ): Promise<FunctionConfiguration> {
-    const fn = this.get(name);
-    if (fn.config.LastUpdateStatus === "InProgress")
-      throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${fn.config.FunctionArn}`);
+    const { qualifier } = parseFunctionName(name);
+    if (qualifier !== null && qualifier !== "$LATEST")
+      throw new InvalidParameterValue(
+        "Current operation does not support versions other than $LATEST. Please set the version to $LATEST or do not set a version in your request.",
+      );
+    const latest = this.target(name).fn.latest;
+    if (latest.config.LastUpdateStatus === "InProgress")
+      throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${latest.config.FunctionArn}`);
     if (change.MemorySize !== undefined && !(Number.isInteger(change.MemorySize) && change.MemorySize >= 128 && change.MemorySize <= 10240)) {
       throw new InvalidParameterValue("MemorySize must be an integer from 128 to 10240 (MB).");
     }
     if (change.Timeout !== undefined && !(Number.isInteger(change.Timeout) && change.Timeout >= 1 && change.Timeout <= 900)) {
       throw new InvalidParameterValue("Timeout must be an integer from 1 to 900 (seconds).");
     }
-    fn.config = {
-      ...fn.config,
+    latest.config = {
+      ...latest.config,
       ...change,
       LastUpdateStatus: "InProgress",
       LastModified: new Date().toISOString(),
       RevisionId: randomUUID(),
     };
-    fn.generation++;
-    const response = { ...fn.config };
+    latest.generation++;
+    const response = { ...latest.config };
     // Busy environments are discarded when their invocation ends; idle ones now. The answer
     // says InProgress, as Lambda's does; by the waiter's first poll the update is Successful.
-    await Promise.all(fn.idle.splice(0).map((env) => this.discard(env)));
-    fn.config = { ...fn.config, LastUpdateStatus: "Successful" };
+    await Promise.all(latest.idle.splice(0).map((env) => this.discard(env)));
+    latest.config = { ...latest.config, LastUpdateStatus: "Successful" };
     return response;
   }
 
-  async invoke(name: string, payload: Buffer): Promise<InvokeResult> {
-    const fn = this.get(name);
+  /**
+   * Invokes the version a name (or ARN) and qualifier name: $LATEST (no qualifier) on on-demand
+   * environments; the alias on its provisioned environments first, then on-demand ones of version
+   * 1; version 1 itself on those on-demand ones only (provisioned concurrency serves the alias).
+   */
+  async invoke(name: string, payload: Buffer, qualifier?: string): Promise<InvokeResult> {
+    const target = this.target(name, qualifier);
+    const { fn, version } = target;
     if (this.active >= this.options.concurrencyLimit) {
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
@@ -238,77 +297,87 @@ export class LambdaService {
     // stores the RuntimeExit, the next invoke fails with it, then it resets), and what Lambda's
     // developer guide says of a runtime that crashes during Invoke ("Lambda resets the execution
     // environment"). On Lambda itself a frozen environment cannot die on its own.
-    let env = fn.idle.pop();
+    let env = this.takeIdle(version, target.viaAlias);
     let initDurationMs: number | undefined;
     this.active++;
     try {
       if (env) {
         clearTimeout(this.reclaimTimers.get(env));
       } else {
-        env = this.newEnvironment(fn, "on-demand");
-        log.push(initStartLine(fn.config.FunctionArn, fn.spec.runsOn));
+        env = this.newEnvironment(fn, version, "on-demand");
+        log.push(initStartLine(version.config.FunctionArn, fn.spec.runsOn));
         const init = await env.init(this.options.initTimeoutMs);
         log.push(...env.takeLog());
         if (init.kind !== "ready") {
           await this.discard(env);
-          return this.failedInit(init, log, await this.services.calls(env.accessKeyId));
+          return { ...this.failedInit(init, log, await this.services.calls(env.accessKeyId)), executedVersion: version.config.Version };
         }
         initDurationMs = init.initDurationMs;
       }
-      return await this.run(fn, env, payload, log, initDurationMs);
+      return await this.run(target, env, payload, log, initDurationMs);
     } finally {
       this.active--;
     }
   }
 
-  private newEnvironment(fn: LambdaFunction, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
+  /** An idle environment of the version, the last one released first: through the alias a provisioned one if any is idle; otherwise an on-demand one. */
+  private takeIdle(version: FunctionVersion, viaAlias: boolean): ExecutionEnvironment | undefined {
+    let index = viaAlias ? version.idle.findLastIndex((env) => this.provisioned.has(env)) : -1;
+    if (index < 0) index = version.idle.findLastIndex((env) => !this.provisioned.has(env));
+    return index < 0 ? undefined : version.idle.splice(index, 1)[0];
+  }
+
+  private newEnvironment(fn: LambdaFunction, version: FunctionVersion, initializationType: "on-demand" | "provisioned-concurrency"): ExecutionEnvironment {
     if (this.closed) throw new Error("the lab is stopping: it starts no new environment");
     const env = new ExecutionEnvironment({
       spec: {
         name: fn.spec.logicalId,
         codeDir: fn.spec.codeDir,
-        handler: fn.config.Handler,
-        memoryMb: fn.config.MemorySize,
+        handler: version.config.Handler,
+        memoryMb: version.config.MemorySize,
         runtime: fn.spec.runsOn,
         optDir: fn.spec.optDir,
       },
       services: this.services,
-      variables: fn.config.Environment?.Variables,
+      variables: version.config.Environment?.Variables,
+      version: version.config.Version,
       initializationType,
       onLine: this.options.onLine && ((line) => this.options.onLine!(fn.spec.logicalId, line)),
       freezeWhenIdle: this.options.freeze,
       codeLoading: this.options.codeLoading,
     });
-    fn.track(env);
+    version.track(env);
     this.live.add(env);
     return env;
   }
 
   /** Back to the idle pool, reclaimed after the idle timeout unless it is provisioned. */
-  private release(fn: LambdaFunction, env: ExecutionEnvironment): void {
-    fn.idle.push(env);
+  private release(version: FunctionVersion, env: ExecutionEnvironment): void {
+    version.idle.push(env);
     if (this.provisioned.has(env)) return;
-    const timer = setTimeout(() => void this.reclaim(fn, env), this.options.idleTimeoutMs);
+    const timer = setTimeout(() => void this.reclaim(version, env), this.options.idleTimeoutMs);
     timer.unref();
     this.reclaimTimers.set(env, timer);
   }
 
-  /** Ends a function's idle on-demand environments now, as the idle timeout would later. */
+  /** Ends a function's idle on-demand environments (of every version) now, as the idle timeout would later. */
   async reclaimIdle(name: string): Promise<void> {
-    const fn = this.get(name);
-    await Promise.all(fn.idle.filter((env) => !this.provisioned.has(env)).map((env) => this.reclaim(fn, env)));
+    const { fn } = this.target(name);
+    await Promise.all(fn.versions.flatMap((version) => version.idle.filter((env) => !this.provisioned.has(env)).map((env) => this.reclaim(version, env))));
   }
 
-  private async reclaim(fn: LambdaFunction, env: ExecutionEnvironment): Promise<void> {
+  private async reclaim(version: FunctionVersion, env: ExecutionEnvironment): Promise<void> {
     clearTimeout(this.reclaimTimers.get(env));
-    const index = fn.idle.indexOf(env);
-    if (index >= 0) await this.discard(fn.idle.splice(index, 1)[0]!);
+    const index = version.idle.indexOf(env);
+    if (index >= 0) await this.discard(version.idle.splice(index, 1)[0]!);
   }
 
-  private async run(fn: LambdaFunction, env: ExecutionEnvironment, payload: Buffer, log: string[], initDurationMs: number | undefined): Promise<InvokeResult> {
-    fn.busy.add(env);
+  private async run(target: Target, env: ExecutionEnvironment, payload: Buffer, log: string[], initDurationMs: number | undefined): Promise<InvokeResult> {
+    const { version } = target;
+    const config = version.config;
+    version.busy.add(env);
     const requestId = randomUUID();
-    const timeoutMs = fn.config.Timeout * 1000;
+    const timeoutMs = config.Timeout * 1000;
     log.push(startLine(requestId));
     const started = performance.now();
     const outcome = await env.invoke(
@@ -316,29 +385,30 @@ export class LambdaService {
         requestId,
         payload,
         deadlineMs: Date.now() + timeoutMs,
-        functionArn: fn.config.FunctionArn,
+        // The ARN it was invoked by, qualifier and all (the context's invokedFunctionArn).
+        functionArn: invokedArn(target),
         // Active tracing samples every invoke here (X-Ray's default rule samples the first each second).
-        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=${fn.config.TracingConfig.Mode === "Active" ? 1 : 0}`,
+        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=${config.TracingConfig.Mode === "Active" ? 1 : 0}`,
       },
       timeoutMs,
     );
     const durationMs = performance.now() - started;
-    fn.busy.delete(env);
+    version.busy.delete(env);
     log.push(...env.takeLog(), endLine(requestId));
     log.push(
       reportLine({
         requestId,
         durationMs,
-        memorySizeMb: fn.config.MemorySize,
+        memorySizeMb: config.MemorySize,
         maxMemoryUsedMb: env.maxMemoryUsedMb(),
         initDurationMs,
         status: outcome.kind === "timeout" ? "timeout" : outcome.kind === "exit" ? "error" : undefined,
       }),
     );
 
-    const result = this.invokeResult(outcome, requestId, fn, log);
-    if ((outcome.kind === "response" || outcome.kind === "error") && fn.isCurrent(env) && env.alive) {
-      this.release(fn, env);
+    const result = { ...this.invokeResult(outcome, requestId, config, log), executedVersion: config.Version };
+    if ((outcome.kind === "response" || outcome.kind === "error") && version.isCurrent(env) && env.alive) {
+      this.release(version, env);
     } else {
       this.provisioned.delete(env);
       await this.discard(env); // a crash, a timeout or a configuration change ends the environment
@@ -349,7 +419,7 @@ export class LambdaService {
   /** Ends every environment: idle, busy, and those still initializing. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const fn of this.functions.values()) fn.idle.splice(0);
+    for (const fn of this.functions.values()) for (const version of fn.versions) version.idle.splice(0);
     await Promise.all([...this.live].map((env) => this.discard(env)));
   }
 
@@ -358,18 +428,30 @@ export class LambdaService {
     await env.kill();
   }
 
-  private get(name: string): LambdaFunction {
-    const fn = this.functions.get(functionNameOf(name));
+  /**
+   * The function and version a name (a name, a full or partial ARN, name:qualifier) and a Qualifier
+   * name: $LATEST (or none), the function's alias (AutoPublishAlias) or the version it published
+   * (1). Anything else is Lambda's ResourceNotFoundException, with the qualifier in the ARN.
+   */
+  private target(name: string, qualifier?: string): Target {
+    const parsed = parseFunctionName(name);
+    if (parsed.qualifier !== null && qualifier && parsed.qualifier !== qualifier)
+      throw new InvalidParameterValue("The derived qualifier from the function name does not match the specified qualifier.");
+    const named = parsed.qualifier ?? (qualifier || null);
+    const fn = this.functions.get(parsed.name);
+    const notFound = (note = "") =>
+      new ResourceNotFound(`Function not found: arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${parsed.name}${named === null ? "" : `:${named}`}${note}`);
     if (!fn) {
-      const refused = this.options.refused.get(functionNameOf(name));
-      throw new ResourceNotFound(
-        `Function not found: arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionNameOf(name)}${refused ? ` (the lab does not serve it: ${refused})` : ""}`,
-      );
+      const refused = this.options.refused.get(parsed.name);
+      throw notFound(refused ? ` (the lab does not serve it: ${refused})` : "");
     }
-    return fn;
+    if (named === null || named === "$LATEST") return { fn, version: fn.latest, qualifier: named, viaAlias: false };
+    if (fn.published && named === fn.spec.alias) return { fn, version: fn.published, qualifier: named, viaAlias: true };
+    if (fn.published && named === PUBLISHED_VERSION) return { fn, version: fn.published, qualifier: named, viaAlias: false };
+    throw notFound();
   }
 
-  private failedInit(init: Exclude<InitOutcome, { kind: "ready" }>, log: string[], calls: AwsCall[]): InvokeResult {
+  private failedInit(init: Exclude<InitOutcome, { kind: "ready" }>, log: string[], calls: AwsCall[]): Omit<InvokeResult, "executedVersion"> {
     let errorType: string;
     let body: Record<string, unknown>;
     if (init.kind === "init-error") {
@@ -393,7 +475,7 @@ export class LambdaService {
     return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", log };
   }
 
-  private invokeResult(outcome: InvokeOutcome, requestId: string, fn: LambdaFunction, log: string[]): InvokeResult {
+  private invokeResult(outcome: InvokeOutcome, requestId: string, config: FunctionConfiguration, log: string[]): Omit<InvokeResult, "executedVersion"> {
     switch (outcome.kind) {
       case "response":
         return { payload: outcome.body, log };
@@ -415,7 +497,7 @@ export class LambdaService {
           payload: Buffer.from(
             JSON.stringify({
               errorType: "Sandbox.Timedout",
-              errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.Timeout.toFixed(2)} seconds`,
+              errorMessage: `RequestId: ${requestId} Error: Task timed out after ${config.Timeout.toFixed(2)} seconds`,
             }),
           ),
           functionError: "Unhandled",
@@ -425,10 +507,18 @@ export class LambdaService {
   }
 }
 
-/** A function name, a full or partial ARN, or name:qualifier -> the name. */
-function functionNameOf(identifier: string): string {
-  const arn = /^(?:arn:aws[\w-]*:lambda:[\w-]+:\d{12}:function:)?([^:]+)(?::[^:]+)?$/.exec(identifier);
-  return arn?.[1] ?? identifier;
+/** A function name, a full or partial ARN, or name:qualifier -> the name and the qualifier it ends with (null: none). */
+function parseFunctionName(identifier: string): { name: string; qualifier: string | null } {
+  const arn = /^(?:arn:aws[\w-]*:lambda:[\w-]+:\d{12}:function:|\d{12}:function:)?([^:]+)(?::([^:]+))?$/.exec(identifier);
+  return arn ? { name: arn[1]!, qualifier: arn[2] ?? null } : { name: identifier, qualifier: null };
+}
+
+const qualifiedName = (identifier: string) => parseFunctionName(identifier).qualifier !== null;
+
+/** The ARN a target was named by: the function's, with the qualifier if one was named. */
+function invokedArn({ version, qualifier }: Pick<Target, "version" | "qualifier">): string {
+  const arn = `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${version.config.FunctionName}`;
+  return qualifier === null ? arn : `${arn}:${qualifier}`;
 }
 
 function exitText(exit: { code: number | null; signal: string | null }): string {

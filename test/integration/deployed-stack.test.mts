@@ -1,7 +1,8 @@
 // The commands that read a deployed stack, end to end with the real SDK clients over HTTP, against
 // the stand-in AWS (test/support/stand-in-aws.mts): `npm run bench -- --stack` (stack outputs, forced
 // cold starts through UpdateFunctionConfiguration and the SDK's waiter, Init Duration from the log
-// tail), `npm run load -- --stack` (the stack's ApiUrl), and the errors AWS gives, as a user sees them.
+// tail), `npm run load -- --stack` (the stack's ApiUrl), a stack with provisioned concurrency (on
+// the alias, which the API invokes and the bench does not), and the errors AWS gives, as a user sees them.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,16 @@ import { functionNameOutputs, type StandInAws, startStandInAws } from "../suppor
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-stack-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/** A template whose one route is Hello's: the load test's scenarios are a template's routes, here the one the stand-in serves. */
+function helloRoute(): string {
+  const file = join(out, "hello.yaml");
+  writeFileSync(
+    file,
+    "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
+  );
+  return file;
+}
 
 /** Every key and the type of every value, the first element standing for an array's: what two results.json must share. */
 function shapeOf(value: unknown): unknown {
@@ -119,14 +130,19 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
   });
 
   it("npm run load -- --stack runs Artillery against the stack's ApiUrl", async () => {
-    // The template's routes are the scenarios: here the one the stand-in serves.
-    const template = join(out, "hello.yaml");
-    writeFileSync(
-      template,
-      "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
-    );
     const dir = join(out, "load");
-    const run = await standIn.run("load_test/run.mts", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
+    const run = await standIn.run("load_test/run.mts", [
+      "--stack",
+      "warpstart",
+      "--template",
+      helloRoute(),
+      "--duration",
+      "3",
+      "--max-p99",
+      "off",
+      "--out",
+      dir,
+    ]);
     expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
     const { runs } = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] };
     expect(runs).toEqual([expect.objectContaining({ provisionedConcurrency: "as deployed", target: standIn.lab.apiUrl, thresholdsPassed: true })]);
@@ -138,6 +154,48 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
     const run = await standIn.run("load_test/run.mts", ["--stack", "sam-app", "--out", join(out, "no-api")]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("error: stack sam-app has no ApiUrl output: deploy this project's template (sam deploy) or name a stack that has one");
+  });
+});
+
+describe("the stand-in AWS, its stack deployed with ProvisionedConcurrency=1 (on each function's live alias, as SAM attaches it)", () => {
+  let standIn: StandInAws;
+  beforeAll(async () => {
+    standIn = await startStandInAws({ only: ["Hello"], parameterOverrides: { ProvisionedConcurrency: "1" } });
+    await standIn.createStack("warpstart", { ApiUrl: standIn.lab.apiUrl, ...functionNameOutputs(["Hello"]) });
+  });
+  afterAll(() => standIn?.stop());
+
+  it("npm run bench -- --stack still gets a cold start every round: it invokes $LATEST, the alias keeps its provisioned environment", async () => {
+    expect(standIn.lab.lambda.environments("Hello:live")).toMatchObject({ provisioned: 1 });
+    const dir = join(out, "provisioned-bench");
+    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Hello", "--rounds", "2", "--out", dir]);
+    expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0, stderr: expect.not.stringContaining("error") });
+    const [hello] = readBenchResults(readFileSync(join(dir, "results.json"), "utf8")).cells;
+    expect(hello!.failures).toEqual([]);
+    expect(hello!.samples.map((sample) => sample.initMs > 0)).toEqual([true, true]);
+    expect(standIn.lab.lambda.environments("Hello:live")).toMatchObject({ provisioned: 1 });
+  });
+
+  it("npm run load -- --stack reaches the provisioned environment: the stack's API invokes the alias", async () => {
+    const dir = join(out, "provisioned-load");
+    const run = await standIn.run("load_test/run.mts", [
+      "--stack",
+      "warpstart",
+      "--template",
+      helloRoute(),
+      "--duration",
+      "3",
+      "--max-p99",
+      "off",
+      "--out",
+      dir,
+    ]);
+    expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
+    const { runs } = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] };
+    expect(runs[0]!.variants.Hello).toMatchObject({
+      errors: 0,
+      initializationTypes: expect.objectContaining({ "provisioned-concurrency": expect.any(Number) }),
+    });
   });
 });
 

@@ -1,18 +1,25 @@
 // The Lambda API's less-trodden paths, through @aws-sdk/client-lambda as users reach them:
-// invocation types, payload limits, GetFunction, function names as ARNs, an INIT that times out,
+// invocation types, payload limits, GetFunction, function names as ARNs, qualifiers ($LATEST, an
+// alias with provisioned concurrency, a version, one that does not exist), an INIT that times out,
 // a provisioned INIT that fails, a port already taken; and what the runtime client says of a
 // handler it cannot load, the same on the managed runtime and on a custom one.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { GetFunctionCommand, InvokeCommand, ListFunctionsCommand } from "@aws-sdk/client-lambda";
+import {
+  GetFunctionCommand,
+  GetFunctionConfigurationCommand,
+  InvokeCommand,
+  ListFunctionsCommand,
+  UpdateFunctionConfigurationCommand,
+} from "@aws-sdk/client-lambda";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { runtimeNamed } from "../../core/runtimes.mts";
 import { type Lab, labClient, startLab } from "../../lab/lab.mts";
 import { eventually } from "../support/eventually.mts";
-import { invokeLogged } from "../support/lab.mts";
+import { forceColdStart, invokeLogged } from "../support/lab.mts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/lab");
 
@@ -107,6 +114,114 @@ describe("the Lambda API", () => {
   });
 });
 
+describe("qualifiers: $LATEST, the alias AutoPublishAlias publishes (with its provisioned concurrency), version 1", () => {
+  const ARN = "arn:aws:lambda:us-east-1:123456789012:function";
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab({ template: join(FIXTURES, "aliases.yaml"), parameterOverrides: {} });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+  const client = () => labClient(lab, { maxAttempts: 1 });
+  const invoke = async (FunctionName: string, Qualifier?: string) => {
+    const out = await client().send(new InvokeCommand({ FunctionName, Qualifier, LogType: "Tail" }));
+    const log = Buffer.from(out.LogResult ?? "", "base64").toString("utf8");
+    return { executedVersion: out.ExecutedVersion, payload: JSON.parse(Buffer.from(out.Payload!).toString("utf8")), initDuration: /Init Duration/.test(log) };
+  };
+
+  it("serves $LATEST on demand and the alias from its provisioned environment, however the alias is named", async () => {
+    expect(lab.lambda.environments("Aliased")).toMatchObject({ idle: 1, provisioned: 1 });
+    const latest = await invoke("Aliased");
+    expect(latest).toMatchObject({
+      executedVersion: "$LATEST",
+      initDuration: true,
+      payload: { initType: "on-demand", version: "$LATEST", invokedFunctionArn: `${ARN}:Aliased` },
+    });
+    const provisionedPid = (await invoke("Aliased:live")).payload.pid;
+    const aliasNames: [string, string | undefined][] = [
+      ["Aliased:live", undefined],
+      ["Aliased", "live"],
+      [`${ARN}:Aliased:live`, undefined],
+      [`${ARN}:Aliased`, "live"],
+    ];
+    for (const [name, qualifier] of aliasNames) {
+      const viaAlias = await invoke(name, qualifier);
+      expect(viaAlias).toMatchObject({
+        executedVersion: "1",
+        initDuration: false,
+        payload: { initType: "provisioned-concurrency", version: "1", pid: provisionedPid },
+      });
+      expect(viaAlias.payload.invokedFunctionArn).toBe(`${ARN}:Aliased:live`);
+    }
+    expect(await invoke("Aliased", "$LATEST")).toMatchObject({
+      executedVersion: "$LATEST",
+      initDuration: false,
+      payload: { initType: "on-demand", pid: latest.payload.pid },
+    });
+    expect(lab.lambda.environments("Aliased:live")).toMatchObject({ idle: 1, provisioned: 1 });
+    expect(lab.lambda.environments("Aliased", "$LATEST")).toMatchObject({ idle: 1, provisioned: 0 });
+  });
+
+  it("serves version 1, the alias's, on demand: provisioned concurrency is the alias's", async () => {
+    const version = await invoke("Aliased", "1");
+    expect(version).toMatchObject({
+      executedVersion: "1",
+      initDuration: true,
+      payload: { initType: "on-demand", version: "1", invokedFunctionArn: `${ARN}:Aliased:1` },
+    });
+    expect((await invoke("Aliased:live")).payload.initType).toBe("provisioned-concurrency");
+  });
+
+  it("sends the HTTP API's requests through the alias of a function that has one, $LATEST's otherwise", async () => {
+    expect(await (await fetch(`${lab.apiUrl}/aliased`)).json()).toMatchObject({ initType: "provisioned-concurrency", version: "1" });
+    expect(await (await fetch(`${lab.apiUrl}/plain`)).json()).toMatchObject({ initType: "on-demand", version: "$LATEST" });
+  });
+
+  it.each([
+    ["Aliased", "nope", "Aliased:nope"],
+    ["Aliased:nope", undefined, "Aliased:nope"],
+    [`${ARN}:Aliased:nope`, undefined, "Aliased:nope"],
+    ["Aliased", "2", "Aliased:2"],
+    ["Plain", "live", "Plain:live"],
+    ["Plain:1", undefined, "Plain:1"],
+    ["Gone", "live", "Gone:live"],
+  ])("answers %s with Qualifier %s: 404 ResourceNotFoundException, as Lambda words it", async (FunctionName, Qualifier, named) => {
+    const notFound = {
+      name: "ResourceNotFoundException",
+      message: `Function not found: ${ARN}:${named}`,
+      $metadata: expect.objectContaining({ httpStatusCode: 404 }),
+    };
+    await expect(client().send(new InvokeCommand({ FunctionName, Qualifier }))).rejects.toMatchObject(notFound);
+    await expect(client().send(new GetFunctionConfigurationCommand({ FunctionName, Qualifier }))).rejects.toMatchObject(notFound);
+  });
+
+  it("refuses a Qualifier that differs from the one the name ends with, as Lambda does", async () => {
+    await expect(client().send(new InvokeCommand({ FunctionName: "Aliased:live", Qualifier: "$LATEST" }))).rejects.toMatchObject({
+      name: "InvalidParameterValueException",
+      message: "The derived qualifier from the function name does not match the specified qualifier.",
+    });
+  });
+
+  it("updates $LATEST only: its environments go, the alias keeps version 1's configuration and its provisioned environment", async () => {
+    await expect(client().send(new UpdateFunctionConfigurationCommand({ FunctionName: "Aliased:live", Description: "x" }))).rejects.toMatchObject({
+      name: "InvalidParameterValueException",
+      message: "Current operation does not support versions other than $LATEST. Please set the version to $LATEST or do not set a version in your request.",
+    });
+    await forceColdStart(lab, "Aliased");
+    expect(lab.lambda.environments("Aliased", "$LATEST").idle).toBe(0);
+    expect(lab.lambda.environments("Aliased:live")).toMatchObject({ provisioned: 1 });
+    const [latest, live] = await Promise.all(
+      [undefined, "live"].map((Qualifier) => client().send(new GetFunctionConfigurationCommand({ FunctionName: "Aliased", Qualifier }))),
+    );
+    expect(latest).toMatchObject({ Version: "$LATEST", FunctionArn: `${ARN}:Aliased`, Description: expect.stringMatching(/^cold /) });
+    expect(live).toMatchObject({ Version: "1", FunctionArn: `${ARN}:Aliased:live`, Description: "" });
+    expect((await client().send(new GetFunctionCommand({ FunctionName: "Aliased", Qualifier: "live" }))).Configuration).toMatchObject({ Version: "1" });
+    expect(await invoke("Aliased")).toMatchObject({ initDuration: true, payload: { initType: "on-demand" } });
+    expect(await invoke("Aliased:live")).toMatchObject({ initDuration: false, payload: { initType: "provisioned-concurrency" } });
+  });
+});
+
 describe("starting the lab", () => {
   it("stops before serving when a provisioned environment fails its INIT, and leaves nothing running", async () => {
     const before = localAwsProcesses().length;
@@ -123,6 +238,8 @@ describe("starting the lab", () => {
         PublishedLayer:
           "its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41 is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer",
         NamesAUserPool: "its Environment cannot be evaluated here: !Ref UserPool cannot be evaluated locally",
+        ProvisionedWithoutAlias:
+          "its ProvisionedConcurrencyConfig has no alias to serve (SAM refuses it: To set ProvisionedConcurrencyConfig AutoPublishALias must be defined on the function)",
       });
       const client = labClient(lab, { maxAttempts: 1 });
       const echo = await client.send(new InvokeCommand({ FunctionName: "Echo", Payload: Buffer.from('{"by":"Echo"}') }));

@@ -137,7 +137,8 @@ describe("provisioned concurrency", () => {
     const response = await fetch(`${lab.apiUrl}/optimized`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ account: MASKED_ACCOUNT_ID, coldstart: true, function: "Optimized" });
-    const { payload, report } = await invoke(lab, "Warp");
+    // Provisioned concurrency is the alias's (AutoPublishAlias: live), as the HTTP API invokes it; $LATEST runs on demand.
+    const { payload, report } = await invoke(lab, "Warp:live");
     expect(JSON.parse(payload.body)).toMatchObject({ function: "Warp", codeCache: "accepted", initializationType: "provisioned-concurrency" });
     expect(report!.initDurationMs).toBeNull(); // no INIT in the invoke: it happened before
   });

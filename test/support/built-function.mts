@@ -12,6 +12,7 @@ export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFu
   architecture: "arm64",
   tracing: false,
   provisionedConcurrency: 0,
+  alias: null,
   httpPath: null,
   eventSource: null,
   sampleEvent: null,

@@ -83,6 +83,18 @@ describe("readTemplate", () => {
       expect(() => readTemplate(floor(wrong))).toThrow(`Floor: Metadata.FloorOf must name another function of ${join(dir, "template.yaml")}, not "${wrong}"`);
   });
 
+  it("reads AutoPublishAlias (Globals' or the function's own, a parameter evaluated) and its provisioned concurrency; none without one", () => {
+    const app = write(
+      "template.yaml",
+      `${APP.replace("    MemorySize: 256\n", "    MemorySize: 256\n    AutoPublishAlias: !Ref Stage\n")}      ProvisionedConcurrencyConfig: { ProvisionedConcurrentExecutions: 2 }\n  Own:\n    Type: AWS::Serverless::Function\n    Properties: { CodeUri: app, Handler: src/own.handler, AutoPublishAlias: live }\n`,
+    );
+    expect(readTemplate(app, { Stage: "prod" }).functions.map((fn) => [fn.logicalId, fn.alias, fn.provisionedConcurrency])).toEqual([
+      ["Fn", "prod", 2],
+      ["Own", "live", 0],
+    ]);
+    expect(readTemplate(write("template.yaml", APP)).functions[0]!.alias).toBeNull();
+  });
+
   it("lists the resources whose condition holds, with a parameter override deciding it", () => {
     expect(readTemplate(write("template.yaml", APP)).resources.map((resource) => resource.logicalId)).toEqual(["Table"]);
     expect(readTemplate(write("template.yaml", APP), { Stage: "prod" }).resources.map((resource) => resource.logicalId)).toEqual(["Table", "ProdOnly"]);
