@@ -153,7 +153,8 @@ describe("bench usage errors", () => {
     [["--variants", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${FUNCTION_NAMES.join(", ")}`],
     [["--functions", "Raw", "--variants", "Raw"], "--variants is --functions' old name: give one of them"],
     [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
-    [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles and --ablate build locally; a --stack runs each function as deployed"],
+    [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
+    [["--exec-wrapper", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
     [
       ["--runtimes", "node22,quickjs"],
       '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, bun-no-cache (without its startup cache)',
