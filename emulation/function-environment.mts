@@ -11,6 +11,7 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -30,29 +31,48 @@ import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
 export const RUNTIME_DIR = join(import.meta.dirname, "runtime");
 
 type LockedPackages = Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
-let runtimeSdk: string[] | undefined;
+
+/** A package named in an import, an import(), a require() or a resolve(): its name, without a subpath. */
+const NAMED_PACKAGE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\b(?:require|resolve)\s*\(\s*)["']((?:@[\w.-]+\/)?[\w.-]+)/g;
+const runtimeSdkReads = new Map<string, readonly string[]>();
 
 /**
- * The folders of the runtime's SDK copy: every @aws-sdk/* package the runtime ships and what they
- * depend on, by its lockfile (not the runtime client, which every function loads).
+ * What of the runtime's SDK copy a function's artifact can load, to be read from storage at each
+ * cold start: the packages its code names in an import, require or resolve (anywhere in the artifact) that
+ * the copy has, and what they depend on, by the copy's lockfile. Of a package that ships dist-cjs
+ * (the SDK's: all Lambda's copy keeps of them, and what Node loads) its package.json and that
+ * folder, of any other the whole package. Nothing for an artifact that bundles its SDK. Read once
+ * per artifact: a cold start pays for what it loads, not for every file the runtime ships.
  */
-export function runtimeSdkFolders(): readonly string[] {
-  if (runtimeSdk) return runtimeSdk;
-  const read = (file: string) => JSON.parse(readFileSync(join(RUNTIME_DIR, file), "utf8"));
-  const locked = (read("package-lock.json") as { packages: LockedPackages }).packages;
-  const folders = new Set<string>();
-  const visit = (name: string) => {
-    const folder = `node_modules/${name}`;
-    const entry = locked[folder];
-    if (!entry || folders.has(folder)) return;
-    folders.add(folder);
-    for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(dependency);
+export function runtimeSdkFilesOf(codeDir: string): readonly string[] {
+  const known = runtimeSdkReads.get(codeDir);
+  if (known) return known;
+  const locked = (JSON.parse(readFileSync(join(RUNTIME_DIR, "package-lock.json"), "utf8")) as { packages: LockedPackages }).packages;
+  // npm's layout: a dependency is in the nearest node_modules up from the package that needs it.
+  const resolve = (from: string, name: string): string | null => {
+    for (let base = from; ; base = base.slice(0, Math.max(0, base.lastIndexOf("/node_modules/")))) {
+      const folder = `${base ? `${base}/` : ""}node_modules/${name}`;
+      if (locked[folder]) return folder;
+      if (!base) return null;
+    }
   };
-  for (const name of Object.keys((read("package.json") as { dependencies: Record<string, string> }).dependencies)) {
-    if (name.startsWith("@aws-sdk/")) visit(name);
+  const folders = new Set<string>();
+  const visit = (folder: string | null) => {
+    if (folder === null || folders.has(folder)) return;
+    folders.add(folder);
+    const entry = locked[folder]!;
+    for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(resolve(folder, dependency));
+  };
+  for (const file of readdirSync(codeDir, { recursive: true, encoding: "utf8" })) {
+    if (!/\.[cm]?js$/.test(file) || !statSync(join(codeDir, file)).isFile()) continue;
+    for (const [, name] of readFileSync(join(codeDir, file), "utf8").matchAll(NAMED_PACKAGE)) visit(resolve("", name!));
   }
-  runtimeSdk = [...folders].map((folder) => join(RUNTIME_DIR, folder));
-  return runtimeSdk;
+  const files = [...folders].flatMap((folder) => {
+    const dir = join(RUNTIME_DIR, folder);
+    return existsSync(join(dir, "dist-cjs")) ? [join(dir, "package.json"), join(dir, "dist-cjs")] : [dir];
+  });
+  runtimeSdkReads.set(codeDir, files);
+  return files;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type LocalServices,
   prepareTaskRoot,
   RUNTIME_DIR,
-  runtimeSdkFolders,
+  runtimeSdkFilesOf,
 } from "../../emulation/function-environment.mts";
 import { evictFromPageCache } from "../../emulation/page-cache.mts";
 import type { CodeLoading } from "../fidelity.mts";
@@ -85,7 +85,7 @@ export class ExecutionEnvironment {
   private async dropCode(spec: FunctionSpec): Promise<void> {
     const { codeLoading = "none" } = this.options;
     if (codeLoading === "none") return;
-    const runtimeSdk = codeLoading === "lambda" && spec.runtime.kind === "managed" ? runtimeSdkFolders() : [];
+    const runtimeSdk = codeLoading === "lambda" && spec.runtime.kind === "managed" ? runtimeSdkFilesOf(spec.codeDir) : [];
     await evictFromPageCache(this.optDir ? [this.taskRoot!, this.optDir] : [this.taskRoot!], runtimeSdk);
   }
 

@@ -2,10 +2,13 @@
 // resolves the local AWS by name in its own process (emulation/local-aws/dns.cjs) when the network has
 // a lookup; a custom runtime, S3's client and a network without a lookup connect by address.
 // Every Node function gets the outbound guard, and what Lambda sets for X-Ray and its log stream.
-import { join } from "node:path";
+// What of the runtime's SDK copy a cold start reads from storage: what the artifact can load of it.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../emulation/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, RUNTIME_DIR, runtimeSdkFilesOf } from "../../emulation/function-environment.mts";
 
 const BY_ADDRESS = "https://127.0.0.1:4000";
 const BY_NAME = "https://localhost:4001";
@@ -52,5 +55,52 @@ describe("what Lambda sets beside the function's own variables", () => {
 
   it("names a log stream as Lambda does", () => {
     expect(functionEnvironment(spec(RUNTIMES.node22), "/task", services).AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/);
+  });
+});
+
+describe("what of the runtime's SDK copy a new environment reads from storage (--code-loading lambda)", () => {
+  const artifacts = mkdtempSync(join(tmpdir(), "warpstart-artifacts-"));
+  afterAll(() => rmSync(artifacts, { recursive: true, force: true }));
+  /** An artifact with these files (path -> source). */
+  const artifact = (name: string, files: Record<string, string>) => {
+    for (const [file, source] of Object.entries(files)) {
+      mkdirSync(dirname(join(artifacts, name, file)), { recursive: true });
+      writeFileSync(join(artifacts, name, file), source);
+    }
+    return join(artifacts, name);
+  };
+  const inRuntime = (path: string) => join(RUNTIME_DIR, "node_modules", path);
+
+  it("is, for a handler that imports a client from the runtime, that client and what it depends on: package.json and dist-cjs of each SDK package", () => {
+    const files = runtimeSdkFilesOf(
+      artifact("raw", { "src/index.mjs": 'import { STSClient } from "@aws-sdk/client-sts";\nexport const handler = async () => new STSClient({});\n' }),
+    );
+    expect(files).toEqual(
+      expect.arrayContaining([
+        inRuntime("@aws-sdk/client-sts/package.json"),
+        inRuntime("@aws-sdk/client-sts/dist-cjs"),
+        inRuntime("@smithy/core/dist-cjs"),
+        // a dependency npm nested under the package that needs it
+        inRuntime("@aws-crypto/util/node_modules/@smithy/util-utf8/dist-cjs"),
+        // a package without dist-cjs: all of it
+        inRuntime("tslib"),
+      ]),
+    );
+    expect(files.filter((file) => /client-s3|dist-es|dist-types/.test(file))).toEqual([]);
+  });
+
+  it("is nothing for an artifact that bundles its SDK", () => {
+    expect(runtimeSdkFilesOf(artifact("bundled", { "index.mjs": 'import { request } from "node:https";\nconst name = "@aws-sdk/client-sts";\n' }))).toEqual([]);
+  });
+
+  it("counts a require, a dynamic import and a resolve anywhere in the artifact, its own node_modules included", () => {
+    const files = runtimeSdkFilesOf(
+      artifact("mixed", {
+        "index.cjs": 'const { createRequire } = require("node:module");\nconst where = createRequire(__filename).resolve("@aws-sdk/client-cloudformation");\n',
+        "lazy.mjs": 'export const load = () => import("@aws-sdk/client-lambda");\n',
+        "node_modules/a-library/index.js": 'module.exports = require("@aws-sdk/client-dynamodb/dist-cjs/index.js");\n',
+      }),
+    );
+    for (const client of ["client-cloudformation", "client-lambda", "client-dynamodb"]) expect(files).toContain(inRuntime(`@aws-sdk/${client}/dist-cjs`));
   });
 });
