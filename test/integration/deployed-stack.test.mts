@@ -16,14 +16,19 @@ import { functionNameOutputs, type StandInAws, startStandInAws } from "../suppor
 const out = mkdtempSync(join(tmpdir(), "warpstart-stack-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** A template whose one route is Hello's: the load test's scenarios are a template's routes, here the one the stand-in serves. */
-function helloRoute(): string {
-  const file = join(out, "hello.yaml");
+/**
+ * `npm run load -- --stack warpstart` for 3 s, no p99 threshold, its scenarios from a template
+ * whose one route is Hello's (the one the stand-in serves): it passes, and its summary's runs.
+ */
+async function loadHello(standIn: StandInAws, name: string): Promise<RunSummary[]> {
+  const [template, dir] = [join(out, "hello.yaml"), join(out, name)];
   writeFileSync(
-    file,
+    template,
     "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
   );
-  return file;
+  const run = await standIn.run("load_test/run.mts", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
+  expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
+  return (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] }).runs;
 }
 
 /** Every key and the type of every value, the first element standing for an array's: what two results.json must share. */
@@ -130,21 +135,7 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
   });
 
   it("npm run load -- --stack runs Artillery against the stack's ApiUrl", async () => {
-    const dir = join(out, "load");
-    const run = await standIn.run("load_test/run.mts", [
-      "--stack",
-      "warpstart",
-      "--template",
-      helloRoute(),
-      "--duration",
-      "3",
-      "--max-p99",
-      "off",
-      "--out",
-      dir,
-    ]);
-    expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
-    const { runs } = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] };
+    const runs = await loadHello(standIn, "load");
     expect(runs).toEqual([expect.objectContaining({ provisionedConcurrency: "as deployed", target: standIn.lab.apiUrl, thresholdsPassed: true })]);
     expect(runs[0]!.variants.Hello).toMatchObject({ errors: 0, coldStarts: expect.any(Number) });
     expect(runs[0]!.variants.Hello!.requests).toBeGreaterThan(0);
@@ -177,21 +168,7 @@ describe("the stand-in AWS, its stack deployed with ProvisionedConcurrency=1 (on
   });
 
   it("npm run load -- --stack reaches the provisioned environment: the stack's API invokes the alias", async () => {
-    const dir = join(out, "provisioned-load");
-    const run = await standIn.run("load_test/run.mts", [
-      "--stack",
-      "warpstart",
-      "--template",
-      helloRoute(),
-      "--duration",
-      "3",
-      "--max-p99",
-      "off",
-      "--out",
-      dir,
-    ]);
-    expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
-    const { runs } = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] };
+    const runs = await loadHello(standIn, "provisioned-load");
     expect(runs[0]!.variants.Hello).toMatchObject({
       errors: 0,
       initializationTypes: expect.objectContaining({ "provisioned-concurrency": expect.any(Number) }),
