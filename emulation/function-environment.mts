@@ -35,6 +35,7 @@ type LockedPackages = Record<string, { dependencies?: Record<string, string>; op
 /** A package named in an import, an import(), a require() or a resolve(): its name, without a subpath. */
 const NAMED_PACKAGE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\b(?:require|resolve)\s*\(\s*)["']((?:@[\w.-]+\/)?[\w.-]+)/g;
 const runtimeSdkReads = new Map<string, readonly string[]>();
+let runtimeLock: LockedPackages | undefined;
 
 /**
  * What of the runtime's SDK copy a function's artifact can load, to be read from storage at each
@@ -47,7 +48,8 @@ const runtimeSdkReads = new Map<string, readonly string[]>();
 export function runtimeSdkFilesOf(codeDir: string): readonly string[] {
   const known = runtimeSdkReads.get(codeDir);
   if (known) return known;
-  const locked = (JSON.parse(readFileSync(join(RUNTIME_DIR, "package-lock.json"), "utf8")) as { packages: LockedPackages }).packages;
+  runtimeLock ??= (JSON.parse(readFileSync(join(RUNTIME_DIR, "package-lock.json"), "utf8")) as { packages: LockedPackages }).packages;
+  const locked = runtimeLock;
   // npm's layout: a dependency is in the nearest node_modules up from the package that needs it.
   const resolve = (from: string, name: string): string | null => {
     for (let base = from; ; base = base.slice(0, Math.max(0, base.lastIndexOf("/node_modules/")))) {
