@@ -1,26 +1,34 @@
-// Two projects: unit (no processes, the SDK mocked) and integration (real `sam build`, real
-// local AWS over TLS, functions run in fresh Node 22 processes). Tests are TypeScript (.mts),
-// run as native ES modules (node --experimental-vm-modules) after esbuild strips the types.
+// Three projects: unit (no processes, the SDK mocked), integration (real `sam build`, real local
+// AWS over TLS, functions run in fresh Node 22 processes: each claim proved once) and slow (the
+// breadth: the corpus in every profile, the doctor on every app shape, the runtime matrix, the load
+// test). `npm test` runs unit and integration, `npm run test:slow` slow. Tests are TypeScript
+// (.mts), run as native ES modules (node --experimental-vm-modules) after esbuild strips the types.
+import { join } from "node:path";
+
+// Builds are kept by what goes into them (builder/build-cache.mts): the same function in the same
+// profile is built once, whichever test file or `sam build` asks for it first, and again only when
+// its inputs change. Set here, before any worker or child starts, so all of them share it.
+process.env.WARPSTART_BUILD_CACHE ??= join(import.meta.dirname, ".lab/build-cache");
+
 const common = {
   moduleFileExtensions: ["mts", "ts", "mjs", "js", "json"],
   extensionsToTreatAsEsm: [".mts"],
   transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },
   testEnvironment: "node",
-  // Other people's apps, copied whole, and SAM's builds (copies of an app's package.json): names
-  // shared between package.json files, which jest's module map would report.
-  modulePathIgnorePatterns: ["<rootDir>/test/fixtures/public-functions/", "/\\.aws-sam/"],
+  // SAM's builds (copies of an app's package.json): names shared between package.json files, which jest's module map would report.
+  modulePathIgnorePatterns: ["/\\.aws-sam/"],
 };
+
+/** The projects that start processes: SAM's build of the project's apps first (test/support/sam-build.mts). */
+const withProcesses = { ...common, globalSetup: "<rootDir>/test/support/sam-build.mts" };
 
 export default {
   // Integration tests start processes and servers; unit tests finish in milliseconds anyway.
   testTimeout: 120_000,
+  reporters: ["default", "<rootDir>/test/support/run-report.mjs"],
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
-    {
-      ...common,
-      displayName: "integration",
-      testMatch: ["<rootDir>/test/integration/**/*.test.mts"],
-      globalSetup: "<rootDir>/test/support/sam-build.mts",
-    },
+    { ...withProcesses, displayName: "integration", testMatch: ["<rootDir>/test/integration/**/*.test.mts"] },
+    { ...withProcesses, displayName: "slow", testMatch: ["<rootDir>/test/slow/**/*.test.mts"] },
   ],
 };

@@ -11,9 +11,10 @@ import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
-import { assertInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
+import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { installPart } from "../core/tools.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { functionEvent } from "../lab/events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
@@ -55,7 +56,7 @@ function runtimesFrom(list: string | undefined): Runtime[] | undefined {
   let runtimes: Runtime[] | undefined;
   try {
     runtimes = list === undefined ? undefined : parseRuntimes(list);
-    runtimes?.forEach(assertInstalled);
+    runtimes?.forEach(ensureInstalled);
   } catch (error) {
     throw new UsageError(`--runtimes: ${errorMessage(error)}`);
   }
@@ -248,7 +249,10 @@ async function stackTarget(opts: Options, stackList: string): Promise<Target> {
 /** The local lab serving the SAM build and the builds made here; `started` gets the lab as soon as it runs, for main to stop. */
 async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<Target> {
   // The process-start comparison comes last: a missing hyperfine must not cost a run's worth of cold starts.
-  if (opts.runtimes) await hyperfineVersion();
+  if (opts.runtimes) {
+    installPart("hyperfine");
+    await hyperfineVersion();
+  }
   if (!opts["no-build"]) {
     console.error("== sam build");
     await samBuild({ template: opts.template.file, quiet: true });

@@ -21,6 +21,7 @@ import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } f
 import { labOverlayOf, RUNTIME_DIR } from "../emulation/function-environment.mts";
 import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
 import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
+import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -38,7 +39,7 @@ import {
   sdkServing,
   serviceHosts,
 } from "./sdk.mts";
-import { warmStartupCaches } from "./startup-caches.mts";
+import { warmStartupCache } from "./startup-caches.mts";
 
 /** The folder whose node_modules holds a profile's SDK tree. */
 const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
@@ -247,15 +248,22 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
   return `${where}${text}${hint ? ` (${hint})` : ""}`;
 }
 
-/** Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom runtimes' startup caches. */
+/**
+ * Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom
+ * runtimes' startup caches. With WARPSTART_BUILD_CACHE set, a build whose inputs are all as they
+ * were is copied from the cache instead (builder/build-cache.mts); a build from another SDK tree is always made.
+ */
 export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { template, fn, profile, profileName } = target;
+  const recipe: Recipe | null = buildCacheOn() && !options.sdkTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn() } : null;
+  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache">>(recipe, outdir);
+  if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result };
   const bundle = await bundleFunction(target, outdir, options);
-  const { template, fn, profile } = target;
   shipExecWrapper(fn, outdir);
   const codeCache =
     profile.codeCache && bundle.chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: bundle.handlerFile }) : undefined;
-  // Bun's cache goes into the artifact only when the function runs on Bun; the lab gets it regardless.
-  await warmStartupCaches(outdir, bundle.handlerFile, target.runsOn(), labOverlayOf(outdir));
+  await warmStartupCache(outdir, bundle.handlerFile, target.runsOn());
+  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache });
   return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache };
 }
 

@@ -6,7 +6,8 @@
 // The temporary folders an owner makes (read-only task roots, layer copies) live under a folder
 // named after it; the next owner removes those whose owner is gone.
 import { type ChildProcess, type ExecFileOptions, execFile, type SpawnOptions, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -101,5 +102,30 @@ export function ownedDir(base: string): string {
   }
   const dir = join(base, OWNER);
   mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * A folder of this user's own in the system's temporary directory (<tmp>/<name>-<uid>, mode 0700),
+ * for what must live outside the project. A fixed name in a shared /tmp is one another user can
+ * take first: a folder there that is not this user's and private is refused, never used.
+ */
+export function privateTempDir(name: string, temporary = tmpdir()): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(temporary, `${name}-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
+    const what = stat.isSymbolicLink()
+      ? "a symbolic link"
+      : stat.isDirectory()
+        ? `a folder of uid ${stat.uid}, mode 0${(stat.mode & 0o777).toString(8)}`
+        : "not a folder";
+    throw new Error(`${dir} is ${what}, not a private folder of this user's (uid ${uid}): remove it, or set TMPDIR to a folder of your own`);
+  }
   return dir;
 }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { NODE22, PROJECT_ROOT, SETUP_HINT } from "./paths.mts";
 import type { TemplateFunction } from "./template.mts";
+import { installPart } from "./tools.mts";
 
 /** Host binaries of the same versions (tools/runtimes), what the lab and hyperfine run. */
 const HOST_TOOLS = join(PROJECT_ROOT, "tools/runtimes/node_modules");
@@ -89,7 +90,10 @@ export const RUNTIMES = {
     summary: "Lambda's managed nodejs24.x runtime",
     lambdaRuntime: "nodejs24.x",
     hostBinary: join(HOST_TOOLS, ".bin/node"),
-    version: installedVersion(HOST_TOOLS, "node"),
+    // Read when asked: the runtime matrix is installed when a run first needs it.
+    get version() {
+      return installedVersion(HOST_TOOLS, "node");
+    },
     installHint: SETUP_HINT,
     nodeFlags: lambdaNodeFlags,
   },
@@ -102,7 +106,10 @@ export const RUNTIMES = {
     binaryName: "deno",
     hostBinary: join(HOST_TOOLS, ".bin/deno"),
     lambdaBinary: join(ARM64_TOOLS, "@deno/linux-arm64-glibc/deno"),
-    version: installedVersion(HOST_TOOLS, "deno"),
+    // Read when asked: the runtime matrix is installed when a run first needs it.
+    get version() {
+      return installedVersion(HOST_TOOLS, "deno");
+    },
     installHint: SETUP_HINT,
     // No config or lock file lookups; the handlers import only node: builtins (none of these flags
     // measurably changes start-up, they keep Deno from reading files the function does not have).
@@ -122,7 +129,10 @@ export const RUNTIMES = {
     binaryName: "bun",
     hostBinary: join(HOST_TOOLS, ".bin/bun"),
     lambdaBinary: join(ARM64_TOOLS, "@oven/bun-linux-aarch64/bin/bun"),
-    version: installedVersion(HOST_TOOLS, "bun"),
+    // Read when asked: the runtime matrix is installed when a run first needs it.
+    get version() {
+      return installedVersion(HOST_TOOLS, "bun");
+    },
     installHint: SETUP_HINT,
     // --no-install: a missing package is an error, not a download at INIT.
     args: ["run", "--no-install"],
@@ -188,8 +198,12 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
   return found;
 }
 
-/** Fails with what to install when a runtime's host binary is missing. */
-export function assertInstalled(runtime: Runtime): void {
+/**
+ * Makes sure a runtime's host binary is there: one of the runtime matrix's pinned ones is installed
+ * now if it is not yet (scripts/setup.sh runtimes); any other missing binary fails with what to install.
+ */
+export function ensureInstalled(runtime: Runtime): void {
+  if (!existsSync(runtime.hostBinary) && runtime.hostBinary.startsWith(`${HOST_TOOLS}/`)) installPart("runtimes");
   if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
 }
 

@@ -19,10 +19,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { STATE_DIR } from "../core/paths.mts";
-import { ownedDir } from "../core/processes.mts";
+import { ownedDir, privateTempDir } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateFunction } from "../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
@@ -186,8 +185,9 @@ function linkTarget(path: string): string | null {
  * is under .lab/run/, whose ancestor .lab holds node_modules -> emulation/runtime/node_modules, so a
  * bare `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH
  * makes it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing
- * at startup, a loader hook would). A custom runtime ships no SDK: its task roots are under the
- * system's temporary directory, where no node_modules of the project's is in reach.
+ * at startup, a loader hook would). A custom runtime ships no SDK: its task roots are under a
+ * private folder of the user's in the system's temporary directory, where no node_modules of the
+ * project's is in reach.
  */
 export function prepareTaskRoot(spec: FunctionSpec): string {
   const managed = spec.runtime.kind === "managed";
@@ -208,7 +208,7 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
   // would be the nearest. One with no type ends the lookup where Lambda's would.
   const noFormat = join(STATE_DIR, "package.json");
   if (managed && !existsSync(noFormat)) writeFileSync(noFormat, "{}\n");
-  const owned = ownedDir(managed ? LAB_RUN_DIR : join(tmpdir(), "warpstart-lab"));
+  const owned = ownedDir(managed ? LAB_RUN_DIR : privateTempDir("warpstart-lab"));
   mkdirSync(join(owned, "task"), { recursive: true });
   return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name), labOverlayOf(spec.codeDir)); // Lambda's /var/task is read-only
 }

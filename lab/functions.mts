@@ -1,8 +1,10 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
+import { builtHandlerFile } from "../builder/build.mts";
+import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
-import { assertInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
+import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import { prepareOptDir } from "./opt-dir.mts";
@@ -38,11 +40,11 @@ export interface ServeOptions {
  * custom runtime with a layer built for it.
  */
 export async function servedFunctions(builtTemplate: string, { overrides, runtimes = [], extra = [], only }: ServeOptions): Promise<Served> {
-  runtimes.forEach(assertInstalled);
+  runtimes.forEach(ensureInstalled);
   const fromTemplate = (parameters: Record<string, string>) =>
     templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
   const own = [...fromTemplate(overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
-  for (const fn of own) assertInstalled(fn.runsOn);
+  for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntime = own[0]?.runsOn;
   const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
   const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
@@ -74,6 +76,7 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
       if (fn.runsOn.kind !== "custom") continue;
       if (!optDirs.has(fn.runsOn.name)) optDirs.set(fn.runsOn.name, await prepareOptDir(fn.runsOn, fn.layers));
       fn.optDir = optDirs.get(fn.runsOn.name);
+      await warmLabStartupCache(fn.runsOn, fn.codeDir, builtHandlerFile(fn));
     }
   } catch (error) {
     cleanup();

@@ -17,6 +17,7 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
+import { installPart } from "../core/tools.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { withLab } from "../lab/lab.mts";
 import { samBuild } from "../lab/sam.mts";
@@ -176,9 +177,11 @@ export function parseChecks(output: string): Check[] {
   });
 }
 
-/** Fails with what to do when Artillery (load_test/node_modules) is not installed. */
-export function assertArtilleryInstalled(binary = ARTILLERY): void {
-  if (!existsSync(binary)) throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh\` (npm run load runs it for you)`);
+/** Installs the project's Artillery (load_test/node_modules) the first time it is needed; any other missing binary fails with what to do. */
+export function ensureArtillery(binary = ARTILLERY): void {
+  if (!existsSync(binary) && binary === ARTILLERY) installPart("artillery");
+  if (!existsSync(binary))
+    throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh artillery\` (npm run load runs it for you)`);
 }
 
 /** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */
@@ -207,7 +210,7 @@ async function artillery(
       output += chunk;
       process.stdout.write(chunk);
     });
-    child.on("error", (error) => fail(new Error(`could not start Artillery (${ARTILLERY}): ${error.message}; run \`bash scripts/setup.sh\``)));
+    child.on("error", (error) => fail(new Error(`could not start Artillery (${ARTILLERY}): ${error.message}; run \`bash scripts/setup.sh artillery\``)));
     child.on("close", done);
   });
   let report: ArtilleryReport;
@@ -256,7 +259,7 @@ async function main(): Promise<number> {
     return 0;
   }
   mkdirSync(opts.out, { recursive: true });
-  assertArtilleryInstalled();
+  ensureArtillery();
   const template = resolve(opts.template);
   const config = scaledConfig(template, opts.duration, opts.maxP99);
   const runs: RunSummary[] = [];

@@ -39,9 +39,10 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
 
 /**
  * Folders a layer may name by path but not import: the builder builds src/'s entry points (the
- * chunk loader, the early lookup, the runtime client); warp:pin runs scripts/setup.sh once it has pinned Node.
+ * chunk loader, the early lookup, the runtime client); core installs the tools a run needs only sometimes
+ * with scripts/setup.sh's parts (core/tools.mts); warp:pin runs scripts/setup.sh once it has pinned Node.
  */
-const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], bench: ["scripts"] };
+const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], bench: ["scripts"] };
 
 /** Data, not code: any layer may name what is here (a SAM app's template is what every tool is pointed at). */
 const DATA = ["events/", "patches/", "tools/", "docs/", "examples/template.yaml"];

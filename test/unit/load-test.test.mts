@@ -6,7 +6,7 @@ import { parse } from "yaml";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
-import { assertArtilleryInstalled, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
+import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
 import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
 import { loadScenarioChecks } from "../support/template-checks.mts";
 
@@ -116,8 +116,8 @@ describe("the verdict of a run", () => {
 
 describe("a missing tool", () => {
   it("says how to install Artillery", () => {
-    expect(() => assertArtilleryInstalled("/nonexistent/artillery")).toThrow(
-      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh` (npm run load runs it for you)",
+    expect(() => ensureArtillery("/nonexistent/artillery")).toThrow(
+      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh artillery` (npm run load runs it for you)",
     );
   });
 

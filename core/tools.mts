@@ -1,0 +1,17 @@
+// The pinned tools only some runs need (the runtime matrix's runtimes, hyperfine, Artillery),
+// installed the first time a run needs them by scripts/setup.sh's part for each, its progress on
+// stderr: `npm run bench` and `npm test` never download what they do not use.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "./paths.mts";
+
+/** The parts of scripts/setup.sh a run may add to the default ones. */
+export type OnDemandPart = "runtimes" | "hyperfine" | "artillery";
+
+/** Runs scripts/setup.sh for `part` (a no-op once it is installed); throws if it fails. */
+export function installPart(part: OnDemandPart): void {
+  // The machine's own tools (sha256sum, apt-get...) on PATH whatever the caller's PATH is.
+  const env = { ...process.env, PATH: [process.env.PATH, "/usr/local/bin", "/usr/bin", "/bin"].filter(Boolean).join(":") };
+  const run = spawnSync("/bin/bash", [join(PROJECT_ROOT, "scripts/setup.sh"), part], { stdio: ["ignore", 2, 2], env });
+  if (run.status !== 0) throw new Error(`installing ${part} failed (bash scripts/setup.sh ${part}: exit ${run.status ?? run.signal}): see above`);
+}
