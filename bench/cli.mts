@@ -14,7 +14,6 @@ import { createProgress } from "../core/progress.mts";
 import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
-import { installPart } from "../core/tools.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { functionEvent } from "../lab/events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
@@ -249,10 +248,7 @@ async function stackTarget(opts: Options, stackList: string): Promise<Target> {
 /** The local lab serving the SAM build and the builds made here; `started` gets the lab as soon as it runs, for main to stop. */
 async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<Target> {
   // The process-start comparison comes last: a missing hyperfine must not cost a run's worth of cold starts.
-  if (opts.runtimes) {
-    installPart("hyperfine");
-    await hyperfineVersion();
-  }
+  if (opts.runtimes) await hyperfineVersion();
   if (!opts["no-build"]) {
     console.error("== sam build");
     await samBuild({ template: opts.template.file, quiet: true });

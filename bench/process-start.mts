@@ -18,7 +18,8 @@ import type { ProcessStart } from "./results.mts";
 
 const run = execOwned;
 const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
-const HYPERFINE_HINT = "install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can)";
+const HYPERFINE_HINT =
+  "run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine)";
 
 interface StartTarget {
   /** The cell's label, e.g. "Optimized (deno)", and its name (without the runtime). */

@@ -90,7 +90,9 @@ interface Entry<Result> {
 function entryDir(recipe: Recipe): string | null {
   const root = process.env[BUILD_CACHE_VARIABLE];
   if (!root) return null;
-  return join(resolve(root), digest(JSON.stringify({ builder: builderDigest(), arch: process.arch, ...recipe })));
+  // Paths inside the project count from its root: a copy of the project (a test's) makes the same builds.
+  const recipeText = JSON.stringify({ builder: builderDigest(), arch: process.arch, ...recipe }).replaceAll(PROJECT_ROOT, "<project>");
+  return join(resolve(root), digest(recipeText));
 }
 
 /** What a folder of the entry holds: the artifact, the lab's overlay beside it, its metafile. */

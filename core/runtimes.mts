@@ -8,7 +8,9 @@ import { NODE22, PROJECT_ROOT, SETUP_HINT } from "./paths.mts";
 import type { TemplateFunction } from "./template.mts";
 import { installPart } from "./tools.mts";
 
-/** Host binaries of the same versions (tools/runtimes), what the lab and hyperfine run. */
+/** Node 24 for this machine (tools/node24): what the lab runs nodejs24.x with. */
+const NODE24_TOOLS = join(PROJECT_ROOT, "tools/node24/node_modules");
+/** The custom runtimes' host binaries, of the same versions as their layers' (tools/runtimes): what the lab and hyperfine run. */
 const HOST_TOOLS = join(PROJECT_ROOT, "tools/runtimes/node_modules");
 /** Linux arm64 binaries for the layers (tools/lambda-arm64). */
 const ARM64_TOOLS = join(PROJECT_ROOT, "tools/lambda-arm64/node_modules");
@@ -89,10 +91,10 @@ export const RUNTIMES = {
     kind: "managed",
     summary: "Lambda's managed nodejs24.x runtime",
     lambdaRuntime: "nodejs24.x",
-    hostBinary: join(HOST_TOOLS, ".bin/node"),
-    // Read when asked: the runtime matrix is installed when a run first needs it.
+    hostBinary: join(NODE24_TOOLS, ".bin/node"),
+    // Read when asked: Node 24 is installed when a run first needs it.
     get version() {
-      return installedVersion(HOST_TOOLS, "node");
+      return installedVersion(NODE24_TOOLS, "node");
     },
     installHint: SETUP_HINT,
     nodeFlags: lambdaNodeFlags,
@@ -199,11 +201,14 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
 }
 
 /**
- * Makes sure a runtime's host binary is there: one of the runtime matrix's pinned ones is installed
- * now if it is not yet (scripts/setup.sh runtimes); any other missing binary fails with what to install.
+ * Makes sure a runtime's host binary is there: a pinned one of the project's is installed now if it
+ * is not yet (scripts/setup.sh node24 or runtimes); any other missing binary fails with what to install.
  */
 export function ensureInstalled(runtime: Runtime): void {
-  if (!existsSync(runtime.hostBinary) && runtime.hostBinary.startsWith(`${HOST_TOOLS}/`)) installPart("runtimes");
+  if (!existsSync(runtime.hostBinary)) {
+    if (runtime.hostBinary.startsWith(`${NODE24_TOOLS}/`)) installPart("node24");
+    else if (runtime.hostBinary.startsWith(`${HOST_TOOLS}/`)) installPart("runtimes");
+  }
   if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);
 }
 

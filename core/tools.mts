@@ -1,4 +1,4 @@
-// The pinned tools only some runs need (the runtime matrix's runtimes, hyperfine, Artillery),
+// The pinned tools only some runs need (Node 24, the runtime matrix's Deno and Bun, Artillery),
 // installed the first time a run needs them by scripts/setup.sh's part for each, its progress on
 // stderr: `npm run bench` and `npm test` never download what they do not use.
 import { spawnSync } from "node:child_process";
@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PROJECT_ROOT } from "./paths.mts";
 
 /** The parts of scripts/setup.sh a run may add to the default ones. */
-export type OnDemandPart = "runtimes" | "hyperfine" | "artillery";
+export type OnDemandPart = "node24" | "runtimes" | "artillery";
 
 /** Runs scripts/setup.sh for `part` (a no-op once it is installed); throws if it fails. */
 export function installPart(part: OnDemandPart): void {

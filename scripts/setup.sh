@@ -10,14 +10,15 @@
 #   arm64      what Lambda's arm64 runs: its Node 22 (Warp's arm64 code cache), Deno and Bun (the custom
 #              runtimes' layers) in tools/lambda-arm64, and qemu-aarch64 with the arm64 C libraries
 #              (tools/arm64) to run that Node on an x86-64 machine
-#   runtimes   the runtime matrix on this machine: Node 24, Deno and Bun (tools/runtimes)
+#   node24     Node 24 (tools/node24), what the lab runs nodejs24.x functions with
+#   runtimes   the custom runtimes of the runtime matrix on this machine: Deno and Bun (tools/runtimes)
 #   hyperfine  Debian's hyperfine (tools/hyperfine), for the bench's process-start comparison
 #   artillery  Artillery (load_test/node_modules), for the load tests
 #   all        every part
 #
-# The commands install what they need themselves: `npm run bench` and `npm test` the default parts,
-# `npm run load` artillery, `npm run test:slow` all; the bench and the lab add runtimes and hyperfine
-# when asked to run other runtimes (--runtimes).
+# The commands install what they need themselves: `npm run bench` the default parts, `npm test` those
+# and node24, `npm run test:slow` all; the lab adds node24 or runtimes the first time it runs a
+# function on them, `npm run load` artillery; the bench's --runtimes asks for hyperfine.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,7 +30,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(base arm64)
 wanted() { local part; for part in "${parts[@]}"; do [ "$part" = "$1" ] || [ "$part" = all ] && return 0; done; return 1; }
 for part in "${parts[@]}"; do
-  case "$part" in base | arm64 | runtimes | hyperfine | artillery | all) ;; *) die "unknown part \"$part\": the parts are base, arm64, runtimes, hyperfine, artillery and all" ;; esac
+  case "$part" in base | arm64 | node24 | runtimes | hyperfine | artillery | all) ;; *) die "unknown part \"$part\": the parts are base, arm64, node24, runtimes, hyperfine, artillery and all" ;; esac
 done
 
 # Re-run a step only when the files it installs from changed (or it never finished).
@@ -147,12 +148,22 @@ if wanted arm64; then
   fi
 fi
 
+# Pinned like Node 22, each in its own tree: Node 24 for nodejs24.x, Deno and Bun for the custom
+# runtimes (tools/lambda-arm64 holds the same versions for Lambda's arm64).
+if wanted node24; then
+  want="$(digest tools/node24/package.json tools/node24/package-lock.json)"
+  if ! stamp_ok "$root/tools/node24" "$want" || [ ! -x tools/node24/node_modules/.bin/node ]; then
+    say "installing Node $(sed -n 's/.*"node": "\(.*\)".*/\1/p' tools/node24/package.json) into tools/node24 (nodejs24.x in the lab)"
+    npm ci --prefix tools/node24 --no-audit --no-fund --loglevel=error >&2
+    stamp_write "$root/tools/node24" "$want"
+    say "tools/node24: $(size_of tools/node24)"
+  fi
+fi
+
 if wanted runtimes; then
-  # The runtime matrix on this machine, pinned like Node 22: what the lab runs the nodejs24.x, Deno
-  # and Bun functions with (tools/lambda-arm64 holds the same versions for Lambda's arm64).
   want="$(digest tools/runtimes/package.json tools/runtimes/package-lock.json)"
   if ! stamp_ok "$root/tools/runtimes" "$want" || [ ! -x tools/runtimes/node_modules/.bin/deno ]; then
-    say "installing Node 24, Deno and Bun into tools/runtimes (the runtime matrix)"
+    say "installing Deno and Bun into tools/runtimes (the runtime matrix's custom runtimes)"
     npm ci --prefix tools/runtimes --no-audit --no-fund --loglevel=error >&2
     stamp_write "$root/tools/runtimes" "$want"
     say "tools/runtimes: $(size_of tools/runtimes)"

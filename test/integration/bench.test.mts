@@ -1,23 +1,16 @@
 // `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
-// every function, then the files a user opens. No timing is asserted: only that it measured.
-import { spawnSync } from "node:child_process";
+// every function, then the files a user opens; --ablate, --profiles, and what a user sees when the
+// command line or hyperfine is wrong. No timing is asserted: only that it measured. The runtime
+// matrix (--runtimes node22,node24,deno,bun): test/slow/runtime-matrix.test.mts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
-import { EXAMPLES_TEMPLATE, NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { EXAMPLES_TEMPLATE, PROJECT_ROOT } from "../../core/paths.mts";
 import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
+import { bench, benchWith } from "../support/bench.mts";
 import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
-
-const bench = (...args: string[]) => benchWith({}, ...args);
-const benchWith = (env: Record<string, string>, ...args: string[]) =>
-  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], {
-    cwd: PROJECT_ROOT,
-    encoding: "utf8",
-    timeout: 240_000,
-    env: { ...process.env, CI: "true", ...env },
-  });
 
 describe("npm run bench -- --rounds 2", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-bench-"));
@@ -83,68 +76,6 @@ describe("npm run bench -- --rounds 2", () => {
   });
 });
 
-describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => {
-  const out = mkdtempSync(join(tmpdir(), "warpstart-matrix-"));
-  const runtimes = ["node22", "node24", "deno", "bun"];
-  let run: ReturnType<typeof bench>;
-  let results: BenchResults;
-  beforeAll(() => {
-    run = bench("--no-build", "--rounds", "2", "--runtimes", runtimes.join(","), "--out", out);
-    results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
-  });
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-  it("reports every function × runtime cell, each naming its runtime; cells that cannot run as failed, with the error", () => {
-    expect(run.status).toBe(0);
-    expect(results.runtimes).toEqual(runtimes);
-    expect(results.cells.map((cell) => `${cell.name} ${cell.runtime}`)).toEqual(
-      runtimes.flatMap((runtime) => FUNCTION_NAMES.map((name) => `${name} ${runtime}`)),
-    );
-    for (const cell of results.cells) {
-      // A custom runtime ships no SDK for Raw to import; every other cell measured both rounds.
-      if (cell.name === "Raw" && (cell.runtime === "deno" || cell.runtime === "bun")) {
-        expect(cell.samples).toEqual([]);
-        expect(cell.failures).toEqual(
-          [0, 1].map((round) =>
-            expect.objectContaining({ round, phase: "cold", errorType: "Runtime.InitError", message: expect.stringContaining("@aws-sdk/client-sts") }),
-          ),
-        );
-      } else {
-        expect({ cell: `${cell.name} ${cell.runtime}`, failures: cell.failures, rounds: cell.samples.map((sample) => sample.round) }).toEqual({
-          cell: `${cell.name} ${cell.runtime}`,
-          failures: [],
-          rounds: [0, 1],
-        });
-      }
-    }
-    expect(results.versions).toMatchObject({
-      "runtime node24": expect.stringMatching(/^24\./),
-      "node24 reports": expect.stringMatching(/^node 24\./),
-      "deno reports": expect.stringMatching(/^deno 2\./),
-      "bun reports": expect.stringMatching(/^bun 1\./),
-    });
-  });
-
-  it("times each runtime starting, importing each handler and exiting with hyperfine, beside the Lambda-style figures", () => {
-    const start = results.processStart!;
-    expect(start.tool).toMatch(/^hyperfine \d/);
-    const empty = runtimes.map((runtime) => `Empty (${runtime})`);
-    expect([...start.results.map((row) => row.label), ...start.failures.map((row) => row.label)].sort()).toEqual(
-      [...empty, ...results.cells.map((cell) => `${cell.name} (${cell.runtime})`)].sort(),
-    );
-    expect(start.failures.map((row) => row.label).sort()).toEqual(["Raw (bun)", "Raw (deno)"]);
-    for (const row of start.results) expect(row).toMatchObject({ runs: start.runs, meanMs: expect.any(Number) });
-    const exported = JSON.parse(readFileSync(join(out, "hyperfine.json"), "utf8")) as { results: Array<{ command: string; times: number[] }> };
-    expect(exported.results.map((row) => row.command)).toEqual(start.results.map((row) => row.label));
-    const report = readFileSync(join(out, "report.md"), "utf8");
-    expect(report).toContain("## Runtime matrix (p50, ms)");
-    expect(report).toContain("| function | node22 | node24 | deno | bun |");
-    expect(report).toMatch(/^\| Raw \| [\d.]+ \| [\d.]+ \| failed \| failed \|$/m);
-    expect(report).toContain("## Process start (hyperfine)");
-    expect(run.stdout).toMatch(/^Runtime matrix: Init Duration p50 \(ms\)$/m);
-  });
-});
-
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
@@ -178,7 +109,7 @@ describe("npm run bench -- --runtimes without hyperfine", () => {
     const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
-      "error: hyperfine is not installed: install hyperfine (Debian: apt-get install hyperfine; scripts/setup.sh does it where it can).",
+      "error: hyperfine is not installed: run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine).",
     );
     expect(run.stderr).not.toContain("starting the lab");
   });

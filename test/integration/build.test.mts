@@ -1,6 +1,6 @@
 // The artifacts of the real `sam build` (makefile builder -> builder/build.mts -> esbuild).
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Metafile } from "esbuild";
@@ -170,16 +170,7 @@ describe.each(CUSTOM_RUNTIMES)("the $layer layer (the $name custom runtime)", (r
   });
 });
 
-describe("startup caches warmed at build time", () => {
-  it("ships Bun's transpiler cache only with a function that runs on Bun: a nodejs22.x artifact carries none, the lab's overlay has it", () => {
-    const name = FUNCTION_NAMES.find((candidate) => artifact(candidate).length >= 50 * 1024)!; // Bun caches sources of 50 KB and more
-    const cache = RUNTIMES.bun.startupCache.dir;
-    expect(existsSync(join(BUILD_DIR, name, cache))).toBe(false);
-    const overlay = join(labOverlayOf(join(BUILD_DIR, name)), cache);
-    const largest = Math.max(...readdirSync(overlay).map((file) => statSync(join(overlay, file)).size));
-    expect(largest).toBeGreaterThan(Buffer.byteLength(artifact(name)));
-  });
-
+describe("startup caches", () => {
   it("ships no Deno cache: the arm64 Deno Lambda runs rejects what the x86-64 one makes", () => {
     expect(RUNTIMES.deno.startupCache).toBeNull();
     expect(readdirSync(join(BUILD_DIR, RUNTIMES.deno.layer))).toEqual(expect.not.arrayContaining(["deno-dir"]));

@@ -1,71 +1,11 @@
-// The runtime matrix through the emulator: every function on nodejs24.x and on Deno and Bun as
-// custom runtimes (the layers `sam build` made, with this machine's binaries), answering with
-// the same response shape as on nodejs22.x; the project's Runtime API client under a runtime
-// given by path; and the errors a user meets when a runtime is missing.
-import { readFileSync } from "node:fs";
+// The project's Runtime API client under a runtime given by path (Node 22 itself, as a custom
+// runtime), and the errors a user meets when a runtime is missing. The runtime matrix (nodejs24.x,
+// Deno, Bun): test/slow/runtime-matrix.test.mts.
 import { join } from "node:path";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
-import { parseRuntimes } from "../../lab/functions.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
-import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
-import { eventOf, invokeLogged, STS_FUNCTION_NAMES } from "../support/lab.mts";
-
-const version = (pkg: string) =>
-  (JSON.parse(readFileSync(join(PROJECT_ROOT, "tools/runtimes/node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
-
-describe("the template's functions on every runtime", () => {
-  let lab: Lab;
-  beforeAll(async () => {
-    lab = await startLab({ runtimes: parseRuntimes("node22,node24,deno,bun") });
-  });
-  afterAll(async () => {
-    await lab?.stop();
-  });
-
-  const whatRuns = { node24: `node ${version("node")}`, deno: `deno ${version("deno")}`, bun: `bun ${version("bun")}` };
-  const cells = STS_FUNCTION_NAMES.filter((variant) => variant !== "Raw").flatMap((variant) =>
-    (["node24", "deno", "bun"] as const).map((runtime) => [variant, runtime] as const),
-  );
-
-  it.each(cells)("%s on %s answers cold with the same response shape as on node22", async (variant, runtime) => {
-    const reference = await invokeLogged(lab, lab.functionOn(variant, "node22")!, eventOf(variant));
-    const cold = await invokeLogged(lab, lab.functionOn(variant, runtime)!, eventOf(variant));
-
-    expect(cold.functionError).toBeUndefined();
-    expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number) });
-    expect(cold.payload).toMatchObject({ statusCode: 200, headers: { "content-type": "application/json" } });
-    const body = JSON.parse(cold.payload.body);
-    expect(Object.keys(body).sort()).toEqual(Object.keys(JSON.parse(reference.payload.body)).sort());
-    expect(body).toMatchObject({
-      coldstart: true,
-      function: variant,
-      account: MASKED_ACCOUNT_ID,
-      runtime: whatRuns[runtime],
-      lambdaRequestId: cold.report!.requestId,
-    });
-    expect(cold.payload.body).not.toContain("123456789012");
-  });
-
-  it.each(["node24", "deno", "bun"])("Hello, the empty handler, answers cold on %s", async (runtime) => {
-    const cold = await invokeLogged(lab, lab.functionOn("Hello", runtime)!, eventOf("Hello"));
-    expect(cold.functionError).toBeUndefined();
-    expect(cold.report).toMatchObject({ initDurationMs: expect.any(Number) });
-    expect(cold.payload).toEqual({ statusCode: 200, body: JSON.stringify({ coldstart: true, initializationType: "on-demand" }) });
-  });
-
-  it.each(["deno", "bun"])("Raw fails INIT on %s, whose custom runtime ships no SDK, and says which import", async (runtime) => {
-    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", runtime)!, eventOf("Raw"));
-    expect(functionError).toBe("Unhandled");
-    expect(payload).toMatchObject({ errorType: "Runtime.InitError", errorMessage: expect.stringContaining("@aws-sdk/client-sts") });
-  });
-
-  it("runs Raw on node24 with the runtime's SDK copy, as nodejs24.x ships one", async () => {
-    const { functionError, payload } = await invokeLogged(lab, lab.functionOn("Raw", "node24")!, eventOf("Raw"));
-    expect(functionError).toBeUndefined();
-    expect(JSON.parse(payload.body)).toMatchObject({ function: "Raw", sdkVersion: "provided by the runtime", runtime: whatRuns.node24 });
-  });
-});
+import { invokeLogged } from "../support/lab.mts";
 
 describe("a runtime given by path, running the project's Runtime API client", () => {
   let lab: Lab;

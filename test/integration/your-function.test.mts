@@ -1,14 +1,15 @@
-// The README's user path, driven on a temporary copy of the project as a new user would: a
-// client installed with npm, a handler written, a function and the resource its INIT reads added
-// to template.yaml, then the real `sam build`, `npm run invoke` and `npm run bench --profiles`.
-// And what a user sees when one of those steps goes wrong.
-import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The README's user path, driven on a temporary copy of the project as a new user would: a handler
+// written for a client the project installs, a function and the resource its INIT reads added to
+// template.yaml, then the real `sam build`, `npm run invoke` and `npm run bench --profiles`. And
+// what a user sees when one of those steps goes wrong. (Step 1, npm install of a client:
+// test/slow/npm-install.test.mts.)
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { BenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
-import { FUNCTION_NAMES, installedSdk } from "../support/lab.mts";
+import { FUNCTION_NAMES } from "../support/lab.mts";
+import { copyProject } from "../support/project-copy.mts";
 
 const TOOLS_PATH = `${dirname(NODE22)}:${VENV_BIN}:${process.env.PATH}`;
 /** Runs a command in `cwd` with the project's tools first on PATH, as `npm run` does. */
@@ -52,48 +53,19 @@ const FUNCTION = `
 describe("your function, any AWS service: the README's path on a copy of the project", () => {
   let copy: string;
   beforeAll(() => {
-    copy = mkdtempSync(join(tmpdir(), "warpstart-your-function-"));
-    // The project's files as a clone has them; what setup installed is copied (npm changes it)
-    // or linked (the pinned Node, the venv: used as they are).
-    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: PROJECT_ROOT, encoding: "utf8" })
-      .split("\0")
-      .filter(Boolean);
-    for (const file of files.filter((name) => existsSync(join(PROJECT_ROOT, name)) && !name.startsWith("tools/"))) {
-      mkdirSync(dirname(join(copy, file)), { recursive: true });
-      cpSync(join(PROJECT_ROOT, file), join(copy, file));
-    }
-    for (const installed of ["node_modules", "patches/node_modules", "emulation/runtime/node_modules"])
-      cpSync(join(PROJECT_ROOT, installed), join(copy, installed), { recursive: true, verbatimSymlinks: true });
-    for (const linked of ["tools", ".venv"]) symlinkSync(join(PROJECT_ROOT, linked), join(copy, linked));
-  }, 120_000);
+    // The client it uses is installed already (the npm install of step 1: test/slow/npm-install.test.mts).
+    copy = copyProject("linked");
+  });
   afterAll(() => {
     if (copy) rmSync(copy, { recursive: true, force: true });
   });
-
-  it("1. npm install of a client is all it takes: the patched tree and the runtime's copy follow", () => {
-    const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // a release every client has
-    const install = runIn(copy, join(dirname(NODE22), "npm"), [
-      "install",
-      "--save-prod",
-      "--save-exact",
-      `@aws-sdk/client-s3@${version}`,
-      "--no-audit",
-      "--no-fund",
-    ]);
-    expect(outputOf(install)).toMatchObject({ status: 0 });
-    const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));
-    expect(manifest("package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
-    expect(manifest("patches/package.json").dependencies["@aws-sdk/client-s3"]).toBe(version);
-    expect(manifest("emulation/runtime/package.json").dependencies["@aws-sdk/client-s3"]).toBe(manifest("emulation/runtime/package.json").config.sdkVersion);
-    expect(existsSync(join(copy, "patches/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
-    expect(existsSync(join(copy, "emulation/runtime/node_modules/@aws-sdk/client-s3/package.json"))).toBe(true);
-  }, 300_000);
 
   it("2-4. a handler and a template entry, then sam build: Warp's chunk holds the new client, its cache made against the bucket", () => {
     mkdirSync(join(copy, "src/functions/thumbnails"), { recursive: true });
     writeFileSync(join(copy, "src/functions/thumbnails/index.mts"), HANDLER);
     writeFileSync(join(copy, "template.yaml"), readFileSync(join(copy, "template.yaml"), "utf8").replace(/\nOutputs:/, `${FUNCTION}\nOutputs:`));
     expect(outputOf(runIn(copy, join(VENV_BIN, "sam"), ["validate", "--lint"]))).toMatchObject({ status: 0 });
+    // The demo's functions, unchanged, are the project's builds, kept by their inputs (builder/build-cache.mts).
     const build = runIn(copy, join(VENV_BIN, "sam"), ["build"]);
     expect(outputOf(build)).toMatchObject({ status: 0 });
     expect(build.stdout + build.stderr).toMatch(

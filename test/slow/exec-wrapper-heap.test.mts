@@ -2,7 +2,8 @@
 // runs node with --expose-gc and heap limits derived from the memory size M; wrapped on
 // nodejs22.x, node runs without them, so V8 sizes the heap from the memory it sees, which on
 // Lambda is the microVM's (MemTotal ≈ M). Each node here runs in a private mount namespace whose
-// /proc/meminfo says MemTotal = M MiB (`unshare -m` + `mount --bind`: root, CAP_SYS_ADMIN).
+// /proc/meminfo says MemTotal = M MiB (`unshare --map-root-user --mount` + `mount --bind`: any user,
+// where the kernel allows unprivileged user namespaces; elsewhere the tests are skipped, saying so).
 // Asserted: heap limits (flags vs V8's defaults), where the live heap runs out, gc(), the
 // young generation's size and what it does to an allocation-heavy workload's scavenges, and
 // that on nodejs24.x the wrapper keeps the limits.
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
+import { describeIfMet, type Requirement } from "../support/needs.mts";
 
 const MiB = 2 ** 20;
 const WRAPPER = join(PROJECT_ROOT, "src/warp/warp-exec");
@@ -43,7 +45,7 @@ function check(holds: boolean, claim: string, ...runs: Run[]) {
   if (!holds) throw new Error(`${claim}\n\n${runs.map(show).join("\n\n")}`);
 }
 
-let meminfoDir: string;
+const meminfoDir = mkdtempSync(join(tmpdir(), "warpstart-exec-wrapper-heap-"));
 const meminfoFor = (memoryMb: number) => {
   const path = join(meminfoDir, `meminfo-${memoryMb}`);
   writeFileSync(path, readFileSync("/proc/meminfo", "utf8").replace(/^MemTotal:.*$/m, `MemTotal:       ${memoryMb * 1024} kB`));
@@ -52,7 +54,7 @@ const meminfoFor = (memoryMb: number) => {
 
 /** argv under a /proc/meminfo that says MemTotal = memoryMb MiB. */
 function underMemory(memoryMb: number, what: string, argv: string[], env: Record<string, string> = {}): Run {
-  const command = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /proc/meminfo && exec "$@"', meminfoFor(memoryMb), ...argv];
+  const command = ["unshare", "--map-root-user", "--mount", "sh", "-c", 'mount --bind "$0" /proc/meminfo && exec "$@"', meminfoFor(memoryMb), ...argv];
   // Only PATH (for unshare, sh, mount): no NODE_OPTIONS from whoever runs the tests.
   const result = spawnSync(command[0]!, command.slice(1), {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
@@ -154,21 +156,19 @@ function growthOf(run: Run): Growth {
 
 const heapOutOfMemory = (run: Run) => run.signal === "SIGABRT" && run.stderr.includes("JavaScript heap out of memory");
 
-beforeAll(() => {
-  meminfoDir = mkdtempSync(join(tmpdir(), "exec-wrapper-heap-"));
-  const run = underMemory(128, "the fake /proc/meminfo", ["head", "-n", "1", "/proc/meminfo"]);
-  check(
-    run.status === 0 && /^MemTotal:\s+131072 kB$/m.test(run.stdout),
-    "This test needs to show node a /proc/meminfo of its choosing: `unshare -m` (a private mount namespace) and `mount --bind` over /proc/meminfo, " +
-      "i.e. root with CAP_SYS_ADMIN (in a container: --privileged or --cap-add SYS_ADMIN, and unshare allowed by seccomp). That failed here",
-    run,
-  );
-});
-afterAll(() => {
-  if (meminfoDir) rmSync(meminfoDir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(meminfoDir, { recursive: true, force: true }));
 
-describe("nodejs22.x: Lambda's flags vs the wrapper", () => {
+/** Whether this machine lets any user show a process a /proc/meminfo of its choosing. */
+const fakeMeminfo: Requirement = {
+  met: (() => {
+    const run = underMemory(128, "the fake /proc/meminfo", ["head", "-n", "1", "/proc/meminfo"]);
+    return run.status === 0 && /^MemTotal:\s+131072 kB$/m.test(run.stdout);
+  })(),
+  needs: "a user namespace of its own with a mount namespace (`unshare --map-root-user --mount`, then `mount --bind` over /proc/meminfo)",
+  how: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces above 0; in a container, a seccomp profile that allows unshare)",
+};
+
+describeIfMet(fakeMeminfo, "nodejs22.x: Lambda's flags vs the wrapper", () => {
   it.each([128, 512, 1024])("at %i MB, Lambda's flags set the heap: M - M/10 old, (M/10)/2 semi-space rounded up to a power of two", (memoryMb) => {
     const { run, probe } = probeOf("node22", memoryMb, "flags");
     const expected = flaggedHeap("node22", memoryMb);
@@ -224,7 +224,7 @@ describe("nodejs22.x: Lambda's flags vs the wrapper", () => {
   });
 });
 
-describe("nodejs24.x: the wrapper keeps the heap flags", () => {
+describeIfMet(fakeMeminfo, "nodejs24.x: the wrapper keeps the heap flags", () => {
   it.each([128, 512])("at %i MB, the wrapped heap limit is the flags'", (memoryMb) => {
     const flags = probeOf("node24", memoryMb, "flags");
     const wrapped = probeOf("node24", memoryMb, "wrapped");
@@ -248,7 +248,7 @@ describe("nodejs24.x: the wrapper keeps the heap flags", () => {
   });
 });
 
-describe("where a growing live heap runs out (nodejs22.x)", () => {
+describeIfMet(fakeMeminfo, "where a growing live heap runs out (nodejs22.x)", () => {
   it("at 512 MB wrapped, V8 runs out near its 256 MiB old generation, below the 461 MB the flags allow, while the flags hold 350 MiB", () => {
     const wrapped = lambdaNode("node22", 512, "wrapped", "grow-heap.mjs", String(flaggedHeap("node22", 512).old));
     const reached = growthOf(wrapped);
@@ -275,7 +275,7 @@ describe("where a growing live heap runs out (nodejs22.x)", () => {
   });
 });
 
-describe("an allocation-heavy workload with a small live heap (nodejs22.x, 512 MB)", () => {
+describeIfMet(fakeMeminfo, "an allocation-heavy workload with a small live heap (nodejs22.x, 512 MB)", () => {
   it("wrapped, its 1 MiB semi-spaces make V8 scavenge many times more often than with the flags' 32 MiB", () => {
     const countsOf = (run: Run) => {
       check(run.status === 0, "gc-workload.mjs failed", run);

@@ -1,0 +1,38 @@
+// The README's step 1 on a copy of the project with its own npm trees: npm install of a client is
+// all it takes, the patched tree and the runtime's copy follow (the project's `dependencies`
+// script). npm asks the registry, as it does for a user. (Steps 2-6: test/integration/your-function.test.mts.)
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { installedSdk } from "../support/lab.mts";
+import { copyProject } from "../support/project-copy.mts";
+
+const TOOLS_PATH = `${dirname(NODE22)}:${process.env.PATH}`;
+const runIn = (cwd: string, command: string, args: string[]) =>
+  spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000, env: { ...process.env, PATH: TOOLS_PATH } });
+const outputOf = (run: ReturnType<typeof runIn>) => ({ status: run.status, output: `${run.stdout ?? ""}\n${run.stderr ?? ""}`.slice(-4000) });
+
+let copy: string;
+beforeAll(() => {
+  copy = copyProject("copied");
+}, 120_000);
+afterAll(() => {
+  if (copy) rmSync(copy, { recursive: true, force: true });
+});
+
+// A client the project does not install, so that every tree has to follow.
+const CLIENT = "@aws-sdk/client-kinesis";
+
+it("1. npm install of a client is all it takes: the patched tree and the runtime's copy follow", () => {
+  expect(existsSync(join(PROJECT_ROOT, "node_modules", CLIENT))).toBe(false);
+  const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // a release every client has
+  const install = runIn(copy, join(dirname(NODE22), "npm"), ["install", "--save-prod", "--save-exact", `${CLIENT}@${version}`, "--no-audit", "--no-fund"]);
+  expect(outputOf(install)).toMatchObject({ status: 0 });
+  const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));
+  expect(manifest("package.json").dependencies[CLIENT]).toBe(version);
+  expect(manifest("patches/package.json").dependencies[CLIENT]).toBe(version);
+  expect(manifest("emulation/runtime/package.json").dependencies[CLIENT]).toBe(manifest("emulation/runtime/package.json").config.sdkVersion);
+  expect(existsSync(join(copy, `patches/node_modules/${CLIENT}/package.json`))).toBe(true);
+  expect(existsSync(join(copy, `emulation/runtime/node_modules/${CLIENT}/package.json`))).toBe(true);
+}, 300_000);
