@@ -251,11 +251,12 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
 /**
  * Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom
  * runtimes' startup caches. With WARPSTART_BUILD_CACHE set, a build whose inputs are all as they
- * were is copied from the cache instead (builder/build-cache.mts); a build from another SDK tree is always made.
+ * were is copied from the cache instead (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
  */
 export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const { template, fn, profile, profileName } = target;
-  const recipe: Recipe | null = buildCacheOn() && !options.sdkTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn() } : null;
+  const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
+  const recipe: Recipe | null = buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn() } : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result };
   const bundle = await bundleFunction(target, outdir, options);

@@ -259,14 +259,15 @@ async function main(): Promise<number> {
     return 0;
   }
   mkdirSync(opts.out, { recursive: true });
-  ensureArtillery();
   const template = resolve(opts.template);
   const config = scaledConfig(template, opts.duration, opts.maxP99);
+  // A stack without an API says so before anything is installed.
+  const deployed = opts.stack ? await stackApiUrl(opts.stack, opts.region) : null;
+  ensureArtillery();
   const runs: RunSummary[] = [];
-  if (opts.stack) {
-    const target = await stackApiUrl(opts.stack, opts.region);
-    const { report, checks, passed } = await artillery(target, config, opts.out, "deployed");
-    runs.push({ provisionedConcurrency: "as deployed", target, thresholdsPassed: passed, checks, variants: summarize(report) });
+  if (deployed) {
+    const { report, checks, passed } = await artillery(deployed, config, opts.out, "deployed");
+    runs.push({ provisionedConcurrency: "as deployed", target: deployed, thresholdsPassed: passed, checks, variants: summarize(report) });
   } else {
     if (!opts["no-build"]) {
       console.error("== sam build");

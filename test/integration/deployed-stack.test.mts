@@ -1,35 +1,20 @@
 // The commands that read a deployed stack, end to end with the real SDK clients over HTTP, against
 // the stand-in AWS (test/support/stand-in-aws.mts): `npm run bench -- --stack` (stack outputs, forced
 // cold starts through UpdateFunctionConfiguration and the SDK's waiter, Init Duration from the log
-// tail), `npm run load -- --stack` (the stack's ApiUrl), a stack with provisioned concurrency (on
-// the alias, which the API invokes and the bench does not), and the errors AWS gives, as a user sees them.
+// tail), `npm run load -- --stack` on a stack without an ApiUrl, a stack with provisioned concurrency
+// (on the alias, which the bench does not invoke), and the errors AWS gives, as a user sees them.
+// Artillery against a stack's ApiUrl: test/slow/load.test.mts.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { fixFor } from "../../doctor/fixes.mts";
-import type { RunSummary } from "../../load_test/run.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-stack-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-/**
- * `npm run load -- --stack warpstart` for 3 s, no p99 threshold, its scenarios from a template
- * whose one route is Hello's (the one the stand-in serves): it passes, and its summary's runs.
- */
-async function loadHello(standIn: StandInAws, name: string): Promise<RunSummary[]> {
-  const [template, dir] = [join(out, "hello.yaml"), join(out, name)];
-  writeFileSync(
-    template,
-    "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
-  );
-  const run = await standIn.run("load_test/run.mts", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
-  expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
-  return (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] }).runs;
-}
 
 /** Every key and the type of every value, the first element standing for an array's: what two results.json must share. */
 function shapeOf(value: unknown): unknown {
@@ -134,13 +119,6 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
     ]);
   });
 
-  it("npm run load -- --stack runs Artillery against the stack's ApiUrl", async () => {
-    const runs = await loadHello(standIn, "load");
-    expect(runs).toEqual([expect.objectContaining({ provisionedConcurrency: "as deployed", target: standIn.lab.apiUrl, thresholdsPassed: true })]);
-    expect(runs[0]!.variants.Hello).toMatchObject({ errors: 0, coldStarts: expect.any(Number) });
-    expect(runs[0]!.variants.Hello!.requests).toBeGreaterThan(0);
-  });
-
   it("npm run load -- --stack on a stack without an ApiUrl output says so", async () => {
     const run = await standIn.run("load_test/run.mts", ["--stack", "sam-app", "--out", join(out, "no-api")]);
     expect(run.status).toBe(1);
@@ -165,14 +143,6 @@ describe("the stand-in AWS, its stack deployed with ProvisionedConcurrency=1 (on
     expect(hello!.failures).toEqual([]);
     expect(hello!.samples.map((sample) => sample.initMs > 0)).toEqual([true, true]);
     expect(standIn.lab.lambda.environments("Hello:live")).toMatchObject({ provisioned: 1 });
-  });
-
-  it("npm run load -- --stack reaches the provisioned environment: the stack's API invokes the alias", async () => {
-    const runs = await loadHello(standIn, "provisioned-load");
-    expect(runs[0]!.variants.Hello).toMatchObject({
-      errors: 0,
-      initializationTypes: expect.objectContaining({ "provisioned-concurrency": expect.any(Number) }),
-    });
   });
 });
 

@@ -1,14 +1,16 @@
 // `npm run load` end to end, short and bounded: a real Artillery run against the lab's HTTP API,
-// with provisioned concurrency off and on. No timing assertions: the p99 threshold is turned off
-// (on 2 shared cores the opening spike's p99 varies with the machine's load), the
-// no-failed-request condition stays.
+// with provisioned concurrency off and on, and against a deployed stack's ApiUrl (the stand-in AWS,
+// test/support/stand-in-aws.mts), with provisioned concurrency on the alias the API invokes. No
+// timing assertions: the p99 threshold is turned off (on 2 shared cores the opening spike's p99
+// varies with the machine's load), the no-failed-request condition stays.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
 import type { RunSummary } from "../../load_test/run.mts";
+import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
 
 it("drives every variant with zero errors, counts cold starts, and provisioned environments serve with PC on", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-load-"));
@@ -43,4 +45,55 @@ it("drives every variant with zero errors, counts cold starts, and provisioned e
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+});
+
+const out = mkdtempSync(join(tmpdir(), "warpstart-load-stack-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/**
+ * `npm run load -- --stack warpstart` for 3 s, no p99 threshold, its scenarios from a template
+ * whose one route is Hello's (the one the stand-in serves): it passes, and its summary's runs.
+ */
+async function loadHello(standIn: StandInAws, name: string): Promise<RunSummary[]> {
+  const [template, dir] = [join(out, "hello.yaml"), join(out, name)];
+  writeFileSync(
+    template,
+    "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
+  );
+  const run = await standIn.run("load_test/run.mts", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
+  expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
+  return (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] }).runs;
+}
+
+describe("npm run load -- --stack, against the stand-in AWS whose stack names the lab's Hello", () => {
+  let standIn: StandInAws;
+  beforeAll(async () => {
+    standIn = await startStandInAws({ only: ["Hello"] });
+    await standIn.createStack("warpstart", { ApiUrl: standIn.lab.apiUrl, ...functionNameOutputs(["Hello"]) });
+  });
+  afterAll(() => standIn?.stop());
+
+  it("npm run load -- --stack runs Artillery against the stack's ApiUrl", async () => {
+    const runs = await loadHello(standIn, "load");
+    expect(runs).toEqual([expect.objectContaining({ provisionedConcurrency: "as deployed", target: standIn.lab.apiUrl, thresholdsPassed: true })]);
+    expect(runs[0]!.variants.Hello).toMatchObject({ errors: 0, coldStarts: expect.any(Number) });
+    expect(runs[0]!.variants.Hello!.requests).toBeGreaterThan(0);
+  });
+});
+
+describe("npm run load -- --stack, the stack deployed with ProvisionedConcurrency=1 (on Hello's live alias, as SAM attaches it)", () => {
+  let standIn: StandInAws;
+  beforeAll(async () => {
+    standIn = await startStandInAws({ only: ["Hello"], parameterOverrides: { ProvisionedConcurrency: "1" } });
+    await standIn.createStack("warpstart", { ApiUrl: standIn.lab.apiUrl, ...functionNameOutputs(["Hello"]) });
+  });
+  afterAll(() => standIn?.stop());
+
+  it("npm run load -- --stack reaches the provisioned environment: the stack's API invokes the alias", async () => {
+    const runs = await loadHello(standIn, "provisioned-load");
+    expect(runs[0]!.variants.Hello).toMatchObject({
+      errors: 0,
+      initializationTypes: expect.objectContaining({ "provisioned-concurrency": expect.any(Number) }),
+    });
+  });
 });

@@ -1,6 +1,6 @@
 // What `sam deploy` would create, without AWS, as checks over deploys of built templates: they run
 // on the project's templates (test/integration/deploy.test.mts) and on a copy of template.yaml to
-// which a user added a function (test/integration/user-function.test.mts). sam-translate.py points
+// which a user added a function (test/slow/user-function.test.mts). sam-translate.py points
 // each built template's artifacts at S3 as `sam package` does, runs SAM CLI's own SAM transform and
 // cfn-lint, and refuses any connection. The CloudFormation that comes out is evaluated for the
 // deploy's parameter values by the lab's evaluator (core/template.mts) and must hold what every

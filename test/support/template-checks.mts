@@ -1,6 +1,6 @@
 // template.yaml's checks as functions over a template file, so that the same checks run on the
 // project's template (test/unit/template.test.mts, load-test.test.mts) and on a copy to which a
-// user added a function (test/integration/user-function.test.mts). Every function is held to what
+// user added a function (test/slow/user-function.test.mts). Every function is held to what
 // SAM and the build need; the demo's functions (DEMO_FUNCTIONS) also to the demo's conventions.
 import { existsSync } from "node:fs";
 import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";

@@ -13,7 +13,7 @@ import { loadScenarioChecks } from "../support/template-checks.mts";
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PROJECT_ROOT, "load_test/config.yaml"), "utf8"));
 
-  // Also run on a copy of template.yaml with a user's function added (test/integration/user-function.test.mts).
+  // Also run on a copy of template.yaml with a user's function added (test/slow/user-function.test.mts).
   loadScenarioChecks(PROJECT_TEMPLATE, DEMO_FUNCTIONS);
   loadScenarioChecks(
     EXAMPLES_TEMPLATE,

@@ -12,7 +12,7 @@ import { SAMPLE_EVENT } from "../../lab/events.mts";
 import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
 
 describe("template.yaml", () => {
-  // Also run on a copy with a user's function added (test/integration/user-function.test.mts).
+  // Also run on a copy with a user's function added (test/slow/user-function.test.mts).
   templateYamlChecks(PROJECT_TEMPLATE);
 });
 
