@@ -15,8 +15,8 @@ const common = {
   extensionsToTreatAsEsm: [".mts"],
   transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },
   testEnvironment: "node",
-  // SAM's builds (copies of an app's package.json): names shared between package.json files, which jest's module map would report.
-  modulePathIgnorePatterns: ["/\\.aws-sam/"],
+  // Fixture apps and SAM's builds (copies of an app's package.json): names shared between package.json files, which jest's module map would report.
+  modulePathIgnorePatterns: ["<rootDir>/test/fixtures/", "/\\.aws-sam/"],
 };
 
 /** The projects that start processes: SAM's build of the project's apps first (test/support/sam-build.mts). */

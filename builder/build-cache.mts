@@ -5,10 +5,10 @@
 // declares it, the template's resources, the runtime it deploys to) and its ingredients (the
 // content of every file esbuild read, from the build's metafile). Warp's code cache is V8's output
 // for those inputs on the pinned Node, so it is kept with the artifact. One entry per recipe: a
-// build with new ingredients replaces the last one.
+// build with new ingredients replaces the last one; an entry no build has used for a week goes.
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import type { Metafile } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
@@ -125,6 +125,8 @@ export function restoreBuild<Result>(recipe: Recipe, outdir: string): { outfile:
   if (existsSync(kept.overlay)) cpSync(kept.overlay, labOverlayOf(outdir), { recursive: true });
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   cpSync(kept.metafile, metafile);
+  const now = new Date();
+  utimesSync(kept.entry, now, now); // used: kept another week
   return { outfile: join(outdir, entry.outfile), metafile, result: entry.result };
 }
 
@@ -150,5 +152,20 @@ export function keepBuild<Result>(recipe: Recipe, outdir: string, outfile: strin
     renameSync(scratch, dir);
   } catch {
     removeTree(scratch);
+  }
+  pruneUnused(dirname(dir));
+}
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+/** Removes the entries no build has used for a week (recipes of a builder since changed, mostly). */
+function pruneUnused(root: string): void {
+  for (const name of readdirSync(root)) {
+    const entry = parts(join(root, name)).entry;
+    try {
+      if (Date.now() - statSync(entry).mtimeMs > WEEK_MS) removeTree(join(root, name));
+    } catch {
+      // Being written by another process (no entry.json yet), or removed by one.
+    }
   }
 }

@@ -215,6 +215,8 @@ export interface BuildResult {
   metafile: string;
   bytes: number;
   codeCache?: CodeCache;
+  /** Whether it came from the build cache (builder/build-cache.mts) rather than a build made now. */
+  kept?: true;
 }
 
 export interface BuildOptions {
@@ -258,7 +260,7 @@ export async function buildFunction(target: FunctionBuild, outdir: string, optio
   const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
   const recipe: Recipe | null = buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn() } : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache">>(recipe, outdir);
-  if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result };
+  if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
   const bundle = await bundleFunction(target, outdir, options);
   shipExecWrapper(fn, outdir);
   const codeCache =
@@ -374,12 +376,13 @@ export async function buildResource(templateFile: string, logicalId: string, out
     return `built the ${logicalId} layer: ${outdir}`;
   }
   const target = functionBuild(readTemplate(templateFile), logicalId);
-  const { outfile, bytes, codeCache } = await buildFunction(target, outdir);
+  const { outfile, bytes, codeCache, kept } = await buildFunction(target, outdir);
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
     : "";
-  return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})`;
+  const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
+  return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
 }
 
 if (import.meta.main) {

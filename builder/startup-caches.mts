@@ -38,8 +38,8 @@ export async function warmStartupCache(artifactDir: string, handlerFile: string,
  * startup cache, warmed once into the lab's overlay beside the artifact (never shipped; kept even
  * when empty, as the sign it was warmed).
  */
-export async function warmLabStartupCache(runtime: Runtime, artifactDir: string, handlerFile: string): Promise<void> {
-  if (runtime.kind !== "custom" || !runtime.startupCache) return;
+export async function warmLabStartupCache(runtime: Runtime, artifactDir: string, handlerFile: string | null): Promise<void> {
+  if (runtime.kind !== "custom" || !runtime.startupCache || handlerFile === null) return;
   const { dir } = runtime.startupCache;
   if (existsSync(join(artifactDir, dir)) || existsSync(join(labOverlayOf(artifactDir), dir))) return;
   await runWarm(runtime, runtime.startupCache, join(labOverlayOf(artifactDir), dir), join(artifactDir, handlerFile));

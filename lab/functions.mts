@@ -76,13 +76,22 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
       if (fn.runsOn.kind !== "custom") continue;
       if (!optDirs.has(fn.runsOn.name)) optDirs.set(fn.runsOn.name, await prepareOptDir(fn.runsOn, fn.layers));
       fn.optDir = optDirs.get(fn.runsOn.name);
-      await warmLabStartupCache(fn.runsOn, fn.codeDir, builtHandlerFile(fn));
+      if (fn.runsOn.startupCache) await warmLabStartupCache(fn.runsOn, fn.codeDir, handlerFileOf(fn));
     }
   } catch (error) {
     cleanup();
     throw error;
   }
   return { functions, cleanup, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
+}
+
+/** The built handler module a warm-up loads; null when there is none to load (the function fails its INIT, as on Lambda). */
+function handlerFileOf(fn: TemplateFunction): string | null {
+  try {
+    return builtHandlerFile(fn);
+  } catch {
+    return null;
+  }
 }
 
 /** Runtimes from a comma-separated list of names or paths (the bench's --runtimes). */

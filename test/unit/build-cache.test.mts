@@ -1,7 +1,7 @@
 // The build cache (builder/build-cache.mts): a build is given back, artifact, lab overlay and
 // metafile, when its recipe is the same and every file it read is as it was; never when one of
 // them changed, nor when the cache is off.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUILD_CACHE_VARIABLE, keepBuild, type Recipe, restoreBuild } from "../../builder/build-cache.mts";
@@ -65,4 +65,16 @@ it("keeps the last build of a recipe, and nothing when the cache is off", () => 
 
   delete process.env[BUILD_CACHE_VARIABLE];
   expect(restoreBuild(recipe, join(dir, "off"))).toBeNull();
+});
+
+it("removes an entry no build has used for a week when it keeps another", () => {
+  const first = build(join(dir, "first"), "built once");
+  keepBuild(recipe, join(dir, "first"), first.outfile, first.metafile, { bytes: 10 });
+  const [old] = readdirSync(join(dir, "cache"));
+  const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+  utimesSync(join(dir, "cache", old!, "entry.json"), eightDaysAgo, eightDaysAgo);
+  const other = build(join(dir, "other"), "another function");
+  keepBuild({ ...recipe, fn: { logicalId: "Other" } }, join(dir, "other"), other.outfile, other.metafile, { bytes: 5 });
+  expect(readdirSync(join(dir, "cache"))).toHaveLength(1);
+  expect(restoreBuild(recipe, join(dir, "again"))).toBeNull();
 });
