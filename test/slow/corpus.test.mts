@@ -1,11 +1,13 @@
 // The corpora of real-world functions, each a SAM app of its own under test/fixtures:
-//   real-functions    handlers written the way the public documentation of their libraries writes
-//                     them (Powertools, middy, the AWS SDK v3, pino, zod)
-//   public-functions  handlers nobody here wrote, copied verbatim from public SAM apps (SAM CLI's
-//                     nodejs22.x templates, Powertools' example app, AWS serverless-patterns;
-//                     SOURCES.md names each file's repository, path, commit and license)
-// Each function is built in every profile through the builder's own API, as `sam build` would
-// (builder/build.mts), into a temporary folder. Each builds, or fails saying why in one line.
+//   real-functions  handlers written the way the public documentation of their libraries writes
+//                   them (Powertools, middy, the AWS SDK v3, pino, zod)
+//   app-shapes      the functions of SAM apps in the shapes of public ones (SAM CLI's quick-start
+//                   templates, Powertools' example app, AWS serverless-patterns: builder, module
+//                   format, trigger, libraries; docs/public-apps.md), each app in a folder of its own
+// Each function is built through the builder's own API, as `sam build` would (builder/build.mts),
+// into a temporary folder: real-functions in every profile, app-shapes in Raw, Bundled and
+// Optimized and, for one function of each library family, Warp. Each builds, or fails saying why
+// in one line.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +18,11 @@ import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 
 /**
- * What each function of a corpus should do in each profile: build (a profile it does not name),
- * or fail with the first line of its error matching the pattern.
+ * What each function of a corpus should do in each profile it is built in (`profiles`, default
+ * every one): build (a profile `fails` does not name), or fail with the first line of its error
+ * matching the pattern.
  */
-type Expectations = Record<string, { fails?: Partial<Record<ProfileName, RegExp>> }>;
+type Expectations = Record<string, { profiles?: readonly ProfileName[]; fails?: Partial<Record<ProfileName, RegExp>> }>;
 
 /** The same failure in every profile. */
 const inEveryProfile = (pattern: RegExp) => Object.fromEntries(PROFILE_NAMES.map((profile) => [profile, pattern]));
@@ -51,52 +54,55 @@ const REAL_FUNCTIONS: Expectations = {
   ReceiptWriter: { fails: { Warp: COMMONJS_WARP } }, // a CommonJS handler (index.cts)
 };
 
-const PUBLIC_FUNCTIONS: Expectations = {
-  // SAM CLI's nodejs22.x templates (aws/aws-sam-cli-app-templates), as `sam init` renders them:
-  SamHelloWorld: {}, // hello: plain JavaScript (app.mjs), an API's GET
-  SamHelloWorldTs: {}, // hello-ts: TypeScript importing aws-lambda's types, with its own tsconfig.json beside it
-  SamHelloWorldPowertools: {}, // hello-ts-pt: TypeScript with Powertools Logger, Metrics and Tracer
-  SamHelloDurable: { fails: { Warp: COMMONJS_WARP } }, // hello-durable-ts: @aws/durable-execution-sdk-js, Format: cjs as its template says
-  // hello-durable-ts's handler again, as an ES module (no Format) for Warp.
-  // The durable SDK imports @aws-sdk/client-lambda on first use (`await import`), after INIT: there
-  // is no SDK in INIT for a code cache to hold, and the build says so.
-  SamHelloDurableEsm: {
-    fails: { Warp: /^Warp cannot build SamHelloDurableEsm's V8 code cache: its INIT loads no AWS SDK \(it imports the SDK dynamically, after INIT\)/ },
+// Warp's build differs from Optimized's only where INIT loads an SDK (Warp's chunk and its code
+// cache; a function that imports none is built as Optimized): a function whose Warp build would
+// repeat another's library family is built in the other profiles only.
+const NOT_IN_WARP = { profiles: PROFILE_NAMES.filter((profile) => profile !== "Warp") };
+
+const APP_SHAPES: Expectations = {
+  StationBoard: NOT_IN_WARP, // station-board: plain JavaScript (app.mjs), an API's GET
+  FareQuote: NOT_IN_WARP, // fare-quote: TypeScript importing aws-lambda's types, with its own tsconfig.json beside it
+  RidePulse: NOT_IN_WARP, // ride-pulse: TypeScript with Powertools Logger, Metrics and Tracer, no AWS SDK
+  TripJournal: { fails: { Warp: COMMONJS_WARP } }, // trip-journal: @aws/durable-execution-sdk-js, Format: cjs as its template says
+  // trip-journal's handler again, as an ES module (no Format) for Warp. The durable SDK imports
+  // @aws-sdk/client-lambda on first use (`await import`), after INIT: there is no SDK in INIT for a
+  // code cache to hold, and the build says so.
+  TripJournalEsm: {
+    fails: { Warp: /^Warp cannot build TripJournalEsm's V8 code cache: its INIT loads no AWS SDK \(it imports the SDK dynamically, after INIT\)/ },
   },
-  SamWebGetAllItems: {}, // web: the DynamoDB document client (ScanCommand) behind a REST API
-  SamWebPutItem: {}, // web: the DynamoDB document client (PutCommand) behind a REST API
-  // s3: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads. util-stream-node's
+  BikeCatalogList: {}, // bike-catalog: the DynamoDB document client (ScanCommand) behind a REST API
+  BikeCatalogAdd: NOT_IN_WARP, // bike-catalog: the DynamoDB document client (PutCommand), node:crypto
+  // trip-receipts: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads. util-stream-node's
   // last version is 3.374.0: the runtime's SDK (3.806.0) has no copy of it, so Raw bundles it.
-  SamS3JsonLogger: {},
-  SamSqsPayloadLogger: {}, // sqs: an SQS queue's messages logged, no dependencies
-  SamScheduledEventLogger: {}, // cw-event: a schedule's events logged, no dependencies
-  SamStockChecker: {}, // step-func: invoked by a state machine, no dependencies
-  SamStockSeller: {}, // step-func: node's crypto
-  SamStockBuyer: {}, // step-func: node's crypto
-  SamStreaming: {}, // response-streaming: CommonJS index.js, awslambda.streamifyResponse at INIT, a streaming function URL
-  // Powertools for AWS Lambda (TypeScript)'s example app (examples/app), its modules found through package.json `imports`:
-  PowertoolsPutItem: {}, // Logger, Metrics, Tracer by hand; Idempotency whose table name INIT reads from SSM (top-level await)
-  PowertoolsGetAllItems: {}, // middy with Powertools' middlewares, the traced document client
-  PowertoolsGetById: { fails: { Warp: COMMONJS_WARP } }, // method decorators (experimentalDecorators), Format: cjs
-  PowertoolsProcessItemsStream: { fails: { Warp: COMMONJS_WARP } }, // Batch on a DynamoDB stream, util-dynamodb, Format: cjs
-  // AWS serverless-patterns (aws-samples/serverless-patterns):
-  // sqs-lambda-ddb-sam-ts: TypeScript, DynamoDB PutItem with marshall, on SQS.
-  // `import { SQSBatchResponse, SQSEvent, SQSHandler } from "aws-lambda"` (types only, no `import
+  TripReceipts: {},
+  FleetLogsDockReports: NOT_IN_WARP, // fleet-logs: an SQS queue's messages logged, no dependencies
+  FleetLogsHourlyTally: NOT_IN_WARP, // fleet-logs: a schedule's events logged, no dependencies
+  RebalanceCountBikes: NOT_IN_WARP, // rebalance-flow: invoked by a state machine, no dependencies
+  RebalancePlanPickup: NOT_IN_WARP, // rebalance-flow: node:crypto
+  RebalancePlanDropOff: NOT_IN_WARP, // rebalance-flow: node:crypto
+  RideReplay: NOT_IN_WARP, // ride-replay: CommonJS index.js, awslambda.streamifyResponse at INIT, a streaming function URL
+  // ride-ingest: TypeScript, DynamoDB PutItem with marshall, on SQS.
+  // `import { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"` (types only, no `import
   // type`) stays an import under the project's tsconfig.json (verbatimModuleSyntax), and there is no
-  // aws-lambda package: the build says to import the types with `import type`. SAM's esbuild, without
-  // that setting, drops it.
-  PatternsSqsToDynamoDb: {
+  // aws-lambda package: the build says to import the types with `import type`. SAM's esbuild, where
+  // no tsconfig.json says verbatimModuleSyntax, drops it (test/slow/doctor-app-shapes.test.mts).
+  RideIngest: {
     fails: inEveryProfile(
-      /esbuild cannot bundle it: .*sqs-lambda-ddb-sam-ts\/src\/app\.ts:7: Could not resolve "aws-lambda" \(only its types are installed, as @types\/aws-lambda: import them with `import type`/,
+      /esbuild cannot bundle it: .*ride-ingest\/src\/ingest\.ts:8: Could not resolve "aws-lambda" \(only its types are installed, as @types\/aws-lambda: import them with `import type`/,
     ),
   },
-  PatternsDynamoDbToEventBridge: {}, // dynamodb-eventbridge: CommonJS app.js, EventBridge PutEvents on a DynamoDB stream
-  PatternsImageResizer: {}, // s3-lambda-resizing-node: CommonJS app.js, gm and S3 on S3 uploads
+  BikePhotos: NOT_IN_WARP, // bike-photos: CommonJS app.js, gm and S3 on S3 uploads (S3's family: TripReceipts)
+  // fleet-api (Powertools for AWS Lambda (TypeScript)), its modules found through package.json `imports`:
+  FleetRegisterBike: {}, // Logger, Metrics, Tracer by hand; Idempotency whose table name INIT reads from SSM (top-level await)
+  FleetListBikes: {}, // middy with Powertools' middlewares, the traced document client
+  FleetGetBike: { fails: { Warp: COMMONJS_WARP } }, // method decorators (experimentalDecorators), Format: cjs
+  FleetBikeEvents: { fails: { Warp: COMMONJS_WARP } }, // Batch on a DynamoDB stream, util-dynamodb, Format: cjs
+  DockChanges: {}, // dock-changes: CommonJS app.js, EventBridge PutEvents on a DynamoDB stream
 };
 
 const CORPORA = [
   { corpus: "real-functions", expected: REAL_FUNCTIONS },
-  { corpus: "public-functions", expected: PUBLIC_FUNCTIONS },
+  { corpus: "app-shapes", expected: APP_SHAPES },
 ];
 
 let outRoot: string;
@@ -133,10 +139,9 @@ describe.each(CORPORA)("$corpus", ({ corpus, expected }) => {
     await expect(sam(["validate", "--lint"], { quiet: true, cwd: app })).resolves.toContain("is a valid SAM Template");
   });
 
-  // The whole corpus in every profile, in npm test: Warp's builds take most of the time (each runs
-  // INIT twice per architecture, arm64's under qemu).
-  const cases = Object.entries(expected).flatMap(([logicalId, { fails = {} }]) =>
-    PROFILE_NAMES.map((profile) => ({ logicalId, profile, fails: fails[profile] ?? null })),
+  // Warp's builds take most of the time (each runs INIT twice per architecture, arm64's under qemu).
+  const cases = Object.entries(expected).flatMap(([logicalId, { profiles = PROFILE_NAMES, fails = {} }]) =>
+    profiles.map((profile) => ({ logicalId, profile, fails: fails[profile] ?? null })),
   );
   describe.each(cases)("$logicalId as $profile", ({ logicalId, profile, fails }) => {
     if (fails) {

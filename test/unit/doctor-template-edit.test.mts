@@ -1,7 +1,8 @@
 // What `npm run doctor -- --fix` writes into a user's template (doctor/template-edit.mts): the
-// changed properties only, in place, on the public templates of test/fixtures/public-functions;
-// and the unified diff it prints.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+// changed properties only, in place, on the apps' templates of test/fixtures/app-shapes (and the
+// layouts their owners' editors leave: single quotes, trailing spaces, lists at their key's
+// indentation); and the unified diff it prints.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
@@ -10,9 +11,10 @@ import { loadTemplate, type Template, type TemplateResourceEntry } from "../../c
 import { COMMONJS_BANNER } from "../../doctor/fixes.mts";
 import { editTemplate, type TemplateChange, unifiedDiff } from "../../doctor/template-edit.mts";
 
-const ORIGINALS = join(PROJECT_ROOT, "test/fixtures/public-functions/originals");
-const originalOf = (app: string) => join(ORIGINALS, app, "template.yaml");
+const APPS = join(PROJECT_ROOT, "test/fixtures/app-shapes");
+const templateOf = (app: string) => join(APPS, app, "template.yaml");
 const scratch = mkdtempSync(join(tmpdir(), "template-edit-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The template as core/template.mts reads it, from text. */
 function reread(text: string): Template {
@@ -88,12 +90,15 @@ const changedLines = (before: string, after: string) =>
 
 const commentsOf = (text: string) => text.split("\n").filter((line) => line.trimStart().startsWith("#"));
 
-describe("editTemplate on a public template: only the changed properties' lines change", () => {
-  const powertools = readFileSync(originalOf("powertools-example-app"), "utf8");
+describe("editTemplate on an app's template: only the changed properties' lines change", () => {
+  const powertools = readFileSync(templateOf("fleet-api"), "utf8");
 
   it("commonjs (an ES module, with the createRequire banner): Format changed, OutExtension and a long Banner added to its BuildProperties", () => {
-    const { edited, after } = fixed(powertools, "getByIdFunction", withBanner);
-    expect(changedLines(powertools, edited)).toEqual([
+    // As its owner's editor left it: the blank line that ends getBikeFunction keeps four spaces.
+    const asLeft = powertools.replace("          - functions/get-bike/index.ts\n\n", "          - functions/get-bike/index.ts\n    \n");
+    expect(asLeft).not.toBe(powertools);
+    const { edited, after } = fixed(asLeft, "getBikeFunction", withBanner);
+    expect(changedLines(asLeft, edited)).toEqual([
       "-        Format: cjs",
       "+        Format: esm",
       "+        OutExtension:",
@@ -102,32 +107,38 @@ describe("editTemplate on a public template: only the changed properties' lines 
       `+          - js=${COMMONJS_BANNER}`,
     ]);
     // The banner's quotes and semicolons read back as written.
-    expect(reread(edited).Resources.getByIdFunction!.Metadata!.BuildProperties).toEqual(after.Metadata!.BuildProperties);
+    expect(reread(edited).Resources.getBikeFunction!.Metadata!.BuildProperties).toEqual(after.Metadata!.BuildProperties);
     expect(commentsOf(edited)).toEqual(commentsOf(powertools));
     // Added after EntryPoints, before the blank line (with its trailing spaces) that ends the function.
-    expect(edited).toContain(`          - functions/get-by-id.ts\n        OutExtension:\n`);
-    expect(edited).toContain(`__dirname = __esmFixDirname(__filename);\n    \n  # Log group for the getByIdFunction`);
+    expect(edited).toContain(`          - functions/get-bike/index.ts\n        OutExtension:\n`);
+    expect(edited).toContain(`__dirname = __esmFixDirname(__filename);\n    \n  # Log group for getBikeFunction`);
   });
 
   it("source-maps: a scalar changed where it is, NODE_OPTIONS added beside the function's !Ref variables", () => {
-    const { edited } = fixed(powertools, "putItemFunction", withoutSourceMaps);
+    const { edited } = fixed(powertools, "registerBikeFunction", withoutSourceMaps);
     expect(changedLines(powertools, edited)).toEqual(['+          NODE_OPTIONS: ""', "-        Sourcemap: true", "+        Sourcemap: false"]);
     expect(edited).toContain(
-      '          TABLE_NAME: !Ref itemsTable\n          SSM_PARAMETER_NAME: !Ref idempotencyTableNameParam\n          NODE_OPTIONS: ""\n      Events:\n',
+      '          BIKES_TABLE: !Ref bikesTable\n          IDEMPOTENCY_TABLE_PARAMETER: !Ref registrationsParameter\n          NODE_OPTIONS: ""\n      Events:\n',
     );
     // The Globals' NODE_OPTIONS, its quotes and its comment, untouched.
-    expect(edited).toContain("        NODE_OPTIONS: '--enable-source-maps' # see https://docs.aws.amazon.com/lambda/latest/dg/typescript-exceptions.html\n");
+    expect(edited).toContain('        NODE_OPTIONS: "--enable-source-maps" # stack traces point into the TypeScript sources\n');
   });
 
   it("commonjs in this project's pipeline: BuildProperties.Format deleted, nothing else", () => {
-    const { edited } = fixed(powertools, "putItemFunction", withoutFormat);
+    const { edited } = fixed(powertools, "registerBikeFunction", withoutFormat);
     expect(changedLines(powertools, edited)).toEqual(["-        Format: esm"]);
     expect(edited).toBe(powertools.replace("        KeepNames: true\n        Format: esm\n", "        KeepNames: true\n"));
   });
 
   it("runtime-sdk: the External list replaced, its kept entry and its single quotes as they were", () => {
-    const { edited } = fixed(powertools, "getAllItemsFunction", withoutSdk);
-    expect(changedLines(powertools, edited)).toEqual([
+    // As its owner wrote listBikesFunction's External: in single quotes.
+    const singleQuoted = powertools.replace(
+      `          - "@aws-sdk/*"\n          - "@aws-lambda-powertools/*"\n`,
+      `          - '@aws-sdk/*'\n          - '@aws-lambda-powertools/*'\n`,
+    );
+    expect(singleQuoted).not.toBe(powertools);
+    const { edited } = fixed(singleQuoted, "listBikesFunction", withoutSdk);
+    expect(changedLines(singleQuoted, edited)).toEqual([
       "-          - '@aws-sdk/*'",
       ...UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `+          - '${provider}'`),
     ]);
@@ -135,7 +146,7 @@ describe("editTemplate on a public template: only the changed properties' lines 
   });
 
   it("several rewrites of a function, and of two functions, in one edit", () => {
-    const changes = [changeOf(powertools, "putItemFunction", withoutSourceMaps, keepAlive), changeOf(powertools, "getByIdFunction", toEsm)];
+    const changes = [changeOf(powertools, "registerBikeFunction", withoutSourceMaps, keepAlive), changeOf(powertools, "getBikeFunction", toEsm)];
     const edited = editTemplate(powertools, changes);
     expect(changedLines(powertools, edited)).toEqual([
       '+          NODE_OPTIONS: ""',
@@ -153,24 +164,24 @@ describe("editTemplate on a public template: only the changed properties' lines 
   });
 
   it("!Ref, !GetAtt and !Sub survive, as written, in the function edited and around it", () => {
-    const hello = readFileSync(originalOf("sam-hello"), "utf8");
-    const { edited } = fixed(hello, "HelloWorldFunction", withoutSourceMaps, onNode22);
+    const hello = readFileSync(templateOf("station-board"), "utf8");
+    const { edited } = fixed(hello, "StationBoardFunction", withoutSourceMaps, onNode22);
     const tagged = (text: string) => text.split("\n").filter((line) => /!(Ref|GetAtt|Sub)\b/.test(line));
     expect(tagged(edited)).toEqual(tagged(hello));
     expect(tagged(hello)).toEqual([
-      `    Value: !Sub "https://\${ServerlessRestApi}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/Prod/hello/"`,
-      "    Value: !GetAtt HelloWorldFunction.Arn",
-      "    Value: !GetAtt HelloWorldFunctionRole.Arn",
+      `    Value: !Sub "https://\${ServerlessRestApi}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/Prod/stations/"`,
+      "    Value: !GetAtt StationBoardFunction.Arn",
+      "    Value: !GetAtt StationBoardFunctionRole.Arn",
     ]);
     expect(tagged(powertools).length).toBeGreaterThan(10);
-    expect(tagged(fixed(powertools, "putItemFunction", withBanner, withoutSourceMaps).edited)).toEqual(tagged(powertools));
+    expect(tagged(fixed(powertools, "registerBikeFunction", withBanner, withoutSourceMaps).edited)).toEqual(tagged(powertools));
   });
 });
 
 describe("editTemplate: new maps and lists in the document's own block style", () => {
   it("a function without Metadata gets Metadata.BuildProperties, indented as its Properties, before the blank line that ends it", () => {
-    const hello = readFileSync(originalOf("sam-hello"), "utf8");
-    const { edited } = fixed(hello, "HelloWorldFunction", toEsm);
+    const hello = readFileSync(templateOf("station-board"), "utf8");
+    const { edited } = fixed(hello, "StationBoardFunction", toEsm);
     expect(changedLines(hello, edited)).toEqual([
       "+    Metadata:",
       "+      BuildProperties:",
@@ -184,17 +195,20 @@ describe("editTemplate: new maps and lists in the document's own block style", (
   });
 
   it("a function without Properties.Runtime gets it as the last of its Properties", () => {
-    const hello = readFileSync(originalOf("sam-hello"), "utf8");
-    const { edited } = fixed(hello.replace("      Runtime: nodejs22.x\n", ""), "HelloWorldFunction", onNode22);
+    const hello = readFileSync(templateOf("station-board"), "utf8");
+    const { edited } = fixed(hello.replace("      Runtime: nodejs22.x\n", ""), "StationBoardFunction", onNode22);
     expect(edited).toContain("            Method: get\n      Runtime: nodejs22.x\n\nOutputs:\n");
   });
 
-  it("a new list is laid out like the lists beside it (sam-hello-ts writes `- app.ts` under its key)", () => {
-    const helloTs = readFileSync(originalOf("sam-hello-ts"), "utf8");
-    const { edited } = fixed(helloTs, "HelloWorldFunction", withoutSdk);
-    expect(changedLines(helloTs, edited)).toEqual(["+        External:", ...UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `+        - "${provider}"`)]);
+  it("a new list is laid out like the lists beside it (`- fare.ts` at its key's indentation, as sam init writes it)", () => {
+    const asWritten = readFileSync(templateOf("fare-quote"), "utf8").replace(
+      "        EntryPoints:\n          - fare.ts\n",
+      "        EntryPoints: \n        - fare.ts\n",
+    );
+    const { edited } = fixed(asWritten, "FareQuoteFunction", withoutSdk);
+    expect(changedLines(asWritten, edited)).toEqual(["+        External:", ...UNUSED_CREDENTIAL_PROVIDERS.map((provider) => `+        - "${provider}"`)]);
     // The trailing space after `EntryPoints:` is the template's own, kept.
-    expect(edited).toContain("        EntryPoints: \n        - app.ts\n        External:\n");
+    expect(edited).toContain("        EntryPoints: \n        - fare.ts\n        External:\n");
   });
 
   it("flow maps and lists stay flow, with their own padding: `{ a: 1 }` and `[a]`", () => {
@@ -239,8 +253,8 @@ describe("editTemplate: new maps and lists in the document's own block style", (
   });
 });
 
-describe("editTemplate on every function of every public template", () => {
-  const apps = readdirSync(ORIGINALS);
+describe("editTemplate on every function of every app's template", () => {
+  const apps = readdirSync(APPS).filter((app) => existsSync(templateOf(app)));
   const rewrites: [string, Rewrite][] = [
     ["commonjs", withBanner],
     ["runtime-sdk", withoutSdk],
@@ -250,7 +264,7 @@ describe("editTemplate on every function of every public template", () => {
     ["runtime", onNode22],
   ];
   const cases = apps.flatMap((app) => {
-    const text = readFileSync(originalOf(app), "utf8");
+    const text = readFileSync(templateOf(app), "utf8");
     return Object.entries(reread(text).Resources)
       .filter(([, resource]) => resource.Type === "AWS::Serverless::Function")
       .flatMap(([logicalId]) => rewrites.map(([name, rewrite]) => [`${app} ${logicalId} ${name}`, text, logicalId, rewrite] as const));
@@ -271,28 +285,28 @@ describe("editTemplate on every function of every public template", () => {
 });
 
 describe("editTemplate refuses what it cannot do, and says what to do", () => {
-  const hello = readFileSync(originalOf("sam-hello"), "utf8");
+  const hello = readFileSync(templateOf("station-board"), "utf8");
 
   it("a logical id the template's Resources do not have", () => {
-    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
+    const { before, after } = changeOf(hello, "StationBoardFunction", toEsm);
     expect(() => editTemplate(hello, [{ logicalId: "GoodbyeFunction", before, after }])).toThrow(
-      "the template's Resources has no GoodbyeFunction (it has HelloWorldFunction): run the doctor again on the template it examined",
+      "the template's Resources has no GoodbyeFunction (it has StationBoardFunction): run the doctor again on the template it examined",
     );
   });
 
   it("a template that is not valid YAML: the first error, with its line", () => {
-    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
-    const broken = hello.replace("      Handler: app.lambdaHandler\n", "      Handler: app.lambdaHandler\n     Runtime: nodejs22.x\n");
-    expect(() => editTemplate(broken, [{ logicalId: "HelloWorldFunction", before, after }])).toThrow(
-      "the template is not valid YAML at line 19, column 1: All mapping items must start at the same column. Fix it (sam validate --lint shows it too), then run the doctor again",
+    const { before, after } = changeOf(hello, "StationBoardFunction", toEsm);
+    const broken = hello.replace("      Handler: app.listStations\n", "      Handler: app.listStations\n     Runtime: nodejs22.x\n");
+    expect(() => editTemplate(broken, [{ logicalId: "StationBoardFunction", before, after }])).toThrow(
+      "the template is not valid YAML at line 18, column 1: All mapping items must start at the same column. Fix it (sam validate --lint shows it too), then run the doctor again",
     );
   });
 
   it("a resource that is no longer the one the doctor read", () => {
-    const { before, after } = changeOf(hello, "HelloWorldFunction", toEsm);
-    expect(() => editTemplate(hello.replace("Handler: app.lambdaHandler", "Handler: app.other"), [{ logicalId: "HelloWorldFunction", before, after }])).toThrow(
-      "HelloWorldFunction in the template is not the resource the doctor read: the file changed since, run the doctor again",
-    );
+    const { before, after } = changeOf(hello, "StationBoardFunction", toEsm);
+    expect(() =>
+      editTemplate(hello.replace("Handler: app.listStations", "Handler: app.other"), [{ logicalId: "StationBoardFunction", before, after }]),
+    ).toThrow("StationBoardFunction in the template is not the resource the doctor read: the file changed since, run the doctor again");
   });
 
   it("a property in a YAML anchor that another function aliases: editing it would change both", () => {
@@ -408,9 +422,9 @@ describe("unifiedDiff", () => {
   });
 
   it("empty when nothing changed", () => {
-    const hello = readFileSync(originalOf("sam-hello"), "utf8");
+    const hello = readFileSync(templateOf("station-board"), "utf8");
     expect(unifiedDiff(hello, hello, "template.yaml")).toBe("");
-    const { before } = changeOf(hello, "HelloWorldFunction");
-    expect(editTemplate(hello, [{ logicalId: "HelloWorldFunction", before, after: structuredClone(before) }])).toBe(hello);
+    const { before } = changeOf(hello, "StationBoardFunction");
+    expect(editTemplate(hello, [{ logicalId: "StationBoardFunction", before, after: structuredClone(before) }])).toBe(hello);
   });
 });
