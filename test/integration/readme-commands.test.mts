@@ -10,7 +10,9 @@ import { PROJECT_ROOT } from "../../core/paths.mts";
 // The same reading as test/unit/readme.test.mts: `npm run <script>` anywhere in the README; but the
 // suite's own (npm run test:slow), which is jest's command line, not one of the project's.
 const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
-const scriptsShown = [...new Set([...readme.matchAll(/\bnpm run ([a-z][\w:-]*)/g)].map((match) => match[1]!))].filter((script) => !script.startsWith("test:")).sort();
+const scriptsShown = [...new Set([...readme.matchAll(/\bnpm run ([a-z][\w:-]*)/g)].map((match) => match[1]!))]
+  .filter((script) => !script.startsWith("test:"))
+  .sort();
 
 // Were setup.sh to find something missing, it fails here instead of downloading it: npm offline,
 // pip without an index, and every other HTTP client sent to a closed local port.

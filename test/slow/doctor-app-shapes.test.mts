@@ -133,6 +133,13 @@ it("an app on nodejs14.x: the runtime first, then its INIT on nodejs22.x, whose 
   expect(init).toMatchObject({ id: "init-error", message: expect.stringContaining("Runtime.ImportModuleError: Error: Cannot find module 'aws-sdk'") });
 });
 
+it("a call to an AWS host itself (one that no AWS_ENDPOINT_URL redirects, as the v2 aws-sdk's): the lab's limit, said as such", () => {
+  const health = runs["legacy-dock-sync"]!.report.functions.find((fn) => fn.name === "DockHealthFunction")!;
+  const invoke = health.findings.find((finding) => finding.id === "invoke-error")!;
+  expect(invoke.message).toContain("the lab refused its connection to spokes-dock-health.s3.amazonaws.com:443");
+  expect(invoke.message).toContain("it serves its local AWS to clients that read AWS_ENDPOINT_URL, as the SDK v3 does and the v2 aws-sdk does not; on Lambda this call reaches AWS");
+});
+
 it("an esbuild app that installs no esbuild of its own is built with this project's, and the doctor says so", () => {
   const esbuild = `${PROJECT_ROOT}/node_modules/.bin/esbuild`;
   expect(runs["ride-ingest"]!.stderr).toContain(`== RideIngestFunction installs no esbuild of its own: SAM's esbuild builder runs this project's (${esbuild})`);
