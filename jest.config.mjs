@@ -25,7 +25,8 @@ const withProcesses = { ...common, globalSetup: "<rootDir>/test/support/sam-buil
 export default {
   // Integration tests start processes and servers; unit tests finish in milliseconds anyway.
   testTimeout: 120_000,
-  reporters: ["default", "<rootDir>/test/support/run-report.mjs"],
+  // Each file's duration is printed at the end; one past its project's budget (seconds) is marked.
+  reporters: ["default", ["<rootDir>/test/support/run-report.mjs", { budgets: { unit: 5, integration: 120, slow: 300 } }]],
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
     { ...withProcesses, displayName: "integration", testMatch: ["<rootDir>/test/integration/**/*.test.mts"] },

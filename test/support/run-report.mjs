@@ -1,5 +1,6 @@
 // Jest reporter, after the default one: at the end of a run, how long each test file took, slowest
-// first (a file that outgrows its budget is a finding for the next change), and every test that
+// first, each file past its project's budget marked (jest.config.mjs declares them: a finding for
+// the next change, not a failure, since these machines are shared and noisy), and every test that
 // was skipped, by its full name, which says what it needs and how to run it (test/support/needs.mts):
 // a skip is counted and shown, never silent.
 import { relative } from "node:path";
@@ -8,11 +9,14 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 export default class RunReport {
   #rootDir;
+  #budgets;
   #files = [];
   #skipped = [];
 
-  constructor(globalConfig) {
+  /** options.budgets: each project's budget for one file, in seconds. */
+  constructor(globalConfig, options = {}) {
     this.#rootDir = globalConfig.rootDir;
+    this.#budgets = options.budgets ?? {};
   }
 
   onTestResult(test, result) {
@@ -26,7 +30,9 @@ export default class RunReport {
     const lines = ["", "Test files by duration:"];
     const width = Math.max(...this.#files.map(({ file }) => file.length));
     for (const { project, file, ms } of [...this.#files].sort((a, b) => b.ms - a.ms)) {
-      lines.push(`  ${seconds(ms).padStart(8)}  ${file.padEnd(width)}  ${project}`);
+      const budget = this.#budgets[project];
+      const over = budget !== undefined && ms > budget * 1000 ? `  over the ${project} budget of ${budget} s` : "";
+      lines.push(`  ${seconds(ms).padStart(8)}  ${file.padEnd(width)}  ${project}${over}`);
     }
     lines.push(`  ${seconds(this.#files.reduce((sum, { ms }) => sum + ms, 0)).padStart(8)}  in all, ${this.#files.length} files`);
     lines.push("", this.#skipped.length === 0 ? "Skipped: none" : `Skipped: ${this.#skipped.length}`);
