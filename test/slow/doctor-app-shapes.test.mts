@@ -137,7 +137,9 @@ it("a call to an AWS host itself (one that no AWS_ENDPOINT_URL redirects, as the
   const health = runs["legacy-dock-sync"]!.report.functions.find((fn) => fn.name === "DockHealthFunction")!;
   const invoke = health.findings.find((finding) => finding.id === "invoke-error")!;
   expect(invoke.message).toContain("the lab refused its connection to spokes-dock-health.s3.amazonaws.com:443");
-  expect(invoke.message).toContain("it serves its local AWS to clients that read AWS_ENDPOINT_URL, as the SDK v3 does and the v2 aws-sdk does not; on Lambda this call reaches AWS");
+  expect(invoke.message).toContain(
+    "it serves its local AWS to clients that read AWS_ENDPOINT_URL, as the SDK v3 does and the v2 aws-sdk does not; on Lambda this call reaches AWS",
+  );
 });
 
 it("an esbuild app that installs no esbuild of its own is built with this project's, and the doctor says so", () => {
