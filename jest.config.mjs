@@ -3,6 +3,7 @@
 // breadth: the corpus in every profile, the doctor on every app shape, the runtime matrix, the load
 // test). `npm test` runs unit and integration, `npm run test:slow` slow. Tests are TypeScript
 // (.mts), run as native ES modules (node --experimental-vm-modules) after esbuild strips the types.
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 
 // Builds are kept by what goes into them (builder/build-cache.mts): the same function in the same
@@ -25,8 +26,11 @@ const withProcesses = { ...common, globalSetup: "<rootDir>/test/support/sam-buil
 export default {
   // Integration tests start processes and servers; unit tests finish in milliseconds anyway.
   testTimeout: 120_000,
+  // Two files at a time even on 2 cores (jest's default there is one): most of an integration
+  // test's time is spent waiting on the processes it started.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   // Each file's duration is printed at the end; one past its project's budget (seconds) is marked.
-  reporters: ["default", ["<rootDir>/test/support/run-report.mjs", { budgets: { unit: 5, integration: 120, slow: 300 } }]],
+  reporters: ["default", ["<rootDir>/test/support/run-report.mjs", { budgets: { unit: 5, integration: 150, slow: 420 } }]],
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
     { ...withProcesses, displayName: "integration", testMatch: ["<rootDir>/test/integration/**/*.test.mts"] },
