@@ -21,12 +21,12 @@ afterAll(() => {
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
-// A client the project does not install, so that every tree has to follow.
-const CLIENT = "@aws-sdk/client-kinesis";
+// A client the project does not install, so that every tree has to follow (the registry has it at the project's SDK version and at the runtime's).
+const CLIENT = "@aws-sdk/client-sqs";
 
 it("1. npm install of a client is all it takes: the patched tree and the runtime's copy follow", () => {
   expect(existsSync(join(PROJECT_ROOT, "node_modules", CLIENT))).toBe(false);
-  const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // a release every client has
+  const version = installedSdk(PROJECT_ROOT, "@aws-sdk/client-sts"); // the project's SDK release
   const install = runIn(copy, join(dirname(NODE22), "npm"), ["install", "--save-prod", "--save-exact", `${CLIENT}@${version}`, "--no-audit", "--no-fund"]);
   expect(outputOf(install)).toMatchObject({ status: 0 });
   const manifest = (path: string) => JSON.parse(readFileSync(join(copy, path), "utf8"));

@@ -1,5 +1,6 @@
-// Jest globalSetup of the integration project: one real `sam build` of each SAM app (the
-// makefile builder, as each samconfig.toml configures it) whose artifacts the integration tests read.
+// Jest globalSetup of the integration and slow projects: one real `sam build` of each SAM app (the
+// makefile builder, as each samconfig.toml configures it) whose artifacts the tests read. A function
+// whose inputs have not changed since it was last built comes from the build cache (jest.config.mjs).
 import { EXAMPLES_TEMPLATE, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { samBuild } from "../../lab/sam.mts";
 
