@@ -12,6 +12,8 @@ import { join } from "node:path";
 process.env.WARPSTART_BUILD_CACHE ??= join(import.meta.dirname, ".lab/build-cache");
 
 const common = {
+  // Jest's own cache in the project, not at a fixed path of the shared /tmp.
+  cacheDirectory: join(import.meta.dirname, ".lab/jest-cache"),
   moduleFileExtensions: ["mts", "ts", "mjs", "js", "json"],
   extensionsToTreatAsEsm: [".mts"],
   transform: { "\\.mts$": "<rootDir>/test/support/esbuild-transform.mjs" },

@@ -1,7 +1,7 @@
 // --fix (doctor/apply-fixes.mts): which fixes it writes into the template, and its guards before
 // it writes: a template changed since the doctor read it, or read-only, is left as it is, with a
 // message that says so.
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixedTemplate, writeFixedTemplate } from "../../doctor/apply-fixes.mts";
@@ -11,8 +11,10 @@ import { built } from "../support/built-function.mts";
 
 const READ = "Resources: {}\n";
 const FIXED = "Resources: { Fn: {} }\n";
+const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-apply-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const templateWith = (text: string) => {
-  const file = join(mkdtempSync(join(tmpdir(), "doctor-apply-")), "template.yaml");
+  const file = join(mkdtempSync(join(scratch, "app-")), "template.yaml");
   writeFileSync(file, text);
   return file;
 };

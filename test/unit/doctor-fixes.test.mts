@@ -1,7 +1,7 @@
 // How the doctor builds each finding's fix (doctor/fixes.mts), the template of fixed copies it
 // builds them from, and what a measurement makes of a run's samples (doctor/measure.mts).
 // The real builds and cold starts are in test/integration/doctor.test.mts.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
@@ -130,9 +130,12 @@ it("deprecated-runtime is a runtime change, not a build's: measured only as the 
   expect(fixed("esbuild-target", onOld, withProperties({}))).toMatchObject({ Metadata: { BuildProperties: { Target: "node22" } } });
 });
 
+const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-fixes-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 /** An app folder holding `template.yaml` with `text`: the folder and the template's path. */
 function appWith(text: string): { app: string; templateFile: string } {
-  const app = mkdtempSync(join(tmpdir(), "doctor-fixes-"));
+  const app = mkdtempSync(join(scratch, "app-"));
   writeFileSync(join(app, "template.yaml"), text);
   return { app, templateFile: join(app, "template.yaml") };
 }
