@@ -32,7 +32,7 @@ export default {
   // test's time is spent waiting on the processes it started.
   maxWorkers: Math.max(2, availableParallelism() - 1),
   // Each file's duration is printed at the end; one past its project's budget (seconds) is marked.
-  reporters: ["default", ["<rootDir>/test/support/run-report.mjs", { budgets: { unit: 5, integration: 150, slow: 420 } }]],
+  reporters: ["default", ["<rootDir>/test/support/run-report.mjs", { budgets: { unit: 10, integration: 150, slow: 420 } }]],
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.mts"] },
     { ...withProcesses, displayName: "integration", testMatch: ["<rootDir>/test/integration/**/*.test.mts"] },

@@ -41,7 +41,8 @@ const localAwsProcesses = () =>
 describe("the Lambda API", () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab({ template: join(FIXTURES, "template.yaml"), parameterOverrides: {}, initTimeoutMs: 1_000, runtimes: [runtimeNamed(NODE22)] });
+    // An INIT limit short enough for HangsAtInit to reach soon, long enough for the INITs that fail on their own on a busy machine.
+    lab = await startLab({ template: join(FIXTURES, "template.yaml"), parameterOverrides: {}, initTimeoutMs: 5_000, runtimes: [runtimeNamed(NODE22)] });
   });
   afterAll(async () => {
     await lab?.stop();
@@ -94,7 +95,7 @@ describe("the Lambda API", () => {
   it("ends an INIT that overruns its limit: Sandbox.Timedout, INIT_REPORT Status: timeout, no process left", async () => {
     const { functionError, payload, log } = await invokeLogged(lab, "HangsAtInit");
     expect(functionError).toBe("Unhandled");
-    expect(payload).toEqual({ errorType: "Sandbox.Timedout", errorMessage: "Task timed out after 1.00 seconds (INIT)" });
+    expect(payload).toEqual({ errorType: "Sandbox.Timedout", errorMessage: "Task timed out after 5.00 seconds (INIT)" });
     expect(log).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: timeout\tError Type: Sandbox.Timedout$/m);
     expect(lab.lambda.environments("HangsAtInit")).toMatchObject({ idle: 0, busy: 0 });
   });

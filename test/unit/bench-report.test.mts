@@ -461,10 +461,11 @@ describe("a runtime matrix", () => {
       expect(readBenchResults(JSON.stringify(older))).toEqual(matrix());
     });
 
-    it("renders the report of a schema 5 file: docs/corpus/results.json", () => {
+    it("renders the report of a schema 5 file: docs/corpus/results.json (one function's cells: each ratio table bootstraps every pair)", () => {
       const results = readBenchResults(readFileSync(join(PROJECT_ROOT, "docs/corpus/results.json"), "utf8"));
       expect(results.cells.length).toBeGreaterThan(0);
-      expect(markdownReport(results)).toContain("| OrdersApi/Warp | 20 |");
+      const ordersApi = { ...results, cells: results.cells.filter((cell) => cell.function === "OrdersApi") };
+      expect(markdownReport(ordersApi)).toContain("| OrdersApi/Warp | 20 |");
     });
   });
 });
