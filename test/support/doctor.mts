@@ -1,4 +1,4 @@
-// `npm run doctor` as the doctor's tests run it (test/integration/doctor.test.mts, test/slow/doctor-builders.test.mts):
+// `npm run doctor` as the doctor's tests run it (test/integration/doctor*.test.mts, test/slow/doctor-builders.test.mts):
 // spawned in the project's folder with the project's tools first on PATH, as npm runs it, and what
 // its reports say, read for the assertions.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
