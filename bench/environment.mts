@@ -6,14 +6,16 @@ import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import { version as esbuildVersion } from "esbuild";
 import { PROJECT_ROOT } from "../core/paths.mts";
-import type { Runtime } from "../core/runtimes.mts";
-import { RUNTIME_DIR } from "../emulation/function-environment.mts";
+import { type ManagedRuntime, RUNTIMES, type Runtime } from "../core/runtimes.mts";
+import { runtimeDirOf } from "../emulation/runtime-sdk.mts";
 import type { BenchResults } from "./results.mts";
 
 const versionOf = (manifest: string): string => (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 
 /** Versions of the local tools, with each runtime measured (tools/runtimes; a runtime given by path: its path). */
 export function localVersions(runtimes: Runtime[] = []): Record<string, string> {
+  // The managed runtimes measured (nodejs22.x, the template's, when none is named): each one's client and SDK copy.
+  const managed = (runtimes.length ? runtimes : [RUNTIMES.node22]).filter((runtime): runtime is ManagedRuntime => runtime.kind === "managed");
   const sdk = Object.keys(
     (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies,
   ).filter((name) => name.startsWith("@aws-sdk/"));
@@ -21,9 +23,13 @@ export function localVersions(runtimes: Runtime[] = []): Record<string, string> 
     ...Object.fromEntries(runtimes.map((runtime) => [`runtime ${runtime.name}`, runtime.version ?? runtime.hostBinary])),
     "node (bench, build)": process.version,
     ...Object.fromEntries(sdk.map((name) => [name, versionOf(join(PROJECT_ROOT, "node_modules", name, "package.json"))])),
-    "@aws-sdk/* (runtime copy, Raw)": versionOf(join(RUNTIME_DIR, "node_modules/@aws-sdk/client-sts/package.json")),
+    ...Object.fromEntries(
+      managed.flatMap((runtime) => [
+        [`@aws-sdk/* (${runtime.lambdaRuntime}'s copy, Raw)`, versionOf(join(runtimeDirOf(runtime), "node_modules/@aws-sdk/client-sts/package.json"))],
+        [`aws-lambda-ric (${runtime.lambdaRuntime})`, versionOf(join(runtimeDirOf(runtime), "node_modules/aws-lambda-ric/package.json"))],
+      ]),
+    ),
     esbuild: esbuildVersion,
-    "aws-lambda-ric": versionOf(join(RUNTIME_DIR, "node_modules/aws-lambda-ric/package.json")),
     emulator: `warpstart-lab ${versionOf(join(PROJECT_ROOT, "package.json"))}`,
   };
 }

@@ -11,7 +11,7 @@ import { bootstrapVariables } from "../builder/runtime-layer.mts";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../emulation/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeTaskRoot } from "../emulation/function-environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir } from "../lab/opt-dir.mts";
 import type { ProcessStart } from "./results.mts";
@@ -101,7 +101,8 @@ export async function measureProcessStart(
     });
     return await timeCommands(tool, targets, options);
   } finally {
-    for (const dir of [...taskRoots, ...optDirs]) if (dir) removeTree(dir);
+    taskRoots.forEach(removeTaskRoot);
+    for (const dir of optDirs) if (dir) removeTree(dir);
   }
 }
 

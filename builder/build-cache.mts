@@ -70,6 +70,8 @@ export interface Recipe {
   resources: unknown;
   /** The runtime it deploys to (a custom runtime gets startup caches). */
   runsOn: string;
+  /** What its layers provide, left out of its bundle (builder/layer-packages.mts). */
+  layerPackages: string[];
 }
 
 /** The files a build read, each with its digest, from its metafile (inputs relative to the project, as esbuild writes them). */

@@ -15,14 +15,16 @@ import { parseArgs } from "node:util";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
-import { runtimeOf } from "../core/runtimes.mts";
+import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
-import { labOverlayOf, RUNTIME_DIR } from "../emulation/function-environment.mts";
+import { labOverlayOf } from "../emulation/function-environment.mts";
 import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
+import { runtimeCarries } from "../emulation/runtime-sdk.mts";
 import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
+import { layerPackages } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
@@ -258,7 +260,8 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
 export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const { template, fn, profile, profileName } = target;
   const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
-  const recipe: Recipe | null = buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn() } : null;
+  const recipe: Recipe | null =
+    buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn(), layerPackages: layerPackages(fn.layers) } : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
   const bundle = await bundleFunction(target, outdir, options);
@@ -290,7 +293,8 @@ interface Bundle {
 }
 
 /** Bundles the handler (and the SDK chunk) into outdir, emptied first, with the metafile beside it. */
-async function bundleFunction({ template, fn, profileName, profile }: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
+async function bundleFunction(target: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
+  const { template, fn, profileName, profile } = target;
   const { source, format, outputFile } = handlerSource(fn);
   if (format === "cjs" && profile.sdkChunk) {
     throw new BuildError(
@@ -299,8 +303,11 @@ async function bundleFunction({ template, fn, profileName, profile }: FunctionBu
   }
   const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
   const defines = templateDefines(template, fn);
+  // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
+  const fromLayers = layerPackages(fn.layers).flatMap((name) => [name, `${name}/*`]);
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
+    external: [...(profile.esbuild.external ?? []), ...fromLayers],
     absWorkingDir: PROJECT_ROOT,
     platform: "node",
     target: "node22",
@@ -310,7 +317,11 @@ async function bundleFunction({ template, fn, profileName, profile }: FunctionBu
     plugins,
   });
   const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
-  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(RUNTIME_DIR)));
+  // Raw leaves to the runtime what it carries: the managed runtime the function deploys to (nodejs22.x's on a custom one, where Raw cannot run).
+  const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
+  const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
+  const carries = (pkg: string) => runtimeCarries(runtime, pkg);
+  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(carries)));
   if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);
   const { imports } = scan;
   // A function that imports nothing of the SDK has no chunk to load nor cache: Warp builds it as Optimized does.
@@ -321,7 +332,7 @@ async function bundleFunction({ template, fn, profileName, profile }: FunctionBu
           handler && chunked ? sdkFromChunk(tree, serve, profile.earlyLookup ? serviceHosts(imports, tree) : []) : sdkFromTree(tree, serve),
           ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
         ]
-      : [sdkFromRuntime(RUNTIME_DIR)];
+      : [sdkFromRuntime(carries)];
   const esm = (options: EsbuildOptions): EsbuildOptions =>
     scan.hasCommonJs ? { ...options, ...COMMONJS_IN_ESM, define: { ...options.define, ...COMMONJS_IN_ESM.define } } : options;
   const withVersion = (options: EsbuildOptions): EsbuildOptions => ({

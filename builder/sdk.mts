@@ -145,11 +145,11 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
   }
 }
 
-/** Raw: what the runtime's own SDK copy has stays an import, resolved there at run time; the rest is bundled. */
+/** Raw: what the runtime carries (`carries`, by package) stays an import, resolved there at run time; the rest is bundled. */
 export const runtimeServing =
-  (runtimeDir: string) =>
+  (carries: (pkg: string) => boolean) =>
   (specifier: string): { from: "runtime" } | { from: "own" } =>
-    installedVersion(runtimeDir, packageOf(specifier)) ? { from: "runtime" } : { from: "own" };
+    carries(packageOf(specifier)) ? { from: "runtime" } : { from: "own" };
 
 export type ServeSdk = ReturnType<typeof sdkServing>;
 
@@ -243,11 +243,11 @@ export function sdkFromTree(tree: string, serve: ServeSdk): Plugin {
 }
 
 /** Raw: the SDK packages the runtime's own copy has stay imports, resolved there at run time; any other is bundled. */
-export function sdkFromRuntime(runtimeDir: string): Plugin {
+export function sdkFromRuntime(carries: (pkg: string) => boolean): Plugin {
   return {
     name: "sdk-runtime",
     setup(b) {
-      const serve = runtimeServing(runtimeDir);
+      const serve = runtimeServing(carries);
       b.onResolve({ filter: SDK_PACKAGE }, (args) => (serve(args.path).from === "runtime" ? { path: args.path, external: true } : undefined));
     },
   };

@@ -1,11 +1,39 @@
 // Where the project finds its tools and keeps its state: one place for every path.
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { privateDir, privateTempDir } from "./processes.mts";
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const VENV_BIN = join(PROJECT_ROOT, ".venv/bin");
 export const NODE22 = join(PROJECT_ROOT, "tools/node22/node_modules/.bin/node");
 export const STATE_DIR = join(PROJECT_ROOT, ".lab");
+
+let labHome: string | undefined;
+/**
+ * Where the lab's execution environments live: outside the project, so that what a task root's
+ * ancestors hold is only what Lambda's /var/task sees (its layers, the runtime's copy of the SDK),
+ * never the project's node_modules; in the user's cache folder, on storage (a /tmp in memory would
+ * keep the code a new environment reads from ever leaving the page cache), private, one folder per
+ * project. The system's temporary folder where there is no cache folder to write to.
+ */
+export function labHomeDir(): string {
+  if (labHome) return labHome;
+  const project = createHash("sha256").update(PROJECT_ROOT).digest("hex").slice(0, 12);
+  let base: string;
+  try {
+    const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    base = privateDir(cache, "warpstart-lab");
+  } catch {
+    base = privateTempDir("warpstart-lab");
+  }
+  labHome = join(base, project);
+  mkdirSync(labHome, { recursive: true });
+  return labHome;
+}
 /** The project's own SAM application. */
 export const PROJECT_TEMPLATE = join(PROJECT_ROOT, "template.yaml");
 /** The examples: published cold-start and keep-alive measurements' workloads (SSM, Secrets Manager, DynamoDB; docs/examples.md) as a second SAM app. */

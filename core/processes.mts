@@ -106,13 +106,13 @@ export function ownedDir(base: string): string {
 }
 
 /**
- * A folder of this user's own in the system's temporary directory (<tmp>/<name>-<uid>, mode 0700),
- * for what must live outside the project. A fixed name in a shared /tmp is one another user can
- * take first: a folder there that is not this user's and private is refused, never used.
+ * A folder of this user's own, `<parent>/<name>` (mode 0700), for what must live outside the project.
+ * A name in a shared folder (/tmp) is one another user can take first: a folder there that is not
+ * this user's and private is refused, never used.
  */
-export function privateTempDir(name: string, temporary = tmpdir()): string {
+export function privateDir(parent: string, name: string): string {
   const uid = process.getuid?.() ?? 0;
-  const dir = join(temporary, `${name}-${uid}`);
+  const dir = join(parent, name);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
@@ -129,3 +129,6 @@ export function privateTempDir(name: string, temporary = tmpdir()): string {
   }
   return dir;
 }
+
+/** A private folder of this user's in the system's temporary directory: <tmp>/<name>-<uid> (privateDir). */
+export const privateTempDir = (name: string, temporary = tmpdir()) => privateDir(temporary, `${name}-${process.getuid?.() ?? 0}`);

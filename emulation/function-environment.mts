@@ -4,77 +4,14 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { join, relative } from "node:path";
-import { STATE_DIR } from "../core/paths.mts";
-import { ownedDir, privateTempDir } from "../core/processes.mts";
+import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { labHomeDir, STATE_DIR } from "../core/paths.mts";
+import { ownedDir, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateFunction } from "../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
-
-/** Stands in for the managed runtime's /var/runtime (its node_modules hold the SDK copy Raw uses). */
-export const RUNTIME_DIR = join(import.meta.dirname, "runtime");
-
-type LockedPackages = Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
-
-/** A package named in an import, an import(), a require() or a resolve(): its name, without a subpath. */
-const NAMED_PACKAGE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\b(?:require|resolve)\s*\(\s*)["']((?:@[\w.-]+\/)?[\w.-]+)/g;
-const runtimeSdkReads = new Map<string, readonly string[]>();
-let runtimeLock: LockedPackages | undefined;
-
-/**
- * What of the runtime's SDK copy a function's artifact can load, to be read from storage at each
- * cold start: the packages its code names in an import, require or resolve (anywhere in the artifact) that
- * the copy has, and what they depend on, by the copy's lockfile. Of a package that ships dist-cjs
- * (the SDK's: all Lambda's copy keeps of them, and what Node loads) its package.json and that
- * folder, of any other the whole package. Nothing for an artifact that bundles its SDK. Read once
- * per artifact: a cold start pays for what it loads, not for every file the runtime ships.
- */
-export function runtimeSdkFilesOf(codeDir: string): readonly string[] {
-  const known = runtimeSdkReads.get(codeDir);
-  if (known) return known;
-  runtimeLock ??= (JSON.parse(readFileSync(join(RUNTIME_DIR, "package-lock.json"), "utf8")) as { packages: LockedPackages }).packages;
-  const locked = runtimeLock;
-  // npm's layout: a dependency is in the nearest node_modules up from the package that needs it.
-  const resolve = (from: string, name: string): string | null => {
-    for (let base = from; ; base = base.slice(0, Math.max(0, base.lastIndexOf("/node_modules/")))) {
-      const folder = `${base ? `${base}/` : ""}node_modules/${name}`;
-      if (locked[folder]) return folder;
-      if (!base) return null;
-    }
-  };
-  const folders = new Set<string>();
-  const visit = (folder: string | null) => {
-    if (folder === null || folders.has(folder)) return;
-    folders.add(folder);
-    const entry = locked[folder]!;
-    for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(resolve(folder, dependency));
-  };
-  for (const file of readdirSync(codeDir, { recursive: true, encoding: "utf8" })) {
-    if (!/\.[cm]?js$/.test(file) || !statSync(join(codeDir, file)).isFile()) continue;
-    for (const [, name] of readFileSync(join(codeDir, file), "utf8").matchAll(NAMED_PACKAGE)) visit(resolve("", name!));
-  }
-  const files = [...folders].flatMap((folder) => {
-    const dir = join(RUNTIME_DIR, folder);
-    return existsSync(join(dir, "dist-cjs")) ? [join(dir, "package.json"), join(dir, "dist-cjs")] : [dir];
-  });
-  runtimeSdkReads.set(codeDir, files);
-  return files;
-}
+import { installedOnDemandDirOf, runtimeDirOf, runtimeSdkTreesOf } from "./runtime-sdk.mts";
 
 /**
  * What a build leaves beside an artifact for the lab alone (never shipped): e.g. Warp's code
@@ -83,7 +20,7 @@ export function runtimeSdkFilesOf(codeDir: string): readonly string[] {
  */
 export const labOverlayOf = (artifactDir: string) => `${artifactDir.replace(/\/+$/, "")}.lab`;
 
-/** Where the lab's processes keep what they own (task roots, layer copies), one folder per owner. */
+/** Where the lab's processes keep what they own in the project (custom runtimes' opt dirs, a build's verdicts), one folder per owner. */
 export const LAB_RUN_DIR = join(STATE_DIR, "run");
 
 export interface FunctionSpec {
@@ -94,7 +31,7 @@ export interface FunctionSpec {
   memoryMb: number;
   /** What runs it. */
   runtime: Runtime;
-  /** A custom runtime's stand-in for /opt: its layer, with the host's binary (lab/opt-dir.mts). */
+  /** Its stand-in for /opt: a custom runtime's layer with the host's binary, or the app's own layers (lab/opt-dir.mts). */
   optDir?: string;
 }
 
@@ -179,38 +116,61 @@ function linkTarget(path: string): string | null {
   }
 }
 
+/** A symbolic link at `path` to `target`, made once (another lab may have made it first). */
+function linkOnce(target: string, path: string): void {
+  if (linkTarget(path) === target) return;
+  mkdirSync(dirname(path), { recursive: true });
+  rmSync(path, { force: true });
+  try {
+    symlinkSync(target, path);
+  } catch (error) {
+    if (linkTarget(path) !== target) throw error;
+  }
+}
+
+/** The Node.js major of a managed runtime (nodejs22.x: 22), as Lambda names a layer's per-version folder (nodejs/node22/node_modules). */
+const nodeMajorOf = (runtime: Runtime) => /^nodejs(\d+)\.x$/.exec(runtime.lambdaRuntime)?.[1];
+
 /**
- * Copies the artifact to a fresh, read-only task root, in a folder of this process's own
- * (core/processes.mts: one a later run removes if this one cannot). For the managed runtimes it
- * is under .lab/run/, whose ancestor .lab holds node_modules -> emulation/runtime/node_modules, so a
- * bare `import "@aws-sdk/..."` from the task root finds the runtime's SDK copy first, as NODE_PATH
- * makes it on Lambda (Node's ESM resolver ignores NODE_PATH; a parent node_modules costs nothing
- * at startup, a loader hook would). A custom runtime ships no SDK: its task roots are under a
- * private folder of the user's in the system's temporary directory, where no node_modules of the
- * project's is in reach.
+ * Copies the artifact to a fresh, read-only task root (Lambda's /var/task is read-only), in a folder
+ * of this process's own (core/processes.mts: one a later run removes if this one cannot), outside the
+ * project (core/paths.mts labHomeDir). Node's ES-module resolver ignores NODE_PATH, which Lambda's
+ * runtimes search (/opt/nodejs/nodeNN/node_modules, /opt/nodejs/node_modules, /var/runtime/node_modules):
+ * a managed runtime's task root is placed so that its ancestors' node_modules are those folders, in
+ * that order (a parent node_modules costs nothing at startup, a loader hook would):
+ *   <lab>/<runtime>/node_modules -> the runtime's SDK copy (emulation/runtime/<runtime>)
+ *   <lab>/<runtime>/run/node_modules -> what it carries beyond, installed on demand (emulation/runtime-sdk.mts)
+ *   <lab>/<runtime>/run/<owner>/<env>/node_modules -> /opt/nodejs/node_modules (the app's layers)
+ *   <lab>/<runtime>/run/<owner>/<env>/v/node_modules -> /opt/nodejs/nodeNN/node_modules
+ *   <lab>/<runtime>/run/<owner>/<env>/v/task: the task root
+ * Nothing above <lab> is the project's. A custom runtime ships no SDK: its task roots are in
+ * <lab>/custom, where no node_modules is in reach.
  */
 export function prepareTaskRoot(spec: FunctionSpec): string {
-  const managed = spec.runtime.kind === "managed";
-  const runtimeModules = join(STATE_DIR, "node_modules");
-  const runtimeTree = join(RUNTIME_DIR, "node_modules");
-  // A link made before the runtime's copy moved (lab/runtime/ once) names a folder gone.
-  if (managed && linkTarget(runtimeModules) !== runtimeTree) {
-    mkdirSync(STATE_DIR, { recursive: true });
-    rmSync(runtimeModules, { force: true });
-    try {
-      symlinkSync(runtimeTree, runtimeModules);
-    } catch (error) {
-      if (linkTarget(runtimeModules) !== runtimeTree) throw error; // else another lab made it first
-    }
+  const lab = labHomeDir();
+  if (spec.runtime.kind !== "managed") {
+    const owned = ownedDir(join(lab, "custom"));
+    mkdirSync(join(owned, "task"), { recursive: true });
+    return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name), labOverlayOf(spec.codeDir));
   }
-  // Node takes a .js file's module format from the nearest package.json: above /var/task there is
-  // none, so it is CommonJS unless the artifact says otherwise; here the project's "type": "module"
-  // would be the nearest. One with no type ends the lookup where Lambda's would.
-  const noFormat = join(STATE_DIR, "package.json");
-  if (managed && !existsSync(noFormat)) writeFileSync(noFormat, "{}\n");
-  const owned = ownedDir(managed ? LAB_RUN_DIR : privateTempDir("warpstart-lab"));
-  mkdirSync(join(owned, "task"), { recursive: true });
-  return readOnlyCopy(spec.codeDir, join(owned, "task", spec.name), labOverlayOf(spec.codeDir)); // Lambda's /var/task is read-only
+  const base = join(lab, spec.runtime.name);
+  linkOnce(join(runtimeDirOf(spec.runtime), "node_modules"), join(base, "node_modules"));
+  const onDemand = join(installedOnDemandDirOf(spec.runtime), "node_modules");
+  mkdirSync(onDemand, { recursive: true });
+  linkOnce(onDemand, join(base, "run", "node_modules"));
+  const env = join(ownedDir(join(base, "run")), `${spec.name}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(join(env, "v"), { recursive: true });
+  if (spec.optDir) {
+    symlinkSync(join(spec.optDir, "nodejs/node_modules"), join(env, "node_modules"));
+    symlinkSync(join(spec.optDir, `nodejs/node${nodeMajorOf(spec.runtime)}/node_modules`), join(env, "v", "node_modules"));
+  }
+  return readOnlyCopy(spec.codeDir, join(env, "v", "task"), labOverlayOf(spec.codeDir));
+}
+
+/** Removes a task root prepareTaskRoot made, and the folder around it that only it used. */
+export function removeTaskRoot(taskRoot: string): void {
+  const env = dirname(dirname(taskRoot));
+  removeTree(basename(dirname(taskRoot)) === "v" && existsSync(join(env, "v")) ? env : taskRoot);
 }
 
 /** A read-only copy of `source` at `<base>-<random id>` (links stay links), with `overlay`'s files added if it exists. */
@@ -237,8 +197,14 @@ export function functionEnvironment(
   const managed: Record<string, string> =
     runtime.kind === "managed"
       ? {
-          LAMBDA_RUNTIME_DIR: RUNTIME_DIR,
-          NODE_PATH: [join(RUNTIME_DIR, "node_modules"), RUNTIME_DIR, taskRoot].join(":"),
+          LAMBDA_RUNTIME_DIR: runtimeDirOf(runtime),
+          // Lambda's bootstrap's NODE_PATH, where each folder is here: /opt's (a layer's), /var/runtime's, /var/task.
+          NODE_PATH: [
+            ...(spec.optDir ? [join(spec.optDir, `nodejs/node${nodeMajorOf(runtime)}/node_modules`), join(spec.optDir, "nodejs/node_modules")] : []),
+            ...runtimeSdkTreesOf(runtime).map((tree) => join(tree, "node_modules")),
+            runtimeDirOf(runtime),
+            taskRoot,
+          ].join(":"),
           AWS_EXECUTION_ENV: `AWS_Lambda_${runtime.lambdaRuntime}`,
           // What the bootstrap, a bash script, exports to the node it execs (an exec wrapper's shell adds one level).
           PWD: taskRoot,

@@ -6,8 +6,9 @@ import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
 import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
+import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
-import { prepareOptDir } from "./opt-dir.mts";
+import { prepareLayersDir, prepareOptDir } from "./opt-dir.mts";
 
 /** The lab's name of a function on a runtime other than the template's. */
 function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {
@@ -68,11 +69,23 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
       }),
   ];
   const optDirs = new Map<string, string>();
+  const layerDirs = new Map<string, string>();
   const cleanup = () => {
-    for (const dir of optDirs.values()) removeTree(dir);
+    for (const dir of [...optDirs.values(), ...layerDirs.values()]) removeTree(dir);
   };
+  // What a managed runtime carries of the SDK and its stand-in lacks (a function that names no SDK package of its own): installed once, as the runtime has it.
+  for (const runtime of new Set(functions.map((fn) => fn.runsOn))) {
+    if (runtime.kind !== "managed") continue;
+    const missing = [...new Set(functions.filter((fn) => fn.runsOn === runtime).flatMap((fn) => missingRuntimeSdk(fn.codeDir, runtime)))];
+    if (missing.length) installRuntimeSdk(runtime, missing, (line) => console.error(`== ${line}`));
+  }
   try {
     for (const fn of functions) {
+      if (fn.runsOn.kind === "managed" && fn.layers.length > 0) {
+        const key = fn.layers.map((layer) => layer.contentDir).join("\0");
+        if (!layerDirs.has(key)) layerDirs.set(key, prepareLayersDir(fn.layers));
+        fn.optDir = layerDirs.get(key);
+      }
       if (fn.runsOn.kind !== "custom") continue;
       if (!optDirs.has(fn.runsOn.name)) optDirs.set(fn.runsOn.name, await prepareOptDir(fn.runsOn, fn.layers));
       fn.optDir = optDirs.get(fn.runsOn.name);

@@ -1,7 +1,8 @@
-// A custom runtime's /opt for the lab's environments: the layer `sam build` made, with the host's
-// binary in place of the layer's Linux arm64 one, read-only as on Lambda.
+// A function's /opt for the lab's environments, read-only as on Lambda: a custom runtime's, the
+// layer `sam build` made with the host's binary in place of the layer's Linux arm64 one; a managed
+// runtime's, the app's own layers `sam build` made, extracted in order as Lambda extracts them.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../builder/runtime-layer.mts";
 import { ownedDir } from "../core/processes.mts";
@@ -35,4 +36,17 @@ export async function prepareOptDir(runtime: CustomRuntime, layers: TemplateLaye
  */
 export function copyOptDir(optDir: string): string {
   return readOnlyCopy(optDir, `${optDir}-env`);
+}
+
+/**
+ * The app's own layers (AWS::Serverless::LayerVersion, built by sam build) as a managed runtime's
+ * /opt under .lab/run/<owner>/opt/layers-<id>: each layer's content in the order the function lists
+ * them, a later one's files over an earlier one's, as Lambda extracts them. Read-only.
+ */
+export function prepareLayersDir(layers: TemplateLayer[]): string {
+  const optDir = join(ownedDir(LAB_RUN_DIR), "opt", `layers-${randomBytes(4).toString("hex")}`);
+  mkdirSync(optDir, { recursive: true });
+  for (const layer of layers) cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
+  chmodSync(optDir, 0o555);
+  return optDir;
 }

@@ -86,16 +86,16 @@ if wanted base; then
 
   # npm dependencies, installed by Node 22. Its `dependencies` script (scripts/sync-sdk-trees.mjs)
   # also installs patches/ (the patched SDK tree Optimized and Warp bundle; it fails when a patch no
-  # longer applies) and emulation/runtime/ (the SDK copy the managed runtime ships, for Raw), first
+  # longer applies) and emulation/runtime/<runtime>/ (each managed runtime's client and SDK copy), first
   # bringing their manifests in step with package.json.
-  npm_inputs() { digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch emulation/runtime/package.json emulation/runtime/package-lock.json; }
+  npm_inputs() { digest package.json package-lock.json patches/package.json patches/package-lock.json patches/*.patch emulation/runtime/*/package.json emulation/runtime/*/package-lock.json; }
   if ! stamp_ok "$root/node_modules" "$(npm_inputs)" 2>/dev/null; then
     say "installing npm dependencies with Node $(node --version) (node_modules, patches/, emulation/runtime/; about two minutes)"
     npm ci --no-audit --no-fund --loglevel=error >&2 ||
       die "npm ci failed (see above). If patch-package could not apply a patch, the package under it changed: patches/README.md says how to refresh it."
     # After the install: the sync may have rewritten the manifests it follows.
     stamp_write "$root/node_modules" "$(npm_inputs)"
-    say "node_modules, patches/node_modules, emulation/runtime/node_modules: $(size_of node_modules patches/node_modules emulation/runtime/node_modules)"
+    say "node_modules, patches/node_modules, emulation/runtime/*/node_modules: $(size_of node_modules patches/node_modules emulation/runtime/*/node_modules)"
   fi
 fi
 

@@ -1,23 +1,24 @@
 // npm's `dependencies` script (package.json): runs after every npm command that changes
-// node_modules, `npm install @aws-sdk/client-<service>` included. Keeps the project's two other
-// SDK trees in step with the project's lockfile, then installs them:
+// node_modules, `npm install @aws-sdk/client-<service>` included. Keeps the project's other SDK trees
+// in step with the project's lockfile, then installs them:
 //   patches/            the tree Optimized and Warp bundle: every @aws-sdk/* and @smithy/* package the
 //                       lockfile installs at the top of node_modules (what the functions and every
 //                       library they use reach: Powertools, lib-dynamodb, the X-Ray SDK...), at the
 //                       lockfile's version, except the exact versions the patches/*.patch file names
 //                       pin (patch-package applies them)
-//   emulation/runtime/  the stand-in for the managed runtime's /var/runtime: each @aws-sdk/* package
-//                       package.json names (the runtime ships the whole SDK) at the runtime's own SDK
-//                       version (its package.json config.sdkVersion), for Raw; a package npm does not
-//                       have at that version was not part of the SDK then (util-stream-node stopped at
-//                       3.374.0), so the runtime has no copy of it: config.notInRuntime lists it once
-//                       npm has said so, and Raw bundles it
+//   emulation/runtime/<runtime>/
+//                       the stand-in for each managed runtime's /var/runtime (nodejs22.x, nodejs24.x):
+//                       its runtime interface client, and each @aws-sdk/* package package.json names,
+//                       at the release the runtime carries (emulation/runtime/sdk-release.mjs: its
+//                       config.sdkVersion, or the highest release npm has below it); a package the
+//                       runtime does not carry is listed in its config.notInRuntime, and Raw bundles it
 // Plain JavaScript: npm runs it with whichever Node it runs on.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtimeRelease } from "../emulation/runtime/sdk-release.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const readJson = (file) => JSON.parse(readFileSync(join(root, file), "utf8"));
@@ -74,27 +75,45 @@ const projectNpm = join(root, "tools/node22/node_modules/npm/bin/npm-cli.js");
 const npm = (args, stdio = "inherit") =>
   existsSync(projectNpm) ? execFileSync(process.execPath, [projectNpm, ...args], { stdio }) : execFileSync("npm", args, { stdio });
 
-/** Whether the registry has `name` at `version` (asked once per package: the answer is kept in config.notInRuntime). */
-function publishedAt(name, version) {
+/** The versions npm has of a package (none: the registry does not know it). */
+function versionsOf(name) {
   try {
-    return String(npm(["view", `${name}@${version}`, "version"], "pipe")).trim() === version;
+    return [JSON.parse(String(npm(["view", name, "versions", "--json"], "pipe")))].flat();
   } catch {
-    return false;
+    return [];
   }
 }
 
-const runtime = readJson("emulation/runtime/package.json");
-const { sdkVersion, notInRuntime = [] } = runtime.config;
-const inRuntime = [];
-for (const name of declaredSdk()) {
-  if (name in runtime.dependencies) inRuntime.push(name);
-  else if (!notInRuntime.includes(name)) (publishedAt(name, sdkVersion) ? inRuntime : notInRuntime).push(name);
+/** A release's peer dependencies (none: it has none, or npm does not say). */
+function peersOf(name, version) {
+  try {
+    return JSON.parse(String(npm(["view", `${name}@${version}`, "peerDependencies", "--json"], "pipe")) || "{}");
+  } catch {
+    return {};
+  }
 }
-const runtimeChanged = syncManifest(
-  "emulation/runtime/package.json",
-  { "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"], ...Object.fromEntries(inRuntime.map((name) => [name, sdkVersion])) },
-  { config: { ...runtime.config, ...(notInRuntime.length ? { notInRuntime: notInRuntime.sort() } : {}) } },
-);
+
+/** The managed runtimes' stand-ins, each a folder of emulation/runtime/: nodejs24.x's first, whose runtime client nodejs22.x's borrows its native part from (installTree). */
+const RUNTIME_TREES = ["emulation/runtime/node24", "emulation/runtime/node22"];
+
+/** Brings a runtime's manifest in step with the SDK packages package.json names; says whether it changed. */
+function syncRuntime(folder) {
+  const runtime = readJson(`${folder}/package.json`);
+  const config = { ...runtime.config, notInRuntime: [...(runtime.config.notInRuntime ?? [])] };
+  const dependencies = { "aws-lambda-ric": runtime.dependencies["aws-lambda-ric"] };
+  for (const name of declaredSdk()) {
+    if (config.notInRuntime.includes(name)) continue;
+    // A package's release is worked out once (npm asked), then kept in the manifest.
+    const release = runtime.dependencies[name] ?? runtimeRelease(name, versionsOf(name), config, (version) => peersOf(name, version));
+    if (release) dependencies[name] = release;
+    else config.notInRuntime.push(name);
+  }
+  if (config.notInRuntime.length === 0) delete config.notInRuntime;
+  else config.notInRuntime.sort();
+  return syncManifest(`${folder}/package.json`, dependencies, { config });
+}
+
+const runtimesChanged = Object.fromEntries(RUNTIME_TREES.map((folder) => [folder, syncRuntime(folder)]));
 
 /** What a tree is installed from: its manifest, its lockfile and (for patches/) the patches. */
 function inputsDigest(folder) {
@@ -104,14 +123,29 @@ function inputsDigest(folder) {
   return hash.digest("hex");
 }
 
-for (const [folder, changed] of [
-  ["patches", patchesChanged],
-  ["emulation/runtime", runtimeChanged],
-]) {
+/**
+ * The runtime interface client's native part is built by its install script (cmake, curl, the C++
+ * runtime client: a minute of CPU). nodejs22.x's client (3.3.0) has the very source of nodejs24.x's
+ * (4.0.2): it takes the part built for that one, and builds its own only where the sources differ.
+ */
+function nativeClientBorrowed(folder) {
+  if (!folder.endsWith("/node22")) return false;
+  const ours = join(root, folder, "node_modules/aws-lambda-ric");
+  const theirs = join(root, "emulation/runtime/node24/node_modules/aws-lambda-ric");
+  const same = readFileSync(join(ours, "src/rapid-client.cc")).equals(readFileSync(join(theirs, "src/native/rapid-client.cc")));
+  if (!same) return false;
+  copyFileSync(join(theirs, "rapid-client.node"), join(ours, "dist/rapid-client.node"));
+  return true;
+}
+
+for (const [folder, changed] of [["patches", patchesChanged], ...Object.entries(runtimesChanged)]) {
   const stamp = join(root, folder, "node_modules/.warpstart-stamp");
   if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files
   // A changed manifest updates its lockfile (commit both); otherwise install exactly the lockfile.
   if (changed) console.error(`[sdk-trees] ${folder}/package.json now follows the project's lockfile: installing`);
-  npm([changed ? "install" : "ci", "--prefix", join(root, folder), "--no-audit", "--no-fund", "--loglevel=error"]);
+  const borrows = folder.endsWith("/node22");
+  const install = changed || !existsSync(join(root, folder, "package-lock.json")) ? "install" : "ci";
+  npm([install, "--prefix", join(root, folder), "--no-audit", "--no-fund", "--loglevel=error", ...(borrows ? ["--ignore-scripts"] : [])]);
+  if (borrows && !nativeClientBorrowed(folder)) npm(["rebuild", "aws-lambda-ric", "--prefix", join(root, folder), "--loglevel=error"]);
   writeFileSync(stamp, inputsDigest(folder));
 }

@@ -14,15 +14,13 @@ import {
   functionEnvironment,
   type LocalServices,
   prepareTaskRoot,
-  RUNTIME_DIR,
-  runtimeSdkFilesOf,
+  removeTaskRoot,
 } from "../../emulation/function-environment.mts";
 import { evictFromPageCache } from "../../emulation/page-cache.mts";
+import { runtimeEntryOf, runtimeSdkFilesOf } from "../../emulation/runtime-sdk.mts";
 import type { CodeLoading } from "../fidelity.mts";
 import { copyOptDir } from "../opt-dir.mts";
 import { type Invocation, RuntimeApi, type RuntimeReport } from "./runtime-api.mts";
-
-const RIC_ENTRY = join(RUNTIME_DIR, "node_modules/aws-lambda-ric/index.mjs");
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -85,7 +83,7 @@ export class ExecutionEnvironment {
   private async dropCode(spec: FunctionSpec): Promise<void> {
     const { codeLoading = "none" } = this.options;
     if (codeLoading === "none") return;
-    const runtimeSdk = codeLoading === "lambda" && spec.runtime.kind === "managed" ? runtimeSdkFilesOf(spec.codeDir) : [];
+    const runtimeSdk = codeLoading === "lambda" && spec.runtime.kind === "managed" ? runtimeSdkFilesOf(spec.codeDir, spec.runtime) : [];
     await evictFromPageCache(this.optDir ? [this.taskRoot!, this.optDir] : [this.taskRoot!], runtimeSdk);
   }
 
@@ -98,7 +96,8 @@ export class ExecutionEnvironment {
     const { spec, services, version = "$LATEST" } = this.options;
     const runtimeApi = await this.runtimeApi.listen();
     this.taskRoot = prepareTaskRoot(spec);
-    if (spec.optDir) this.optDir = copyOptDir(spec.optDir);
+    // A custom runtime may write to its /opt (a cache): each environment gets its own copy, as each gets the layer as shipped.
+    if (spec.optDir) this.optDir = spec.runtime.kind === "custom" ? copyOptDir(spec.optDir) : spec.optDir;
     await this.dropCode(spec);
     const env = {
       ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
@@ -210,8 +209,8 @@ export class ExecutionEnvironment {
       await this.exited;
     }
     this.runtimeApi.close();
-    if (this.taskRoot) removeTree(this.taskRoot);
-    if (this.optDir) removeTree(this.optDir);
+    if (this.taskRoot) removeTaskRoot(this.taskRoot);
+    if (this.optDir && this.optDir !== this.options.spec.optDir) removeTree(this.optDir);
     this.taskRoot = null;
     this.optDir = null;
   }
@@ -237,7 +236,8 @@ export class ExecutionEnvironment {
 /** The command that starts the runtime: the managed runtime's node on the RIC (through the function's exec wrapper, if it names one), or a custom runtime's bootstrap. */
 function launch(spec: FunctionSpec, taskRoot: string, optDir: string | null, env: Record<string, string>): [string, string[]] {
   const { runtime } = spec;
-  if (runtime.kind === "managed") return bootstrapCommand([runtime.hostBinary, ...runtime.nodeFlags(spec.memoryMb), RIC_ENTRY], env, { taskRoot, optDir });
+  if (runtime.kind === "managed")
+    return bootstrapCommand([runtime.hostBinary, ...runtime.nodeFlags(spec.memoryMb), runtimeEntryOf(runtime)], env, { taskRoot, optDir });
   if (!optDir) throw new Error(`${spec.name} runs on the custom runtime ${runtime.name} but has no opt dir (its layer)`);
   return [join(optDir, "bootstrap"), []];
 }

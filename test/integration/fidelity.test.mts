@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { NODE22 } from "../../core/paths.mts";
-import { RUNTIME_DIR } from "../../emulation/function-environment.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { runtimeDirOf } from "../../emulation/runtime-sdk.mts";
 import { type CodeLoading, LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { startLab } from "../../lab/lab.mts";
 
@@ -127,7 +128,7 @@ describe(`a network with DNS ${NETWORK.dnsMs} ms and RTT ${NETWORK.rttMs} ms`, (
 
 describe("where a new environment's code comes from", () => {
   // Its module, which no function of these tests loads, is put in the page cache first.
-  const runtimeSdkModule = join(RUNTIME_DIR, "node_modules/@aws-sdk/client-cloudformation/dist-cjs/index.js");
+  const runtimeSdkModule = join(runtimeDirOf(RUNTIMES.node22), "node_modules/@aws-sdk/client-cloudformation/dist-cjs/index.js");
 
   it.each<[CodeLoading, string, { own: boolean; runtimeSdk: boolean }]>([
     ["lambda", "storage, its own and the runtime's SDK copy", { own: false, runtimeSdk: false }],

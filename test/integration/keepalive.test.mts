@@ -10,9 +10,8 @@ import { join } from "node:path";
 import type { KeepAliveResults } from "../../bench/keepalive.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
-import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { functionEnvironment, prepareTaskRoot } from "../../emulation/function-environment.mts";
+import { functionEnvironment, prepareTaskRoot, removeTaskRoot } from "../../emulation/function-environment.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { builtFunction, eventOf, forceColdStart, functionEndpointOf, invokeLogged, restartLocalAws } from "../support/lab.mts";
@@ -153,7 +152,7 @@ describe("Cjs when STS is down at INIT", () => {
       expect(attempts).toBe(3);
     } finally {
       endpoint.close();
-      removeTree(taskRoot);
+      removeTaskRoot(taskRoot);
     }
   });
 

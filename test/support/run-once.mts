@@ -7,9 +7,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NODE22 } from "../../core/paths.mts";
-import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot } from "../../emulation/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeTaskRoot } from "../../emulation/function-environment.mts";
 
 const CHILD = join(import.meta.dirname, "invoke-once.mjs");
 const RUN_TIMEOUT_MS = 30_000;
@@ -51,6 +50,6 @@ export async function runOnce(spec: FunctionSpec, event: unknown, services: Loca
   } finally {
     closeSync(stdout);
     rmSync(scratch, { recursive: true, force: true });
-    removeTree(taskRoot);
+    removeTaskRoot(taskRoot);
   }
 }

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices, RUNTIME_DIR, runtimeSdkFilesOf } from "../../emulation/function-environment.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../emulation/function-environment.mts";
+import { runtimeDirOf, runtimeSdkFilesOf } from "../../emulation/runtime-sdk.mts";
 
 const BY_ADDRESS = "https://127.0.0.1:4000";
 const BY_NAME = "https://localhost:4001";
@@ -69,10 +70,11 @@ describe("what of the runtime's SDK copy a new environment reads from storage (-
     }
     return join(artifacts, name);
   };
-  const inRuntime = (path: string) => join(RUNTIME_DIR, "node_modules", path);
+  const inRuntime = (path: string) => join(runtimeDirOf(RUNTIMES.node22), "node_modules", path);
+  const readsOf = (codeDir: string) => runtimeSdkFilesOf(codeDir, RUNTIMES.node22);
 
   it("is, for a handler that imports a client from the runtime, that client and what it depends on: package.json and dist-cjs of each SDK package", () => {
-    const files = runtimeSdkFilesOf(
+    const files = readsOf(
       artifact("raw", { "src/index.mjs": 'import { STSClient } from "@aws-sdk/client-sts";\nexport const handler = async () => new STSClient({});\n' }),
     );
     expect(files).toEqual(
@@ -90,11 +92,11 @@ describe("what of the runtime's SDK copy a new environment reads from storage (-
   });
 
   it("is nothing for an artifact that bundles its SDK", () => {
-    expect(runtimeSdkFilesOf(artifact("bundled", { "index.mjs": 'import { request } from "node:https";\nconst name = "@aws-sdk/client-sts";\n' }))).toEqual([]);
+    expect(readsOf(artifact("bundled", { "index.mjs": 'import { request } from "node:https";\nconst name = "@aws-sdk/client-sts";\n' }))).toEqual([]);
   });
 
   it("counts a require, a dynamic import and a resolve anywhere in the artifact, its own node_modules included", () => {
-    const files = runtimeSdkFilesOf(
+    const files = readsOf(
       artifact("mixed", {
         "index.cjs": 'const { createRequire } = require("node:module");\nconst where = createRequire(__filename).resolve("@aws-sdk/client-cloudformation");\n',
         "lazy.mjs": 'export const load = () => import("@aws-sdk/client-lambda");\n',
