@@ -91,16 +91,35 @@ export class ExecutionEnvironment {
     return this.process !== null && this.exitInfo === null;
   }
 
-  /** Starts the process and waits until the runtime asks for its first event, at most initTimeoutMs. */
-  async init(initTimeoutMs: number): Promise<InitOutcome> {
-    const { spec, services, version = "$LATEST" } = this.options;
-    const runtimeApi = await this.runtimeApi.listen();
-    this.taskRoot = prepareTaskRoot(spec);
+  /**
+   * Makes its sandbox ready for INIT: the task root copied and what INIT will read dropped from the
+   * page cache. That is the lab's work, not the function's, and its cost grows with what the
+   * function can load: done ahead where the lab can (LambdaService, at a configuration update), it
+   * stays out of the caller's cold E2E, as Lambda's placement of code in a sandbox does.
+   */
+  async stage(): Promise<string> {
+    if (this.taskRoot) return this.taskRoot;
+    const { spec } = this.options;
+    const taskRoot = prepareTaskRoot(spec);
+    this.taskRoot = taskRoot;
     // A custom runtime may write to its /opt (a cache): each environment gets its own copy, as each gets the layer as shipped.
     if (spec.optDir) this.optDir = spec.runtime.kind === "custom" ? copyOptDir(spec.optDir) : spec.optDir;
     await this.dropCode(spec);
+    return taskRoot;
+  }
+
+  /** Whether its sandbox is ready and its process not started yet. */
+  get staged(): boolean {
+    return this.taskRoot !== null && this.process === null;
+  }
+
+  /** Starts the process (its sandbox staged first, unless it is) and waits until the runtime asks for its first event, at most initTimeoutMs. */
+  async init(initTimeoutMs: number): Promise<InitOutcome> {
+    const { spec, services, version = "$LATEST" } = this.options;
+    const runtimeApi = await this.runtimeApi.listen();
+    const taskRoot = await this.stage();
     const env = {
-      ...functionEnvironment(spec, this.taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
+      ...functionEnvironment(spec, taskRoot, services, { accessKeyId: this.accessKeyId, variables: this.options.variables }),
       AWS_LAMBDA_FUNCTION_VERSION: version,
       AWS_LAMBDA_INITIALIZATION_TYPE: this.options.initializationType,
       AWS_LAMBDA_RUNTIME_API: runtimeApi,
@@ -115,10 +134,10 @@ export class ExecutionEnvironment {
     this.runtimeApi.onIdle = () => {
       if (this.options.freezeWhenIdle && !this.running) this.freeze();
     };
-    const [command, args] = launch(spec, this.taskRoot, this.optDir, env);
+    const [command, args] = launch(spec, taskRoot, this.optDir, env);
     this.spawnedAt = process.hrtime.bigint();
     // Ends with the lab however the lab ends, frozen or not (core/processes.mts).
-    const child = spawnOwned(command, args, { cwd: this.taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnOwned(command, args, { cwd: taskRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     this.process = child;
     child.stdout!.on("data", (chunk: Buffer) => this.collect(chunk));
     child.stderr!.on("data", (chunk: Buffer) => this.collect(chunk));

@@ -71,6 +71,8 @@ class FunctionVersion {
   /** Environments started before the last configuration change are not reused. */
   private readonly generations = new WeakMap<ExecutionEnvironment, number>();
   generation = 0;
+  /** The sandbox of its next cold start, made ready at a configuration update (ExecutionEnvironment.stage). */
+  staged: ExecutionEnvironment | null = null;
 
   constructor(config: FunctionConfiguration) {
     this.config = config;
@@ -187,7 +189,7 @@ export class LambdaService {
    * Environments of a function: idle ones (frozen or not), busy ones, provisioned ones; of every
    * version, or of the one a qualifier names ($LATEST, the alias or 1: the alias's are version 1's).
    */
-  environments(name: string, qualifier?: string): { idle: number; busy: number; provisioned: number; frozen: number } {
+  environments(name: string, qualifier?: string): { idle: number; busy: number; provisioned: number; frozen: number; staged: number } {
     const target = this.target(name, qualifier);
     const versions = qualifier === undefined && !qualifiedName(name) ? target.fn.versions : [target.version];
     const idle = versions.flatMap((version) => version.idle);
@@ -197,6 +199,7 @@ export class LambdaService {
       busy: busy.length,
       provisioned: [...idle, ...busy].filter((env) => this.provisioned.has(env)).length,
       frozen: idle.filter((env) => env.isFrozen).length,
+      staged: versions.filter((version) => version.staged).length,
     };
   }
 
@@ -254,7 +257,8 @@ export class LambdaService {
       throw new InvalidParameterValue(
         "Current operation does not support versions other than $LATEST. Please set the version to $LATEST or do not set a version in your request.",
       );
-    const latest = this.target(name).fn.latest;
+    const { fn } = this.target(name);
+    const latest = fn.latest;
     if (latest.config.LastUpdateStatus === "InProgress")
       throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${latest.config.FunctionArn}`);
     if (change.MemorySize !== undefined && !(Number.isInteger(change.MemorySize) && change.MemorySize >= 128 && change.MemorySize <= 10240)) {
@@ -274,7 +278,15 @@ export class LambdaService {
     const response = { ...latest.config };
     // Busy environments are discarded when their invocation ends; idle ones now. The answer
     // says InProgress, as Lambda's does; by the waiter's first poll the update is Successful.
-    await Promise.all(latest.idle.splice(0).map((env) => this.discard(env)));
+    await Promise.all([...latest.idle.splice(0), ...(latest.staged ? [latest.staged] : [])].map((env) => this.discard(env)));
+    // While the update is InProgress, the next cold start's sandbox is made: the lab's own work
+    // (copying the code, dropping it from the page cache) then stays out of that invoke's E2E.
+    latest.staged = this.newEnvironment(fn, latest, "on-demand");
+    await latest.staged.stage().catch(async () => {
+      // The invoke stages it again and fails there, with its own error.
+      await this.discard(latest.staged!);
+      latest.staged = null;
+    });
     latest.config = { ...latest.config, LastUpdateStatus: "Successful" };
     return response;
   }
@@ -304,7 +316,7 @@ export class LambdaService {
       if (env) {
         clearTimeout(this.reclaimTimers.get(env));
       } else {
-        env = this.newEnvironment(fn, version, "on-demand");
+        env = this.takeStaged(version) ?? this.newEnvironment(fn, version, "on-demand");
         log.push(initStartLine(version.config.FunctionArn, fn.spec.runsOn));
         const init = await env.init(this.options.initTimeoutMs);
         log.push(...env.takeLog());
@@ -318,6 +330,15 @@ export class LambdaService {
     } finally {
       this.active--;
     }
+  }
+
+  /** The version's staged sandbox, if it was made for its current configuration; taken once. */
+  private takeStaged(version: FunctionVersion): ExecutionEnvironment | undefined {
+    const staged = version.staged;
+    version.staged = null;
+    if (staged && version.isCurrent(staged) && staged.staged) return staged;
+    if (staged) void this.discard(staged);
+    return undefined;
   }
 
   /** An idle environment of the version, the last one released first: through the alias a provisioned one if any is idle; otherwise an on-demand one. */
@@ -419,7 +440,11 @@ export class LambdaService {
   /** Ends every environment: idle, busy, and those still initializing. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const fn of this.functions.values()) for (const version of fn.versions) version.idle.splice(0);
+    for (const fn of this.functions.values())
+      for (const version of fn.versions) {
+        version.idle.splice(0);
+        version.staged = null;
+      }
     await Promise.all([...this.live].map((env) => this.discard(env)));
   }
 

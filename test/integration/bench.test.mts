@@ -53,7 +53,8 @@ describe("npm run bench -- --rounds 2", () => {
       "@aws-sdk/client-sts": sts,
       "sdk (Optimized)": sts,
     });
-    expect(results.versions["aws-lambda-ric"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.versions["aws-lambda-ric (nodejs22.x)"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.versions["@aws-sdk/* (nodejs22.x's copy, Raw)"]).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
     expect(results.machine.cpuCount).toBeGreaterThan(0);
   });

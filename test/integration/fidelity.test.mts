@@ -151,6 +151,34 @@ describe("where a new environment's code comes from", () => {
       await lab.stop();
     }
   });
+  it("stages the next cold start's sandbox at a configuration update, its code read from storage all the same: the lab's work stays out of the invoke", async () => {
+    const lab = await startLab({
+      template: join(import.meta.dirname, "../fixtures/lab/template.yaml"),
+      parameterOverrides: {},
+      only: ["CodeResidency", "Echo"],
+      fidelity: { ...LAMBDA_FIDELITY, codeLoading: "lambda" },
+    });
+    try {
+      // One function loads the runtime's SDK copy, the other nothing of it: the lab prepares both ahead.
+      for (const name of ["CodeResidency", "Echo"]) {
+        expect(lab.lambda.environments(name).staged).toBe(0);
+        await lab.lambda.updateConfiguration(name, { Description: "force a cold start" });
+        expect(lab.lambda.environments(name)).toMatchObject({ staged: 1, idle: 0, busy: 0 });
+      }
+      readFileSync(runtimeSdkModule);
+      const cold = await lab.lambda.invoke("CodeResidency", Buffer.from("{}"));
+      expect(cold.log.join("\n")).toMatch(/Init Duration: /);
+      expect(lab.lambda.environments("CodeResidency")).toMatchObject({ staged: 0, idle: 1 });
+      // What INIT loads was dropped when the sandbox was staged (the module read since, by this test, is back: so is it on Lambda's shared copy).
+      const answer = JSON.parse(cold.payload.toString()) as Record<string, unknown>;
+      expect((answer.residentBytes as number) > 0).toBe(false);
+      const echo = await lab.lambda.invoke("Echo", Buffer.from("{}"));
+      expect(echo.log.join("\n")).toMatch(/Init Duration: /);
+      expect(lab.lambda.environments("Echo")).toMatchObject({ staged: 0, idle: 1 });
+    } finally {
+      await lab.stop();
+    }
+  });
 });
 
 it("starts a lab with Lambda's network and code loading unless told otherwise", async () => {

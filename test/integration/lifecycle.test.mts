@@ -11,10 +11,15 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
+import { RUNTIMES } from "../../core/runtimes.mts";
 import { LAB_RUN_DIR } from "../../emulation/function-environment.mts";
 import { assertPortFree } from "../../emulation/local-aws/local-aws.mts";
+import { runtimeEntryOf } from "../../emulation/runtime-sdk.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { eventually } from "../support/eventually.mts";
+
+/** What an environment of nodejs22.x runs: the runtime's bootstrap, in its command line. */
+const ENVIRONMENT_ENTRY = runtimeEntryOf(RUNTIMES.node22);
 
 const OWNER = join(import.meta.dirname, "../support/lab-owner.mts");
 
@@ -69,11 +74,11 @@ describe.each([
     const busy = fetch(`${apiUrl}/sleep?ms=30000`).catch(() => undefined);
     await eventually(
       "the busy environment has started",
-      () => descendants(owner.pid!).filter((p) => p.command.includes("aws-lambda-ric")).length === 2,
+      () => descendants(owner.pid!).filter((p) => p.command.includes(ENVIRONMENT_ENTRY)).length === 2,
       10_000,
     );
     const before = descendants(owner.pid!);
-    expect(before.some((p) => p.state === "T" && p.command.includes("aws-lambda-ric"))).toBe(true); // the frozen one
+    expect(before.some((p) => p.state === "T" && p.command.includes(ENVIRONMENT_ENTRY))).toBe(true); // the frozen one
     expect(before.filter((p) => p.command.includes("gunicorn"))).toHaveLength(2); // the local AWS: master and worker
 
     const ended = new Promise((resolve) => owner.once("exit", resolve)); // its own sockets close with it
@@ -146,7 +151,7 @@ describe("environments killed under traffic", () => {
     await lab?.stop();
   });
 
-  const environments = () => descendants(process.pid).filter((p) => p.command.includes("aws-lambda-ric"));
+  const environments = () => descendants(process.pid).filter((p) => p.command.includes(ENVIRONMENT_ENTRY));
   /** The one environment of the lab, killed; resolves once the lab has reaped it (its exit seen: /proc keeps no entry). */
   const killTheEnvironment = async () => {
     const [env, ...others] = environments();

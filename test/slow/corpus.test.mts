@@ -73,7 +73,7 @@ const APP_SHAPES: Expectations = {
   BikeCatalogList: {}, // bike-catalog: the DynamoDB document client (ScanCommand) behind a REST API
   BikeCatalogAdd: NOT_IN_WARP, // bike-catalog: the DynamoDB document client (PutCommand), node:crypto
   // trip-receipts: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads. util-stream-node's
-  // last version is 3.374.0: the runtime's SDK (3.806.0) has no copy of it, so Raw bundles it.
+  // last version is 3.374.0: nodejs22.x's SDK (3.895.0) has no copy of it, so Raw bundles it.
   TripReceipts: {},
   FleetLogsDockReports: NOT_IN_WARP, // fleet-logs: an SQS queue's messages logged, no dependencies
   FleetLogsHourlyTally: NOT_IN_WARP, // fleet-logs: a schedule's events logged, no dependencies
