@@ -100,6 +100,22 @@ describe("the Lambda API", () => {
     expect(lab.lambda.environments("HangsAtInit")).toMatchObject({ idle: 0, busy: 0 });
   });
 
+  it("runs a callback handler on nodejs22.x, as Lambda's runtime does outside Managed Instances", async () => {
+    const { functionError, payload } = await invokeLogged(lab, "Callback", { answer: 42 });
+    expect(functionError).toBeUndefined();
+    expect(payload).toEqual({ style: "callback", waits: false, got: { answer: 42 } });
+  });
+
+  it("refuses a callback handler on nodejs24.x at INIT, with Lambda's error type and message", async () => {
+    const { functionError, payload, log } = await invokeLogged(lab, "Callback24");
+    expect(functionError).toBe("Unhandled");
+    expect(payload).toMatchObject({
+      errorType: "Runtime.CallbackHandlerDeprecated",
+      errorMessage: expect.stringContaining("AWS Lambda has removed support for callback-based function handlers starting with Node.js 24."),
+    });
+    expect(log).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.CallbackHandlerDeprecated$/m);
+  });
+
   it.each([
     ["MalformedHandler", "Runtime.MalformedHandlerName"],
     ["MissingModule", "Runtime.ImportModuleError"],
