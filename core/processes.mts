@@ -98,7 +98,9 @@ const swept = new Set<string>();
 export function ownedDir(base: string): string {
   if (!swept.has(base)) {
     swept.add(base);
-    if (existsSync(base)) for (const owner of readdirSync(base)) if (owner !== OWNER && !ownerAlive(owner)) removeTree(join(base, owner));
+    // Only owners' folders (<pid>-<start time>): what else is there is not theirs to sweep.
+    if (existsSync(base))
+      for (const owner of readdirSync(base)) if (/^\d+-\d+$/.test(owner) && owner !== OWNER && !ownerAlive(owner)) removeTree(join(base, owner));
   }
   const dir = join(base, OWNER);
   mkdirSync(dir, { recursive: true });

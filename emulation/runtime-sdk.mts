@@ -3,13 +3,13 @@
 // package of their SDK release; a stand-in holds the ones the project names (installed by setup,
 // pinned by its lockfile) and the clients and libraries a function imports beyond those, installed
 // on first use at the release the runtime carries (emulation/runtime/sdk-release.mjs) into
-// .lab/runtime-sdk/<runtime>/, and kept.
-import { spawnSync } from "node:child_process";
+// the user's lab folder (installedOnDemandDirOf), and kept.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { PROJECT_ROOT, STATE_DIR } from "../core/paths.mts";
+import { join } from "node:path";
+import { labHomeDir, PROJECT_ROOT } from "../core/paths.mts";
+import { execOwned } from "../core/processes.mts";
 import type { ManagedRuntime } from "../core/runtimes.mts";
-import { runtimeRelease } from "./runtime/sdk-release.mjs";
+import { fitsRuntime, runtimeCandidates } from "./runtime/sdk-release.mjs";
 
 const RUNTIMES_DIR = join(import.meta.dirname, "runtime");
 
@@ -19,8 +19,8 @@ export const runtimeDirOf = (runtime: Pick<ManagedRuntime, "name">) => join(RUNT
 /** What the lab's node runs for a managed runtime, as Lambda's bootstrap runs /var/runtime/index.mjs. */
 export const runtimeEntryOf = (runtime: Pick<ManagedRuntime, "name">) => join(runtimeDirOf(runtime), "bootstrap.mjs");
 
-/** Where the packages a runtime carries beyond the project's are installed on first use. */
-export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "name">) => join(STATE_DIR, "runtime-sdk", runtime.name);
+/** Where the packages a runtime carries beyond the project's are installed on first use: the user's, kept across runs (core/paths.mts labHomeDir). */
+export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "name">) => join(labHomeDir(), "runtime-sdk", runtime.name);
 
 /** The runtime's SDK copies, the pinned one first: the node_modules folders a function's imports resolve in. */
 export const runtimeSdkTreesOf = (runtime: Pick<ManagedRuntime, "name">) => [runtimeDirOf(runtime), installedOnDemandDirOf(runtime)];
@@ -64,30 +64,58 @@ export function missingRuntimeSdk(codeDir: string, runtime: Pick<ManagedRuntime,
   );
 }
 
-/** The project's npm, on its Node: the one that installs everything else. */
-function npm(args: string[], options: { cwd?: string; capture?: boolean } = {}) {
+/** The project's npm, on its Node: the one that installs everything else. Its exit status, what it printed (its errors too: they are the message). */
+async function npm(args: string[], cwd?: string): Promise<{ status: number; stdout: string; stderr: string }> {
   const node = join(PROJECT_ROOT, "tools/node22/node_modules/.bin/node");
   const cli = join(PROJECT_ROOT, "tools/node22/node_modules/npm/bin/npm-cli.js");
-  return spawnSync(node, [cli, ...args], { cwd: options.cwd, encoding: "utf8", stdio: ["ignore", options.capture ? "pipe" : 2, 2] });
+  try {
+    // This process's environment as it is now (npm_config_* included), which a spawn without `env` may not see.
+    return { status: 0, ...(await execOwned(node, [cli, ...args], { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 })) };
+  } catch (error) {
+    const { code, stdout = "", stderr = "" } = error as { code?: number; stdout?: string; stderr?: string };
+    return { status: typeof code === "number" ? code : 1, stdout, stderr };
+  }
 }
+
+/** npm's own error line of what it printed, for a one-line message. */
+const npmError = (stderr: string) =>
+  stderr
+    .split("\n")
+    .find((line) => /^npm error (?!(code|syscall|errno) )/.test(line))
+    ?.replace(/^npm error /, "") ?? "no output";
 
 /**
  * Installs what a runtime carries of `packages` into its on-demand copy, once: each at the release the
  * runtime carries, or not at all when it carries none (a function importing it then fails as on
- * Lambda). Says on `say` what it installs, where and why; returns the packages the runtime does not carry.
+ * Lambda). Says on `say` what it installs, where and why, and what npm could not do: the lab goes on,
+ * and only the functions that import them fail their INIT. Returns the packages the runtime does not carry.
  */
-export function installRuntimeSdk(runtime: Pick<ManagedRuntime, "name" | "lambdaRuntime">, packages: string[], say: (line: string) => void): string[] {
+export async function installRuntimeSdk(
+  runtime: Pick<ManagedRuntime, "name" | "lambdaRuntime">,
+  packages: string[],
+  say: (line: string) => void,
+): Promise<string[]> {
   const config = runtimeConfig(runtime);
   const releases: string[] = [];
   const notCarried: string[] = [];
+  const unreachable = (what: string, stderr: string) =>
+    say(`npm could not ${what} (${npmError(stderr)}): a function that imports it fails its INIT here, not on Lambda; rerun once npm's registry is reachable`);
   for (const name of packages) {
-    const versions = npm(["view", name, "versions", "--json"], { capture: true });
-    const known = versions.status === 0 ? [JSON.parse(versions.stdout || "[]")].flat() : [];
-    const peers = (version: string) => {
-      const view = npm(["view", `${name}@${version}`, "peerDependencies", "--json"], { capture: true });
-      return view.status === 0 && view.stdout.trim() ? (JSON.parse(view.stdout) as Record<string, string>) : {};
-    };
-    const release = runtimeRelease(name, known, config, peers);
+    // One try: a registry out of reach is said at once rather than after npm's minute of retries.
+    const versions = await npm(["view", name, "versions", "--json", "--fetch-retries=0"]);
+    if (versions.status !== 0) {
+      unreachable(`look up ${name}`, versions.stderr);
+      continue;
+    }
+    const known = [JSON.parse(versions.stdout || "[]")].flat() as string[];
+    let release: string | null = null;
+    for (const candidate of runtimeCandidates(name, known, config)) {
+      const view = await npm(["view", `${name}@${candidate}`, "peerDependencies", "--json"]);
+      if (fitsRuntime(view.status === 0 && view.stdout.trim() ? (JSON.parse(view.stdout) as Record<string, string>) : {}, config)) {
+        release = candidate;
+        break;
+      }
+    }
     if (release) releases.push(`${name}@${release}`);
     else notCarried.push(name);
   }
@@ -97,10 +125,10 @@ export function installRuntimeSdk(runtime: Pick<ManagedRuntime, "name" | "lambda
   const manifest = join(dir, "package.json");
   if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: `warpstart-runtime-sdk-${runtime.name}`, private: true }, null, 2)}\n`);
   say(
-    `${runtime.lambdaRuntime} carries ${releases.join(", ")} (its SDK ${config.sdkVersion}), which the stand-in for its runtime lacks: installing into ${relative(process.cwd(), dir)} (once)`,
+    `${runtime.lambdaRuntime} carries ${releases.join(", ")} (its SDK ${config.sdkVersion}), which the stand-in for its runtime lacks: installing into ${dir} (once)`,
   );
-  const install = npm(["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", ...releases], { cwd: dir });
-  if (install.status !== 0) throw new Error(`npm could not install ${releases.join(", ")} into ${dir} (exit ${install.status}): see above`);
+  const install = await npm(["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", ...releases], dir);
+  if (install.status !== 0) unreachable(`install ${releases.join(", ")}`, install.stderr);
   return notCarried;
 }
 

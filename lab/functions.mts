@@ -77,7 +77,7 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
   for (const runtime of new Set(functions.map((fn) => fn.runsOn))) {
     if (runtime.kind !== "managed") continue;
     const missing = [...new Set(functions.filter((fn) => fn.runsOn === runtime).flatMap((fn) => missingRuntimeSdk(fn.codeDir, runtime)))];
-    if (missing.length) installRuntimeSdk(runtime, missing, (line) => console.error(`== ${line}`));
+    if (missing.length) await installRuntimeSdk(runtime, missing, (line) => console.error(`== ${line}`));
   }
   try {
     for (const fn of functions) {

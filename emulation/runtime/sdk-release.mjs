@@ -10,17 +10,25 @@
 import semver from "semver";
 
 /**
+ * The releases of a package a runtime may carry, best first: those at or below its SDK release; none
+ * when the runtime's config says the package had left the SDK by then.
+ */
+export function runtimeCandidates(name, versions, runtimeConfig) {
+  if ((runtimeConfig.notInRuntime ?? []).includes(name)) return [];
+  const { sdkVersion } = runtimeConfig;
+  return versions.filter((version) => semver.valid(version) && !semver.prerelease(version) && semver.lte(version, sdkVersion)).sort(semver.rcompare);
+}
+
+/** Whether a release's peer dependencies (util-dynamodb's client-dynamodb) accept the runtime's SDK release. */
+export function fitsRuntime(peers, runtimeConfig) {
+  return Object.entries(peers ?? {}).every(([peer, range]) => !peer.startsWith("@aws-sdk/") || semver.satisfies(runtimeConfig.sdkVersion, range));
+}
+
+/**
  * The release of a package a runtime carries, from the versions npm has of it and the peer
  * dependencies of one of them (`peersOf`, asked only of the candidates); null when the runtime
  * carries none (no such release, or the runtime's config says it had left the SDK).
  */
 export function runtimeRelease(name, versions, runtimeConfig, peersOf) {
-  if ((runtimeConfig.notInRuntime ?? []).includes(name)) return null;
-  const { sdkVersion } = runtimeConfig;
-  const candidates = versions
-    .filter((version) => semver.valid(version) && !semver.prerelease(version) && semver.lte(version, sdkVersion))
-    .sort(semver.rcompare);
-  const fits = (version) =>
-    Object.entries(peersOf(version) ?? {}).every(([peer, range]) => !peer.startsWith("@aws-sdk/") || semver.satisfies(sdkVersion, range));
-  return candidates.find(fits) ?? null;
+  return runtimeCandidates(name, versions, runtimeConfig).find((version) => fitsRuntime(peersOf(version), runtimeConfig)) ?? null;
 }

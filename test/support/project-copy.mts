@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 
-const NPM_TREES = ["node_modules", "patches/node_modules", "emulation/runtime/node_modules"];
+const NPM_TREES = ["node_modules", "patches/node_modules", "emulation/runtime/node22/node_modules", "emulation/runtime/node24/node_modules"];
 
 export function copyProject(npmTrees: "linked" | "copied"): string {
   const copy = mkdtempSync(join(tmpdir(), "warpstart-project-copy-"));
