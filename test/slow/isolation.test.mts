@@ -30,6 +30,16 @@ it("npm run doctor: the function whose build fails is skipped with its build's e
   expect(run.stderr).toContain(`== ${PROVISION_FAILS}`);
 }, 300_000);
 
+it("npm run doctor on an app in which every function's build fails: SAM's own error, as for one function", () => {
+  const run = doctor("--template", "test/fixtures/sam-apps/as-lambda/isolation-every-build-fails.yaml", "--static");
+  expect(run.status).toBe(1);
+  expect(run.stderr).toContain("== sam build failed: building its 2 functions one by one to find the ones that fail");
+  expect(run.stderr).toContain(
+    "error: sam build of the app in test/fixtures/sam-apps/as-lambda failed, so there is nothing to examine: sam build --template-file isolation-every-build-fails.yaml failed (exit 1):",
+  );
+  expect(run.stdout).toBe("");
+}, 120_000);
+
 describe("npm run lab: it starts, says what it does not serve and whose provisioned concurrency failed, and serves the others", () => {
   let lab: ChildProcess;
   /** What it printed on stdout, line by line. */
