@@ -18,8 +18,8 @@ import { servicesOf } from "../emulation/function-environment.mts";
 import { functionEvent } from "../lab/events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
-import { type Lab, labClient, startLab } from "../lab/lab.mts";
-import { samBuild } from "../lab/sam.mts";
+import { type Lab, labClient, provisionFailureLines, startLab } from "../lab/lab.mts";
+import { samBuildEach } from "../lab/sam.mts";
 import { type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { initChartSvg } from "./chart.mts";
@@ -249,14 +249,21 @@ async function stackTarget(opts: Options, stackList: string): Promise<Target> {
 async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<Target> {
   // The process-start comparison comes last: a missing hyperfine must not cost a run's worth of cold starts.
   if (opts.runtimes) await hyperfineVersion();
+  // A function whose build fails is not measured, and the report says why; the others are.
+  let samNotBuilt = new Map<string, string>();
   if (!opts["no-build"]) {
     console.error("== sam build");
-    await samBuild({ template: opts.template.file, quiet: true });
+    samNotBuilt = await samBuildEach({ template: opts.template.file, quiet: true }, (line) => console.error(`== ${line}`));
   }
-  const { builds, extra, notBuilt } = await buildsOf(opts.template, opts.functions, opts.profiles, opts["exec-wrapper"]);
+  const measured = opts.functions.filter((fn) => !samNotBuilt.has(fn.logicalId));
+  const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"]);
+  for (const fn of opts.functions.filter((candidate) => samNotBuilt.has(candidate.logicalId)))
+    for (const profile of opts.profiles ?? [functionBuild(opts.template, fn.logicalId).profileName])
+      notBuilt.push({ function: fn.logicalId, profile, message: samNotBuilt.get(fn.logicalId)! });
   console.error("== starting the lab (local AWS + Lambda API)");
   const lab = await startLab({
     template: builtTemplateOf(opts.template.file),
+    notBuilt: samNotBuilt,
     extraFunctions: extra,
     runtimes: opts.runtimes,
     fidelity: opts.fidelity,
@@ -264,6 +271,7 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
   });
   started(lab);
   if (lab.resources.notCreated) console.error(lab.resources.notCreated);
+  for (const line of provisionFailureLines(lab)) console.error(line);
   return {
     client: labClient(lab),
     builds,

@@ -8,7 +8,7 @@ import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import { appDirOf, buildDirOf, PROJECT_ROOT } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import { loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
-import { samBuild } from "../lab/sam.mts";
+import { samBuild, samBuildEach } from "../lab/sam.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
 /** CodeUri and ContentUri made absolute: a copy of the template lives elsewhere than the app. */
@@ -101,12 +101,19 @@ function projectEsbuildUsed(functions: TemplateFunction[]): string | null {
   return `${without.join(", ")} ${own}: SAM's esbuild builder runs this project's (${PROJECT_ESBUILD_BIN}/esbuild)`;
 }
 
-/**
- * `sam build` of a copy of the app's template written elsewhere (`copyFile`), with the app's
- * settings and builders, into `buildDir`; the project's Makefile reads the copy (WARPSTART_TEMPLATE).
- */
+/** The settings of every sam build of a copy of the app's template written elsewhere (`copyFile`): the project's Makefile reads the copy (WARPSTART_TEMPLATE). */
+const copyBuild = (copyFile: string, appDir: string, buildDir: string, resources?: string[]) => ({
+  template: copyFile,
+  resources,
+  appDir,
+  buildDir,
+  quiet: true,
+  env: { ...withProjectEsbuild(), WARPSTART_TEMPLATE: copyFile },
+});
+
+/** `sam build` of a copy of the app's template written elsewhere (`copyFile`), with the app's settings and builders, into `buildDir`. */
 export const samBuildCopy = (copyFile: string, appDir: string, buildDir: string, resources?: string[]) =>
-  samBuild({ template: copyFile, resources, appDir, buildDir, quiet: true, env: { ...withProjectEsbuild(), WARPSTART_TEMPLATE: copyFile } });
+  samBuild(copyBuild(copyFile, appDir, buildDir, resources));
 
 /** Why the doctor cannot build a function from its code on disk (null: it can). */
 function whyNotBuildable(fn: TemplateFunction, appDir: string): string | null {
@@ -116,8 +123,9 @@ function whyNotBuildable(fn: TemplateFunction, appDir: string): string | null {
 
 /**
  * `sam build` of the app (only `resources`, if given) into its own .aws-sam/build; what the build
- * did otherwise than the owner's would goes to `say`. A function whose code is not on disk is left
- * out of the build, so the others are built: the answer says why, for each.
+ * did otherwise than the owner's would goes to `say`. A function whose code is not on disk, or
+ * whose build fails, is left out of the build, so the others are built: the answer says why, for
+ * each. A build in which every function fails rejects with SAM's error.
  */
 export async function buildApp(
   templateFile: string,
@@ -138,10 +146,12 @@ export async function buildApp(
   const esbuildLine = projectEsbuildUsed(functions);
   if (esbuildLine) say(esbuildLine);
   const standIns = standInIds(functions);
-  if (standIns.size === 0 && leftOut.size === 0) {
-    await samBuild({ template: templateFile, resources, quiet: true, env: withProjectEsbuild() });
+  const failedBuilds = (failed: Map<string, string>) => {
+    for (const [id, line] of failed) leftOut.set(id, `its build fails: ${line}`);
     return { leftOut };
-  }
+  };
+  if (standIns.size === 0 && leftOut.size === 0)
+    return failedBuilds(await samBuildEach({ template: templateFile, resources, quiet: true, env: withProjectEsbuild() }, say));
   if (standIns.size > 0) say(`building ${[...standIns].join(", ")} on ${STAND_IN_RUNTIME}, the runtime the lab runs in place of theirs`);
   const template = relocatedTemplate(templateFile);
   for (const id of standIns) onStandInRuntime(template.Resources[id]!);
@@ -151,9 +161,8 @@ export async function buildApp(
   try {
     const copy = join(scratch, "template.json");
     writeFileSync(copy, `${JSON.stringify(template, null, 2)}\n`);
-    await samBuildCopy(copy, appDir, buildDirOf(templateFile), resources);
+    return failedBuilds(await samBuildEach(copyBuild(copy, appDir, buildDirOf(templateFile), resources), say));
   } finally {
     removeTree(scratch);
   }
-  return { leftOut };
 }

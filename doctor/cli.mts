@@ -13,7 +13,7 @@ import { runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
-import { withLab } from "../lab/lab.mts";
+import { provisionFailureLines, withLab } from "../lab/lab.mts";
 import { buildApp } from "./app-build.mts";
 import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -121,6 +121,7 @@ async function inTheLab(
       },
       async (lab) => {
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
+        for (const line of provisionFailureLines(lab)) say(line);
         // A function the lab refused (an Environment it cannot evaluate) costs only its own trace and measurements.
         const cannotRun = (name: string) => {
           const refused = lab.refused.get(name);

@@ -46,7 +46,8 @@ async function servedFunction(templateFile: string, logicalId: string, profile: 
     await buildFunction(target, outdir);
   }
   const fn = readTemplate(built).functions.find((candidate) => candidate.logicalId === logicalId)!;
-  return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${target.profileName}`, codeDir: outdir };
+  // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.
+  return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${target.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
 
 async function main(): Promise<number> {

@@ -33,6 +33,8 @@ export interface Lab {
   runtime: Runtime;
   /** The functions it does not serve, and why (a published layer, an environment it cannot evaluate); it serves the others. */
   refused: ReadonlyMap<string, string>;
+  /** The functions whose provisioned environments failed to initialize, and the runtime's error: it serves them, their alias on demand. */
+  provisionFailures: ReadonlyMap<string, string>;
   fidelity: Fidelity;
   stop(): Promise<void>;
 }
@@ -57,6 +59,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   fidelity?: Fidelity;
   /** Serve a function whose layer is a published one (an ARN) without that layer, instead of refusing it (the doctor says so). */
   withoutForeignLayers?: boolean;
+  /** Functions of the template whose build failed, each with its build's error line (lab/sam.mts samBuildEach): refused, saying so. */
+  notBuilt?: ReadonlyMap<string, string>;
 }
 
 /** Why the lab cannot give a function the layers it asks for (null: it can). */
@@ -70,6 +74,10 @@ function provisionedRefusal(fn: TemplateFunction): string | null {
   if (fn.provisionedConcurrency === 0 || fn.alias) return null;
   return "its ProvisionedConcurrencyConfig has no alias to serve (SAM refuses it: To set ProvisionedConcurrencyConfig AutoPublishALias must be defined on the function)";
 }
+
+/** One line per function whose provisioned concurrency failed (Lab.provisionFailures), for the console of a command that starts a lab. */
+export const provisionFailureLines = (lab: Pick<Lab, "provisionFailures">) =>
+  [...lab.provisionFailures].map(([name, why]) => `provisioned concurrency of ${name} failed to initialize, so its alias runs on demand: ${why}`);
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
 export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
@@ -90,10 +98,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     aws = await startLocalAws({ network: fidelity.network });
     resources = await createResources(template, aws);
     for (const fn of served.functions) {
-      const layers = options.withoutForeignLayers ? null : foreignLayersRefusal(fn);
-      const unaliased = provisionedRefusal(fn);
-      if (layers || unaliased) {
-        refused.set(fn.logicalId, (layers ?? unaliased)!);
+      const notBuilt = options.notBuilt?.get(fn.logicalId);
+      const why = (notBuilt && `its build fails: ${notBuilt}`) || (options.withoutForeignLayers ? null : foreignLayersRefusal(fn)) || provisionedRefusal(fn);
+      if (why) {
+        refused.set(fn.logicalId, why);
         continue;
       }
       try {
@@ -121,10 +129,22 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()])
       .then(() => lab.aws.stop())
       .finally(served.cleanup));
-  const lab: Lab = { endpoint: "", apiUrl: "", aws, resources, lambda, functionOn: served.nameOn, runtime: functions[0]!.runsOn, fidelity, refused, stop };
+  const lab: Lab = {
+    endpoint: "",
+    apiUrl: "",
+    aws,
+    resources,
+    lambda,
+    functionOn: served.nameOn,
+    runtime: functions[0]!.runsOn,
+    fidelity,
+    refused,
+    provisionFailures: new Map(),
+    stop,
+  };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
-    await lambda.provision();
+    lab.provisionFailures = await lambda.provision();
     lab.endpoint = await invokeApi.listen(options.port);
     lab.apiUrl = await httpApi.listen(options.apiPort);
   } catch (error) {

@@ -7,8 +7,8 @@ import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
-import { startLab } from "./lab.mts";
-import { samBuild } from "./sam.mts";
+import { provisionFailureLines, startLab } from "./lab.mts";
+import { samBuildEach } from "./sam.mts";
 
 const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--network N] [--code-loading M] [--no-build] [--quiet]
 ${FIDELITY_USAGE}`;
@@ -45,9 +45,11 @@ async function main(): Promise<number> {
     ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }),
     ...(runtime === undefined ? {} : { Runtime: runtime }),
   };
+  // A function whose build fails is refused, saying so; the others are served.
+  let notBuilt = new Map<string, string>();
   if (!values["no-build"]) {
     console.log("== sam build");
-    await samBuild({ template, quiet: true });
+    notBuilt = await samBuildEach({ template, quiet: true }, (line) => console.log(`== ${line}`));
   }
   const lab = await startLab({
     template: builtTemplateOf(template),
@@ -58,15 +60,18 @@ async function main(): Promise<number> {
     freeze: !values["no-freeze"],
     fidelity: fidelityFrom(values),
     parameterOverrides,
+    notBuilt,
     onFunctionLine: values.quiet ? undefined : (fn: string, line: string) => console.log(`[${fn}] ${line}`),
   });
   const [first] = lab.lambda.functionNames;
+  // What it does not serve, and whose provisioned concurrency failed: one line each.
+  const notes = [...[...lab.refused].map(([name, why]) => `Not served: ${name}: ${why}`), ...provisionFailureLines(lab)];
   console.log(`Lambda API: ${lab.endpoint}   (functions: ${lab.lambda.functionNames.join(", ")})
 HTTP API:   ${lab.apiUrl}
 Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created)${lab.resources.notCreated ? `\n${lab.resources.notCreated}` : ""}
 Runtime:    ${lab.runtime.name} (${lab.runtime.summary})
 Lambda-like: ${describeFidelity(lab.fidelity)}
-Provisioned concurrency: ${parameterOverrides.ProvisionedConcurrency ?? 0} per function
+Provisioned concurrency: ${parameterOverrides.ProvisionedConcurrency ?? 0} per function${notes.map((line) => `\n${line}`).join("")}
 Try: aws lambda invoke --endpoint-url ${lab.endpoint} --function-name ${first} --log-type Tail out.json
 Ctrl-C stops everything.`);
   onEndingSignal(() => lab.stop(), 0);

@@ -19,8 +19,8 @@ import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
 import { installPart } from "../core/tools.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
-import { withLab } from "../lab/lab.mts";
-import { samBuild } from "../lab/sam.mts";
+import { provisionFailureLines, withLab } from "../lab/lab.mts";
+import { samBuildEach } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
@@ -269,15 +269,20 @@ async function main(): Promise<number> {
     const { report, checks, passed } = await artillery(deployed, config, opts.out, "deployed");
     runs.push({ provisionedConcurrency: "as deployed", target: deployed, thresholdsPassed: passed, checks, variants: summarize(report) });
   } else {
+    // A function whose build fails is not served, nor its route loaded; the others are.
+    let notBuilt = new Map<string, string>();
     if (!opts["no-build"]) {
       console.error("== sam build");
-      await samBuild({ template, quiet: true });
+      notBuilt = await samBuildEach({ template, quiet: true }, (line) => console.error(`== ${line}`));
+      config.scenarios = config.scenarios.filter((scenario) => !notBuilt.has(scenario.name));
+      if (config.scenarios.length === 0) throw new Error(`every function with an HttpApi GET route fails its build: ${[...notBuilt.keys()].join(", ")}`);
     }
     const samconfig = samconfigParameterOverrides(join(appDirOf(template), "samconfig.toml"));
     for (const provisioned of [0, opts.provisioned]) {
       console.error(`== lab with provisioned concurrency ${provisioned} per function`);
       const parameterOverrides = { ...samconfig, ProvisionedConcurrency: String(provisioned) };
-      await withLab({ template: builtTemplateOf(template), parameterOverrides, fidelity: opts.fidelity }, async (lab) => {
+      await withLab({ template: builtTemplateOf(template), parameterOverrides, notBuilt, fidelity: opts.fidelity }, async (lab) => {
+        for (const line of provisionFailureLines(lab)) console.error(line);
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
         runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
       });

@@ -1,17 +1,25 @@
 // The Lambda API on 127.0.0.1, wire-compatible with @aws-sdk/client-lambda: Invoke,
 // ListFunctions, GetFunction, GetFunctionConfiguration, UpdateFunctionConfiguration (what the bench and the
-// SDK's waitUntilFunctionUpdatedV2 use), each with a Qualifier ($LATEST, the alias, version 1:
-// LambdaService.target) where Lambda takes one. Errors carry x-amzn-ErrorType like the real service.
+// SDK's waitUntilFunctionUpdatedV2 use), GetProvisionedConcurrencyConfig, each with a Qualifier
+// ($LATEST, the alias, version 1: LambdaService.target) where Lambda takes one. Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { errorMessage } from "../../core/cli.mts";
 import { logTail } from "../../core/lambda-logs.mts";
 import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
-import { InvalidParameterValue, type LambdaService, ResourceConflict, ResourceNotFound, TooManyRequests } from "./lambda-service.mts";
+import {
+  InvalidParameterValue,
+  type LambdaService,
+  ProvisionedConcurrencyConfigNotFound,
+  ResourceConflict,
+  ResourceNotFound,
+  TooManyRequests,
+} from "./lambda-service.mts";
 import { readBody } from "./runtime-api.mts";
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 const FUNCTION_ROUTE = /^\/2015-03-31\/functions\/([^/]+)(\/invocations|\/configuration)?$/;
 const LIST_ROUTE = /^\/2015-03-31\/functions\/?$/;
+const PROVISIONED_ROUTE = /^\/2019-09-30\/functions\/([^/]+)\/provisioned-concurrency$/;
 
 export class InvokeApi {
   private readonly server: Server;
@@ -37,13 +45,16 @@ export class InvokeApi {
     // ListFunctions (the AWS CLI and boto3 call it): every function in one page, no marker.
     if (req.method === "GET" && LIST_ROUTE.test(url.pathname))
       return sendJson(res, 200, { Functions: this.lambda.functionNames.map((name) => this.lambda.configuration(name)) });
-    const match = FUNCTION_ROUTE.exec(url.pathname);
+    const provisioned = PROVISIONED_ROUTE.exec(url.pathname);
+    const match = provisioned ?? FUNCTION_ROUTE.exec(url.pathname);
     if (!match) return sendError(res, 404, "UnknownOperationException", `Unknown operation ${req.method} ${url.pathname}`);
     const name = decodeURIComponent(match[1]!);
     const qualifier = url.searchParams.get("Qualifier") ?? undefined;
-    const operation = `${req.method} ${match[2] ?? ""}`;
+    const operation = provisioned ? `${req.method} provisioned-concurrency` : `${req.method} ${match[2] ?? ""}`;
     try {
       switch (operation) {
+        case "GET provisioned-concurrency":
+          return sendJson(res, 200, this.lambda.provisionedConcurrencyConfig(name, qualifier));
         case "POST /invocations":
           return await this.invoke(req, res, name, qualifier);
         case "GET /configuration":
@@ -62,6 +73,7 @@ export class InvokeApi {
       }
     } catch (error) {
       if (error instanceof ResourceNotFound) return sendError(res, 404, "ResourceNotFoundException", error.message);
+      if (error instanceof ProvisionedConcurrencyConfigNotFound) return sendError(res, 404, "ProvisionedConcurrencyConfigNotFoundException", error.message);
       if (error instanceof ResourceConflict) return sendError(res, 409, "ResourceConflictException", error.message);
       if (error instanceof InvalidParameterValue) return sendError(res, 400, "InvalidParameterValueException", error.message);
       if (error instanceof TooManyRequests) {

@@ -3,6 +3,7 @@
 // A function is its $LATEST and, with AutoPublishAlias, the version SAM publishes (1) and the
 // alias pointing to it, which holds the provisioned environments and which API events invoke.
 import { randomBytes, randomUUID } from "node:crypto";
+import { errorMessage } from "../../core/cli.mts";
 import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
@@ -35,6 +36,17 @@ export interface FunctionConfiguration {
   LastModified: string;
   RevisionId: string;
   CodeSize: number;
+}
+
+/** An alias's provisioned concurrency as GetProvisionedConcurrencyConfig answers it (READY or FAILED: the lab provisions before it serves). */
+export interface ProvisionedConcurrencyConfig {
+  RequestedProvisionedConcurrentExecutions: number;
+  AvailableProvisionedConcurrentExecutions: number;
+  AllocatedProvisionedConcurrentExecutions: number;
+  Status: "READY" | "FAILED";
+  /** Why it FAILED: the runtime's error type and message. */
+  StatusReason?: string;
+  LastModified: string;
 }
 
 export interface InvokeResult {
@@ -94,6 +106,8 @@ class LambdaFunction {
   readonly published: FunctionVersion | null;
 
   readonly spec: ServedFunction;
+  /** How its provisioned concurrency went (null: it has none, or it has not been provisioned yet). */
+  provisioning: { status: ProvisionedConcurrencyConfig["Status"]; reason?: string; lastModified: string } | null = null;
 
   constructor(spec: ServedFunction) {
     this.spec = spec;
@@ -134,6 +148,8 @@ interface Target {
 }
 
 export class ResourceNotFound extends Error {}
+/** The alias has no provisioned concurrency config: Lambda's ProvisionedConcurrencyConfigNotFoundException. */
+export class ProvisionedConcurrencyConfigNotFound extends Error {}
 export class ResourceConflict extends Error {}
 export class InvalidParameterValue extends Error {}
 /** The concurrency limit is reached: Lambda's TooManyRequestsException (ConcurrentInvocationLimitExceeded). */
@@ -207,25 +223,62 @@ export class LambdaService {
    * Initializes every function's provisioned concurrency (template ProvisionedConcurrencyConfig)
    * before traffic, with AWS_LAMBDA_INITIALIZATION_TYPE=provisioned-concurrency: on its alias, as
    * SAM configures it (a function without AutoPublishAlias has none; SAM refuses the template).
+   * A function whose provisioned environments fail to initialize is that function's problem, as on
+   * Lambda: its config is FAILED, with the runtime's error as its reason, and its alias runs on
+   * demand. Resolves with each such function and that reason.
    */
-  async provision(): Promise<void> {
-    const starts = [...this.functions.values()].flatMap((fn) =>
-      Array.from({ length: fn.published ? fn.spec.provisionedConcurrency : 0 }, async () => {
+  async provision(): Promise<Map<string, string>> {
+    const failed = new Map<string, string>();
+    const provisioned = [...this.functions.values()].filter((fn) => fn.published && fn.spec.provisionedConcurrency > 0);
+    await Promise.all(
+      provisioned.map(async (fn) => {
         const version = fn.published!;
-        const env = this.newEnvironment(fn, version, "provisioned-concurrency");
-        const init = await env.init(this.options.initTimeoutMs);
-        env.takeLog();
-        if (init.kind !== "ready") {
-          await this.discard(env);
-          throw new Error(`provisioned concurrency for ${fn.spec.logicalId} failed to initialize (${init.kind}); run it on demand to see its error`);
+        const envs = Array.from({ length: fn.spec.provisionedConcurrency }, () => this.newEnvironment(fn, version, "provisioned-concurrency"));
+        const whyNot = await Promise.all(envs.map((env) => this.initProvisioned(env)));
+        const reason = whyNot.find((why) => why !== null);
+        fn.provisioning = { status: reason ? "FAILED" : "READY", reason: reason ?? undefined, lastModified: new Date().toISOString() };
+        if (reason) {
+          failed.set(fn.spec.logicalId, reason);
+          await Promise.all(envs.map((env) => this.discard(env)));
+          return;
         }
-        this.provisioned.add(env);
-        version.idle.push(env);
+        for (const env of envs) this.provisioned.add(env);
+        version.idle.push(...envs);
       }),
     );
-    const results = await Promise.allSettled(starts);
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
-    if (failed) throw failed.reason;
+    return failed;
+  }
+
+  /** INIT of a provisioned environment: null when it is ready, else the runtime's error type and message. */
+  private async initProvisioned(env: ExecutionEnvironment): Promise<string | null> {
+    try {
+      const init = await env.init(this.options.initTimeoutMs);
+      env.takeLog();
+      if (init.kind === "ready") return null;
+      const posted = parseJson(this.failedInit(init, [], []).payload);
+      return `${posted.errorType}: ${posted.errorMessage}`;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
+  /**
+   * The provisioned concurrency config of the alias a name and qualifier name, as
+   * GetProvisionedConcurrencyConfig answers it; none on $LATEST, version 1 or a function without one.
+   */
+  provisionedConcurrencyConfig(name: string, qualifier?: string): ProvisionedConcurrencyConfig {
+    const { fn, viaAlias } = this.target(name, qualifier);
+    if (!viaAlias || !fn.provisioning) throw new ProvisionedConcurrencyConfigNotFound("No Provisioned Concurrency Config found for this function");
+    const requested = fn.spec.provisionedConcurrency;
+    const allocated = fn.provisioning.status === "READY" ? requested : 0;
+    return {
+      RequestedProvisionedConcurrentExecutions: requested,
+      AvailableProvisionedConcurrentExecutions: allocated,
+      AllocatedProvisionedConcurrentExecutions: allocated,
+      Status: fn.provisioning.status,
+      ...(fn.provisioning.reason ? { StatusReason: fn.provisioning.reason } : {}),
+      LastModified: fn.provisioning.lastModified,
+    };
   }
 
   /** A function's settings as the lab serves it (what runs it, its code). */

@@ -1,7 +1,7 @@
 // The Lambda API's less-trodden paths, through @aws-sdk/client-lambda as users reach them:
 // invocation types, payload limits, GetFunction, function names as ARNs, qualifiers ($LATEST, an
 // alias with provisioned concurrency, a version, one that does not exist), an INIT that times out,
-// a provisioned INIT that fails, a port already taken; and what the runtime client says of a
+// provisioned INITs that fail (GetProvisionedConcurrencyConfig FAILED, the others served), a port already taken; and what the runtime client says of a
 // handler it cannot load, the same on the managed runtime and on a custom one.
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   GetFunctionCommand,
   GetFunctionConfigurationCommand,
+  GetProvisionedConcurrencyConfigCommand,
   InvokeCommand,
   ListFunctionsCommand,
   UpdateFunctionConfigurationCommand,
@@ -17,7 +18,7 @@ import {
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { runtimeNamed } from "../../core/runtimes.mts";
-import { type Lab, labClient, startLab } from "../../lab/lab.mts";
+import { type Lab, labClient, provisionFailureLines, startLab } from "../../lab/lab.mts";
 import { eventually } from "../support/eventually.mts";
 import { forceColdStart, invokeLogged } from "../support/lab.mts";
 
@@ -240,12 +241,41 @@ describe("qualifiers: $LATEST, the alias AutoPublishAlias publishes (with its pr
 });
 
 describe("starting the lab", () => {
-  it("stops before serving when a provisioned environment fails its INIT, and leaves nothing running", async () => {
-    const before = localAwsProcesses().length;
-    await expect(startLab({ template: join(FIXTURES, "provisioned-failure.yaml"), parameterOverrides: {} })).rejects.toThrow(
-      "provisioned concurrency for ExitsAtInit failed to initialize (exit); run it on demand to see its error",
-    );
-    await eventually("the local AWS has ended with the failed start", () => localAwsProcesses().length === before, 5_000);
+  it("serves every function when provisioned environments fail their INIT: each failure is its function's, whose alias runs on demand", async () => {
+    const lab = await startLab({ template: join(FIXTURES, "provisioned-failure.yaml"), parameterOverrides: {} });
+    try {
+      const throws = "Runtime.InitError: RangeError: the cache size must be positive";
+      expect(Object.fromEntries(lab.provisionFailures)).toEqual({
+        ThrowsAtInit: throws,
+        ExitsAtInit: "Runtime.ExitError: Runtime exited with error: exit status 2",
+      });
+      expect(provisionFailureLines(lab)).toContain(`provisioned concurrency of ThrowsAtInit failed to initialize, so its alias runs on demand: ${throws}`);
+      const client = labClient(lab, { maxAttempts: 1 });
+      const config = (FunctionName: string, Qualifier: string) => client.send(new GetProvisionedConcurrencyConfigCommand({ FunctionName, Qualifier }));
+      expect(await config("ThrowsAtInit", "live")).toMatchObject({
+        Status: "FAILED",
+        StatusReason: throws,
+        RequestedProvisionedConcurrentExecutions: 1,
+        AllocatedProvisionedConcurrentExecutions: 0,
+      });
+      expect(await config("Echo", "live")).toMatchObject({ Status: "READY", AllocatedProvisionedConcurrentExecutions: 1 });
+      expect((await config("Echo", "live")).StatusReason).toBeUndefined();
+      await expect(config("Echo", "1")).rejects.toMatchObject({
+        name: "ProvisionedConcurrencyConfigNotFoundException",
+        $metadata: expect.objectContaining({ httpStatusCode: 404 }),
+      });
+      // The alias's invoke runs on demand, cold, and gets the INIT error; the HTTP API's (through the alias) too.
+      const viaAlias = await invokeLogged(lab, "ThrowsAtInit:live");
+      expect(viaAlias).toMatchObject({
+        functionError: "Unhandled",
+        payload: { errorType: "Runtime.InitError", errorMessage: "RangeError: the cache size must be positive" },
+      });
+      expect(viaAlias.log).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError$/m);
+      expect((await fetch(`${lab.apiUrl}/throws-at-init`)).status).toBe(500);
+      expect((await invokeLogged(lab, "Echo:live")).payload).toMatchObject({ initType: "provisioned-concurrency", version: "1" });
+    } finally {
+      await lab.stop();
+    }
   });
 
   it("serves the functions it can and refuses each other one with its reason, which an invoke of it answers", async () => {

@@ -1,0 +1,45 @@
+// One function's failure stays its own, as on Lambda, on the as-lambda app
+// (test/fixtures/sam-apps/as-lambda): IsolationUndeclaredImport's build fails, IsolationInitThrows's
+// provisioned environment fails its INIT, and `npm run bench` and `npm run invoke` measure and run
+// the others all the same. One file, as each command builds the app in its own .aws-sam. The
+// doctor and `npm run lab` on it: test/slow/isolation.test.mts; the lab's side through its
+// Lambda API: test/integration/lambda-api.test.mts.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readBenchResults } from "../../bench/results.mts";
+import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { bench } from "../support/bench.mts";
+import { outputOf } from "../support/doctor.mts";
+import { BUILD_ERROR, PROVISION_FAILS, TEMPLATE, TOOLS_ENV } from "../support/isolation.mts";
+
+const out = mkdtempSync(join(tmpdir(), "warpstart-isolation-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+it("npm run bench: the function whose build fails is reported not built, the one whose INIT fails measured as failed rounds, the other measured", () => {
+  const run = bench("--template", TEMPLATE, "--rounds", "1", "--out", out);
+  expect(outputOf(run)).toMatchObject({ status: 0 });
+  expect(run.stderr).toContain(`== IsolationUndeclaredImport is left out: its build fails: ${BUILD_ERROR}`);
+  expect(run.stderr).toContain(PROVISION_FAILS);
+  const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+  expect(results.notBuilt).toEqual([{ function: "IsolationUndeclaredImport", profile: "Optimized", message: expect.stringContaining(BUILD_ERROR) }]);
+  expect(
+    results.cells.map((cell) => [cell.function, cell.samples.length, cell.failures.map(({ phase, errorType, message }) => [phase, errorType, message])]),
+  ).toEqual([
+    ["IsolationHealthy", 1, []],
+    ["IsolationInitThrows", 0, [["cold", "Runtime.InitError", "Error: UPLOADS_BUCKET is not set"]]],
+  ]);
+}, 240_000);
+
+it("npm run invoke of the function whose provisioned INIT fails: its INIT error, on demand", () => {
+  const invoke = spawnSync(NODE22, ["lab/invoke.mts", "--template", TEMPLATE, "IsolationInitThrows"], {
+    cwd: PROJECT_ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: TOOLS_ENV,
+  });
+  expect(invoke.status).toBe(1);
+  expect(JSON.parse(invoke.stdout)).toMatchObject({ errorType: "Runtime.InitError", errorMessage: "Error: UPLOADS_BUCKET is not set" });
+  expect(invoke.stderr).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError$/m);
+}, 120_000);
