@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
 import type { TemplateEventSource, TemplateFunction } from "../core/template.mts";
+import { type EventData, madeUpName } from "../emulation/local-aws/resources.mts";
 import { samCliVersion, samGenerateEvent } from "./sam.mts";
 
 export const SAMPLE_EVENT = join(EVENTS_DIR, "http-api.json");
@@ -95,7 +96,7 @@ function nameOf(logicalId: string, source: TemplateEventSource, property: string
   const resource = source.references[property];
   const given = resource?.properties[NAME_PROPERTY[resource.type] ?? ""];
   if (typeof given === "string") return given;
-  return `warpstart-lab-${resource?.logicalId ?? `${logicalId}${source.name}`}`;
+  return resource ? madeUpName(resource.type, resource.logicalId) : `warpstart-lab-${logicalId}${source.name}`;
 }
 
 /**
@@ -228,4 +229,44 @@ export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSou
   if (source.type !== "Api" && source.type !== "HttpApi") return event;
   const { method, path } = routeOf(source);
   return source.type === "Api" ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
+}
+
+/** The types whose generated event names data that exists before the event is sent: an S3 object, a DynamoDB item. */
+const NAMES_DATA = ["S3", "DynamoDB"];
+
+/**
+ * What a function's generated event says exists, for the lab to put into the local AWS before it
+ * is sent (lab/lab.mts): S3 sends its event once the object is stored, a DynamoDB stream once the
+ * item is written. None for an event the app gives (events/<LogicalId>.json) or another trigger:
+ * an SQS or SNS event carries its message, and nothing it names is read back.
+ */
+export function eventDataOf(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">): EventData[] {
+  if (fn.sampleEvent || !fn.eventSource || !NAMES_DATA.includes(fn.eventSource.type)) return [];
+  const { Records: records = [] } = functionEvent(fn) as { Records?: Event[] };
+  // One datum per object or item, the last record's: SAM's stream event inserts an item, then
+  // changes it (then removes it, which the lab leaves out: a handler reads back what it wrote).
+  const data = new Map<string, EventData>();
+  for (const datum of records.flatMap(recordData(fn.logicalId)))
+    data.set(JSON.stringify("bucket" in datum ? [datum.bucket, datum.key] : [datum.table, keysOf(datum.item, records)]), datum);
+  return [...data.values()];
+}
+
+/** What one record of an event says exists. */
+const recordData =
+  (logicalId: string) =>
+  (record: Event): EventData[] => {
+    const s3 = record.s3 as { bucket?: { name?: string }; object?: { key?: string } } | undefined;
+    // S3 writes a key URL-encoded, a space as +.
+    if (s3?.bucket?.name && s3.object?.key)
+      return [{ function: logicalId, bucket: s3.bucket.name, key: decodeURIComponent(s3.object.key.replace(/\+/g, " ")) }];
+    const stream = record.dynamodb as { Keys?: Event; NewImage?: Event } | undefined;
+    const table = tableOfStream(String(record.eventSourceARN ?? ""));
+    if (stream?.NewImage && stream.Keys && table) return [{ function: logicalId, table, item: { ...stream.NewImage, ...stream.Keys } }];
+    return [];
+  };
+
+/** An item's key attributes, by the names the records' Keys give. */
+function keysOf(item: Record<string, unknown>, records: Event[]): unknown {
+  const names = new Set(records.flatMap((record) => Object.keys((record.dynamodb as { Keys?: Event } | undefined)?.Keys ?? {})));
+  return [...names].sort().map((name) => item[name]);
 }
