@@ -55,7 +55,7 @@ const GENERATORS: Record<string, Generator> = {
   },
   HttpApi: (source) => ["apigateway", "http-api-proxy", ...requestOptions(source)],
   // Bucket names are lower case: CloudFormation lowercases the ones it makes up.
-  S3: (_, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase()],
+  S3: (source, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase(), ...s3KeyOption(source)],
   SQS: (_, name) => ["sqs", "receive-message", "--queue-name", name("Queue", lastArnPart)],
   SNS: (_, name) => ["sns", "notification", "--topic", name("Topic", lastArnPart)],
   DynamoDB: (_, name) => ["dynamodb", "update", "--table", name("Stream", tableOfStream)],
@@ -67,6 +67,16 @@ const GENERATORS: Record<string, Generator> = {
   CloudWatchLogs: () => ["cloudwatch", "logs"],
   AlexaSkill: () => ["alexa-skills-kit", "start-session"],
 };
+
+/**
+ * The generator's key (test/key) within the event's Filter, which S3 sends events for only:
+ * its prefix and suffix around it (a handler of .json uploads gets a .json key).
+ */
+function s3KeyOption({ properties: { Filter } }: TemplateEventSource): string[] {
+  const rules = (Filter as { S3Key?: { Rules?: { Name?: unknown; Value?: unknown }[] } } | undefined)?.S3Key?.Rules ?? [];
+  const rule = (name: string) => String(rules.find((candidate) => String(candidate.Name).toLowerCase() === name)?.Value ?? "");
+  return rules.length ? ["--key", `${rule("prefix")}test/key${rule("suffix")}`] : [];
+}
 
 /** An API event's route: its method (SAM's default: ANY) and path (none: an HTTP API's catch-all route). */
 function routeOf({ properties: { Method, Path } }: TemplateEventSource): { method: string; path: string | null } {

@@ -74,7 +74,10 @@ it.each([
 
 it("keeps each event it made under .lab/events/ and sends that copy from then on", () => {
   rmSync(GENERATED_DIR, { recursive: true, force: true });
-  expect(functionEvent(fn("OnScratch"))).toMatchObject({ Records: [{ s3: { bucket: { name: "warpstart-lab-scratch" } } }] });
+  // Its key within the event's Filter (prefix scratch/, suffix .json), as S3 sends it.
+  expect(functionEvent(fn("OnScratch"))).toMatchObject({
+    Records: [{ s3: { bucket: { name: "warpstart-lab-scratch" }, object: { key: "scratch/test/key.json" } } }],
+  });
   const kept = readdirSync(GENERATED_DIR);
   expect(kept).toEqual([expect.stringMatching(/^[0-9a-f]+\.json$/)]);
   const copy = join(GENERATED_DIR, kept[0]!);
