@@ -3,7 +3,7 @@
 // app's seed folder gives (local-aws/: an object, an item, a parameter, a secret, an export's
 // value); and each seed file the lab cannot use, or parameter without a value, named in one line
 // while the rest is loaded.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
@@ -16,18 +16,23 @@ import { functionEvent } from "../../lab/events.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { invokeLogged } from "../support/lab.mts";
 
-const APP = join(PROJECT_ROOT, "test/fixtures/sam-apps/as-lambda/template.yaml");
+const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/as-lambda");
 const WORLD = ["WorldOnUpload", "WorldOnOrder", "WorldReadsSeeds"];
 // As --parameter-overrides or samconfig.toml gives it: the bucket has no name without it.
 const OVERRIDES = { WorldUploadsName: "world-uploads" };
 
 describe("a lab of an app whose functions read what their events name and what the user seeds", () => {
+  // Served from its sources (CodeUri: the app's folder), copied without any build of it another test makes there.
+  const dir = mkdtempSync(join(tmpdir(), "warpstart-as-lambda-"));
+  cpSync(FIXTURE, dir, { recursive: true, filter: (path) => !path.includes(".aws-sam") });
+  const APP = join(dir, "template.yaml");
   let lab: Lab;
   beforeAll(async () => {
     lab = await startLab({ template: APP, parameterOverrides: OVERRIDES, only: WORLD, fidelity: { network: LOOPBACK, codeLoading: "none" } });
   });
   afterAll(async () => {
     await lab?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
   const eventOf = (logicalId: string) => functionEvent(readTemplate(APP, OVERRIDES).functions.find((fn) => fn.logicalId === logicalId)!);
 
