@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
-import type { TemplateEventSource, TemplateFunction } from "../core/template.mts";
+import type { TemplateEventSource, TemplateFunction, TemplateResource } from "../core/template.mts";
 import { type EventData, madeUpName } from "../emulation/local-aws/resources.mts";
 import { samCliVersion, samGenerateEvent } from "./sam.mts";
 
@@ -236,9 +236,35 @@ export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSou
   const args = generateEventArgs(fn.logicalId, source);
   if (!args) return routeEvent(routeOf(source).path!, query);
   const event = generatedEvent(args);
+  if (source.type === "DynamoDB") return withTableKeys(event, source.references.Stream);
   if (source.type !== "Api" && source.type !== "HttpApi") return event;
   const { method, path } = routeOf(source);
   return source.type === "Api" ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
+}
+
+/** The generator's key value (101), in each type a key attribute may have. */
+const KEY_VALUES: Record<string, string> = { S: "101", N: "101", B: Buffer.from("101").toString("base64") };
+
+/**
+ * SAM's stream records key their item by Id, a number, whatever the table: given the keys of the
+ * table's own KeySchema instead, so that the item they name can be the table's (and is, in the lab).
+ */
+function withTableKeys(event: Event, table: TemplateResource | undefined): Event {
+  const { KeySchema: schema, AttributeDefinitions: definitions } = (table?.properties ?? {}) as Record<string, unknown>;
+  if (!Array.isArray(schema) || !Array.isArray(definitions)) return event;
+  const typeOf = (name: unknown) => String((definitions as Event[]).find((definition) => definition.AttributeName === name)?.AttributeType ?? "S");
+  const keys = Object.fromEntries((schema as Event[]).map(({ AttributeName: name }) => [String(name), { [typeOf(name)]: KEY_VALUES[typeOf(name)] ?? "101" }]));
+  const records = ((event.Records ?? []) as Event[]).map((record) => {
+    const stream = record.dynamodb as Record<string, Event | undefined>;
+    const generated = Object.keys(stream.Keys ?? {});
+    const image = (name: string) => {
+      const attributes = stream[name];
+      if (!attributes) return {};
+      return { [name]: { ...Object.fromEntries(Object.entries(attributes).filter(([attribute]) => !generated.includes(attribute))), ...keys } };
+    };
+    return { ...record, dynamodb: { ...stream, Keys: keys, ...image("NewImage"), ...image("OldImage") } };
+  });
+  return { ...event, Records: records };
 }
 
 /** The types whose generated event names data that exists before the event is sent: an S3 object, a DynamoDB item. */

@@ -59,13 +59,21 @@ it.each([
   ],
   [
     "OnChange",
-    "DynamoDB stream records of the template's table",
+    "DynamoDB stream records of the template's table, keyed as it is",
     {},
-    // The generator's records: an INSERT, a MODIFY and a REMOVE.
+    // The generator's records (an INSERT, a MODIFY and a REMOVE), keyed by the table's own key, not the generator's Id.
     {
-      Records: expect.arrayContaining([
-        expect.objectContaining({ eventSource: "aws:dynamodb", eventSourceARN: expect.stringMatching(/:table\/fixture-table\/stream\//) }),
-      ]),
+      Records: [
+        ...["INSERT", "MODIFY"].map((eventName) =>
+          expect.objectContaining({
+            eventName,
+            eventSource: "aws:dynamodb",
+            eventSourceARN: expect.stringMatching(/:table\/fixture-table\/stream\//),
+            dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } }, NewImage: { id: { S: "101" }, Message: { S: expect.any(String) } } }),
+          }),
+        ),
+        expect.objectContaining({ eventName: "REMOVE", dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } } }) }),
+      ],
     },
   ],
 ])("%s gets %s", (logicalId, _, query, shape) => {

@@ -43,12 +43,13 @@ describe("a lab of an app whose functions read what their events name and what t
     expect(payload.bytes).toBeGreaterThan(0);
   });
 
-  it("holds the item the generated DynamoDB stream event names, as its last image, in the table the template names not", async () => {
+  it("holds the item the generated DynamoDB stream event names, as its last image, keyed by the table's own key, in the table the template names not", async () => {
     const event = eventOf("WorldOnOrder") as { Records: { eventName: string; dynamodb: { Keys: object; NewImage?: object } }[] };
     const { functionError, payload } = await invokeLogged(lab, "WorldOnOrder", event);
     expect(functionError).toBeUndefined();
     const last = event.Records.findLast((record) => record.dynamodb.NewImage)!;
     expect(last.eventName).toBe("MODIFY"); // SAM's event: INSERT, MODIFY, then REMOVE, which the lab leaves out
+    expect(last.dynamodb.Keys).toEqual({ orderId: { S: "101" } }); // the table's key, not the generator's Id
     expect(payload.item).toEqual({ ...last.dynamodb.NewImage, ...last.dynamodb.Keys });
   });
 
