@@ -18,7 +18,8 @@ import { servicesOf } from "../emulation/function-environment.mts";
 import { functionEvent } from "../lab/events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
-import { type Lab, labClient, provisionFailureLines, startLab } from "../lab/lab.mts";
+import { type Lab, labClient, localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 import { type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
@@ -28,7 +29,7 @@ import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from 
 import { consoleSummary, markdownReport } from "./report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "./results.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functions A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--exec-wrapper] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--network N] [--code-loading M] [--no-build] [--verbose]
+const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functions A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--exec-wrapper] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build] [--verbose]
   --rounds N       forced cold starts per cell (a function in a profile on a runtime; default 30)
   --template FILE  the SAM template whose functions to measure (default: template.yaml)
   --functions LIST its functions to measure, by logical id (default: all); --variants LIST, its old
@@ -48,6 +49,7 @@ const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functio
   --region R       the stacks' region (default: AWS_REGION or your AWS config)
   --no-build       locally, use the existing .aws-sam/build instead of running sam build
   --verbose        print every line the local functions log
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 /** --runtimes, each installed (undefined: the template's runtime). */
@@ -96,12 +98,17 @@ function options() {
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
   });
   const rounds = wholeNumber("rounds", values.rounds, 1)!;
   const templateFile = resolve(values.template);
-  const template = readTemplate(templateFile);
   const local = !values.stack;
+  if (!local && values["parameter-overrides"])
+    throw new UsageError("--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with");
+  const parameterOverrides = parameterOverridesFrom(values, templateFile);
+  // Read with the lab's values, so that each generated event names what the lab creates.
+  const template = readTemplate(templateFile, parameterOverrides);
   if (values.ablate && values.profiles) throw new UsageError("--ablate chooses its own profiles; leave out --profiles");
   if ((values.ablate || values.profiles) && values.runtimes)
     throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
@@ -124,6 +131,7 @@ function options() {
   return {
     ...values,
     fidelity: fidelityFrom(values),
+    parameterOverrides,
     rounds,
     runtimes,
     template,
@@ -164,11 +172,12 @@ async function buildsOf(
   functions: TemplateFunction[],
   profiles: string[] | undefined,
   execWrapper: boolean,
+  overrides: Record<string, string>,
 ): Promise<{ builds: MeasuredBuild[]; extra: TemplateFunction[]; notBuilt: NonNullable<BenchResults["notBuilt"]> }> {
   const builds: MeasuredBuild[] = [];
   const extra: TemplateFunction[] = [];
   const notBuilt: NonNullable<BenchResults["notBuilt"]> = [];
-  const built = readTemplate(builtTemplateOf(template.file));
+  const built = readTemplate(builtTemplateOf(template.file), overrides);
   /** Builds fn in a profile into a folder of its own and serves it beside the template's functions. */
   const buildHere = async (fn: TemplateFunction, served: TemplateFunction, profile: string, id: string, cell: Omit<MeasuredBuild, "served">) => {
     const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, id);
@@ -256,7 +265,7 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     samNotBuilt = await samBuildEach({ template: opts.template.file, quiet: true }, (line) => console.error(`== ${line}`));
   }
   const measured = opts.functions.filter((fn) => !samNotBuilt.has(fn.logicalId));
-  const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"]);
+  const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"], opts.parameterOverrides);
   for (const fn of opts.functions.filter((candidate) => samNotBuilt.has(candidate.logicalId)))
     for (const profile of opts.profiles ?? [functionBuild(opts.template, fn.logicalId).profileName])
       notBuilt.push({ function: fn.logicalId, profile, message: samNotBuilt.get(fn.logicalId)! });
@@ -265,12 +274,13 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     template: builtTemplateOf(opts.template.file),
     notBuilt: samNotBuilt,
     extraFunctions: extra,
+    parameterOverrides: opts.parameterOverrides,
     runtimes: opts.runtimes,
     fidelity: opts.fidelity,
     onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined,
   });
   started(lab);
-  if (lab.resources.notCreated) console.error(lab.resources.notCreated);
+  for (const line of localAwsNotes(lab.resources)) console.error(line);
   for (const line of provisionFailureLines(lab)) console.error(line);
   return {
     client: labClient(lab),

@@ -17,12 +17,13 @@ import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 import { summarize } from "../measure/stats.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
 
-const USAGE = `usage: npm run keepalive -- [--template FILE] [--functions A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--network N] [--code-loading M] [--no-build]
+const USAGE = `usage: npm run keepalive -- [--template FILE] [--functions A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build]
   --template FILE  the SAM template (default: template.yaml)
   --functions LIST its functions to measure (default: Optimized,NoKeepAlive); a function built with
                    BuildProperties.Define KEEP_ALIVE: false runs without keep-alive; --variants LIST,
@@ -32,6 +33,7 @@ const USAGE = `usage: npm run keepalive -- [--template FILE] [--functions A,B] [
   --invokes N      measured invokes per function and K, after one warm-up invoke (default 20)
   --out DIR        where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
   --no-build       use the existing .aws-sam/build instead of running sam build
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 /** One variant at one K: every call's latency and the connections the N invokes opened. */
@@ -83,9 +85,12 @@ function options() {
       "no-build": { type: "boolean" },
       help: { type: "boolean" },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
   });
-  const template = readTemplate(resolve(values.template));
+  const templateFile = resolve(values.template);
+  const parameterOverrides = parameterOverridesFrom(values, templateFile);
+  const template = readTemplate(templateFile, parameterOverrides);
   if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
   const chosen = values.functions ?? values.variants ?? "Optimized,NoKeepAlive";
   const functions = chosen.split(",").map((name) => {
@@ -110,6 +115,7 @@ function options() {
     build: !values["no-build"],
     help: values.help === true,
     fidelity: fidelityFrom(values),
+    parameterOverrides,
     invokes: wholeNumber("invokes", values.invokes, 1)!,
     out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${timestamp()}`)),
   };
@@ -236,7 +242,7 @@ async function main(): Promise<number> {
     await samBuild({ template: opts.template, quiet: true });
   }
   console.error("== starting the lab (local AWS + Lambda API)");
-  return withLab({ template: builtTemplateOf(opts.template), fidelity: opts.fidelity }, async (lab) => {
+  return withLab({ template: builtTemplateOf(opts.template), parameterOverrides: opts.parameterOverrides, fidelity: opts.fidelity }, async (lab) => {
     const client = labClient(lab);
     const startedAt = new Date().toISOString();
     const rows: KeepAliveRow[] = [];

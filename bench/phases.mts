@@ -10,9 +10,8 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
 import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate } from "../core/template.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
@@ -20,6 +19,7 @@ import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, startLab } from "../lab/lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 import { mulberry32 } from "../measure/stats.mts";
 import { SDK_CHUNK_CHANNEL } from "../src/contract.mts";
@@ -40,7 +40,7 @@ import {
   profileTable,
 } from "./phase-profile.mts";
 
-const USAGE = `usage: npm run phases -- [--template FILE] [--functions A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof]
+const USAGE = `usage: npm run phases -- [--template FILE] [--functions A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof] [--parameter-overrides "A=1 B=2"]
   --template FILE  the SAM template (default: template.yaml)
   --functions LIST the functions to profile (default: all of the template's); --variants LIST, its old
                    name, still works
@@ -50,6 +50,7 @@ const USAGE = `usage: npm run phases -- [--template FILE] [--functions A,B,...] 
   --cpu-prof       a third cold start per round under V8's CPU profiler: its handler load split into builtins,
                    request creation, garbage collection, Warp's SDK chunk (cache, modules, first call) and other
                    code; each .cpuprofile kept in DIR/profiles
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;
@@ -71,9 +72,13 @@ function options() {
       "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean" },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
   });
-  const template = readTemplate(resolve(values.template));
+  const templateFile = resolve(values.template);
+  // Every cold start is one this tool starts: no provisioned environments, whatever samconfig.toml deploys with.
+  const parameterOverrides = { ...parameterOverridesFrom(values, templateFile), ProvisionedConcurrency: "0" };
+  const template = readTemplate(templateFile, parameterOverrides);
   if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
   const chosen = values.functions ?? values.variants;
   const names = chosen ? commaList(chosen) : template.functions.map((fn) => fn.logicalId);
@@ -88,6 +93,7 @@ function options() {
     build: !values["no-build"],
     cpuProf: values["cpu-prof"],
     fidelity: fidelityFrom(values),
+    parameterOverrides,
   };
 }
 
@@ -161,9 +167,12 @@ async function main(): Promise<number> {
     await samBuild({ template: opts.template.file, quiet: true });
   }
   console.error("== starting the local AWS with the template's resources");
-  // Every cold start is one this tool starts: no provisioned environments, whatever samconfig.toml deploys with.
-  const parameterOverrides = { ...samconfigParameterOverrides(join(appDirOf(opts.template.file), "samconfig.toml")), ProvisionedConcurrency: "0" };
-  const lab = await startLab({ template: builtTemplateOf(opts.template.file), only: opts.names, parameterOverrides, fidelity: opts.fidelity });
+  const lab = await startLab({
+    template: builtTemplateOf(opts.template.file),
+    only: opts.names,
+    parameterOverrides: opts.parameterOverrides,
+    fidelity: opts.fidelity,
+  });
   const removeHandlers = onEndingSignal(() => lab.stop());
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
   mkdirSync(opts.cpuProf ? join(opts.out, "profiles") : opts.out, { recursive: true });

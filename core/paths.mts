@@ -48,6 +48,8 @@ export const appDirOf = (template: string) => {
   const dir = dirname(resolve(template));
   return dir.endsWith(`${sep}.aws-sam${sep}build`) ? dirname(dirname(dir)) : dir;
 };
+/** The folder of a SAM app whose files the lab loads into its local AWS (docs/lab.md#the-seed-folder): beside template.yaml, as LocalStack's init hooks sit beside a project. */
+export const seedDirOf = (template: string) => join(appDirOf(template), "local-aws");
 export const EVENTS_DIR = join(PROJECT_ROOT, "events");
 /** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
 export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);

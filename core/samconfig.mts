@@ -1,9 +1,30 @@
-// A SAM app's samconfig.toml, read as SAM CLI reads it, with a TOML parser.
+// A SAM app's samconfig.toml, read as SAM CLI reads it, with a TOML parser; and parameter
+// overrides in the forms `sam` takes them, from there or from a command line.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { errorMessage } from "./cli.mts";
 import { PROJECT_ROOT } from "./paths.mts";
+
+/** The two forms of an entry `sam` takes (Key=Value, ParameterKey=Key,ParameterValue=Value), a value quoted when it holds spaces; anything else is a bad entry. */
+const ENTRY = /ParameterKey=([^\s,=]+),ParameterValue=("(?:\\.|[^"\\])*"|\S*)|([^\s=]+)=("(?:\\.|[^"\\])*"|\S*)|(\S+)/g;
+const unquoted = (value: string) => (/^".*"$/s.test(value) ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value);
+
+/**
+ * Parameter overrides as `sam deploy --parameter-overrides` takes them: entries separated by
+ * spaces, each Key=Value or ParameterKey=Key,ParameterValue=Value. `bad` says what is wrong with
+ * an entry that is neither (it names where the entry came from).
+ */
+export function parseParameterOverrides(entries: string[], bad: (entry: string) => string): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const text of entries) {
+    for (const [whole, longKey, longValue, key, value, other] of text.matchAll(ENTRY)) {
+      if (other !== undefined) throw new Error(bad(whole));
+      overrides[(longKey ?? key)!] = unquoted((longValue ?? value)!);
+    }
+  }
+  return overrides;
+}
 
 /**
  * parameter_overrides of a SAM app's samconfig.toml for a command (its default environment's
@@ -19,12 +40,8 @@ export function samconfigParameterOverrides(file = join(PROJECT_ROOT, "samconfig
     throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
   }
   const overrides = config.default?.[command]?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
-  const pairs = Array.isArray(overrides) ? overrides.map(String) : String(overrides).split(/\s+/);
-  return Object.fromEntries(
-    pairs.filter(Boolean).map((pair) => {
-      const at = pair.indexOf("=");
-      if (at < 1) throw new Error(`${file}: parameter_overrides entry "${pair}" is not Name=Value`);
-      return [pair.slice(0, at), pair.slice(at + 1).replace(/^"(.*)"$/, "$1")];
-    }),
+  return parseParameterOverrides(
+    Array.isArray(overrides) ? overrides.map(String) : [String(overrides)],
+    (entry) => `${file}: parameter_overrides entry "${entry}" is not Name=Value`,
   );
 }

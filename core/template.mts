@@ -2,9 +2,9 @@
 // `sam build` writes. Lists the functions with their settings as Lambda would see them, and the
 // other resources, with the intrinsic functions a local run can evaluate.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type CollectionTag, parse, type ScalarTag } from "yaml";
-import { sampleEventOf } from "./paths.mts";
+import { sampleEventOf, seedDirOf } from "./paths.mts";
 
 const INTRINSICS = [
   "Ref",
@@ -165,14 +165,19 @@ const PSEUDO_PARAMETERS: Record<string, string> = {
 
 class Unresolvable extends Error {}
 
-function evaluate(
-  value: unknown,
-  template: Template,
-  overrides: Record<string, string>,
-  created: Record<string, ResourceAttributes> | undefined,
-  strict: boolean,
-): unknown {
-  const again = (inner: unknown) => evaluate(inner, template, overrides, created, strict);
+/** What an app gives the lab beyond its template: its parameters' values, and the values of the exports its Fn::ImportValue reads. */
+interface GivenValues {
+  overrides: Record<string, string>;
+  /** The exports' values, or what is wrong with the file that gives them (said where an Fn::ImportValue needs one). */
+  exported: Record<string, string> | string;
+}
+
+/** What to do about a parameter without a value, for the one line that says so. */
+export const parameterHint = (name: string) => `give it a value: --parameter-overrides ${name}=VALUE, or parameter_overrides in the app's samconfig.toml`;
+
+function evaluate(value: unknown, template: Template, given: GivenValues, created: Record<string, ResourceAttributes> | undefined, strict: boolean): unknown {
+  const again = (inner: unknown) => evaluate(inner, template, given, created, strict);
+  const { overrides, exported } = given;
   if (Array.isArray(value)) return value.map(again).filter((item) => item !== NO_VALUE);
   if (!value || typeof value !== "object") return value;
   const entries = Object.entries(value);
@@ -192,12 +197,23 @@ function evaluate(
           const name = String(args);
           if (name === "AWS::NoValue") return NO_VALUE;
           if (name in PSEUDO_PARAMETERS) return PSEUDO_PARAMETERS[name];
-          if (template.Parameters && name in template.Parameters) return name in overrides ? overrides[name] : template.Parameters[name]?.Default;
+          if (template.Parameters && name in template.Parameters) {
+            const parameterValue = name in overrides ? overrides[name] : template.Parameters[name]?.Default;
+            if (parameterValue === undefined && strict) throw new TemplateError(`the parameter ${name} has no Default and no value: ${parameterHint(name)}`);
+            return parameterValue;
+          }
           return attribute(name, "Ref");
         }
         case "Fn::GetAtt": {
           const [logicalId, ...rest] = (typeof args === "string" ? args.split(".") : (args as string[])).map(String);
           return attribute(logicalId!, rest.join("."));
+        }
+        case "Fn::ImportValue": {
+          const name = String(again(args));
+          if (typeof exported !== "string" && name in exported) return exported[name];
+          if (!strict) throw new Unresolvable();
+          if (typeof exported === "string") throw new TemplateError(exported);
+          throw new TemplateError(`Fn::ImportValue ${name} has no value here: ${exportHint(name)}`);
         }
         case "Condition":
           return again(template.Conditions?.[String(args)]);
@@ -251,8 +267,9 @@ function evaluate(
 /** The template's functions and other resources, with Globals applied and conditions evaluated. */
 export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
   const template = loadTemplate(file);
+  const given = { overrides, exported: exportedValues(file) };
   // Without `created`, references to resources stay as written (strict: false).
-  const lenient = (value: unknown) => evaluate(value, template, overrides, undefined, false);
+  const lenient = (value: unknown) => evaluate(value, template, given, undefined, false);
   const present = (entry: TemplateResourceEntry) => entry.Condition === undefined || Boolean(lenient(template.Conditions?.[entry.Condition]));
   const globals = template.Globals?.Function ?? {};
   const entries = Object.entries(template.Resources).filter(([, entry]) => present(entry));
@@ -297,7 +314,29 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const resources = entries
     .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
-  return { file, functions, resources, resolve: (value, created) => evaluate(value, template, overrides, created ?? {}, true) };
+  return { file, functions, resources, resolve: (value, created) => evaluate(value, template, given, created ?? {}, true) };
+}
+
+/** Where an app gives the values of the exports its Fn::ImportValue reads: export name → value, as another stack's Outputs export them. */
+const exportsFileOf = (template: string) => join(seedDirOf(template), "exports.json");
+
+/** What to do about an Fn::ImportValue without a value, for the one line that says so. */
+const exportHint = (name: string) => `give its value in the app's local-aws/exports.json, e.g. {"${name}": "VALUE"}`;
+
+/** The app's local-aws/exports.json ({} without one), or the line saying what is wrong with it: only what imports a value fails. */
+function exportedValues(template: string): Record<string, string> | string {
+  const file = exportsFileOf(template);
+  if (!existsSync(file)) return {};
+  const expected = 'an object of export name → value (a string), e.g. {"shared-vpc-id": "vpc-1"}';
+  let values: unknown;
+  try {
+    values = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    return `${file} is not JSON (${(error as Error).message}): write ${expected}`;
+  }
+  if (!values || typeof values !== "object" || Array.isArray(values) || Object.values(values).some((value) => typeof value !== "string"))
+    return `${file} is not ${expected}`;
+  return values as Record<string, string>;
 }
 
 /** An event source, properties evaluated leniently, with the resources they reference (a lenient evaluation leaves Ref and Fn::GetAtt of one as written). */

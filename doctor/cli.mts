@@ -5,15 +5,15 @@
 // --fail-on, exits 1 when a finding of that severity or worse exists (for CI); with --fix, writes
 // the fixes it measured into the template (doctor/apply-fixes.mts).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { errorMessage, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
-import { provisionFailureLines, withLab } from "../lab/lab.mts";
+import { localAwsNotes, provisionFailureLines, withLab } from "../lab/lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
 import { buildApp } from "./app-build.mts";
 import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -27,7 +27,7 @@ import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
 const DEFAULT_ROUNDS = 15;
 
-const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [--fix [--dry-run]] [Function ...]
+const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [--fix [--dry-run]] [--parameter-overrides "A=1 B=2"] [Function ...]
   --template FILE  the SAM template (default: template.yaml); sam build builds its app first
   --json FILE      also write the report as JSON
   --markdown FILE  also write the report as Markdown
@@ -38,6 +38,8 @@ const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markd
   --profiles LIST  this template's profiles to build each function's source in and measure against it (default: ${COMPARED_PROFILES.join(",")}; none: no builds)
   --fix            write the fixes the doctor built and measured into the template (its build settings only, the rest of its text as it is) and print the diff
   --dry-run        with --fix: print the diff, write nothing
+${PARAMETER_USAGE}
+                    (sam build gets samconfig.toml's build values, the lab its deploy values, as the stack runs)
   Function ...     the functions to examine (default: every Node.js function of the template)`;
 
 /** Progress, on stderr: stdout is the report. */
@@ -88,7 +90,7 @@ type ExaminedSource = Examined & { source: TemplateFunction };
  */
 async function inTheLab(
   templateFile: string,
-  overrides: Record<string, string>,
+  overrides: { build: Record<string, string>; lab: Record<string, string> },
   examined: ExaminedSource[],
   rounds: number,
   report: DoctorReport,
@@ -106,20 +108,21 @@ async function inTheLab(
   });
   if (runnable.length === 0) return true;
   say("building each finding's fix (sam build of a template of fixed copies)");
-  const builds = await buildFixes(templateFile, overrides, runnable, say);
+  const builds = await buildFixes(templateFile, overrides.build, runnable, say);
   let profiles: ProfileBuilds | undefined;
   try {
-    profiles = await buildProfiles(templateFile, overrides, runnable, say);
+    profiles = await buildProfiles(templateFile, overrides.build, runnable, say);
     say("starting the lab (local AWS with the template's resources, Lambda API)");
     await withLab(
       {
         template: builtTemplateOf(templateFile),
-        parameterOverrides: overrides,
+        parameterOverrides: overrides.lab,
         only: runnable.map(({ built }) => built.fn.logicalId),
         extraFunctions: [...builds.functions, ...profiles.functions],
         withoutForeignLayers: true,
       },
       async (lab) => {
+        for (const line of localAwsNotes(lab.resources)) say(line);
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
         for (const line of provisionFailureLines(lab)) say(line);
         // A function the lab refused (an Environment it cannot evaluate) costs only its own trace and measurements.
@@ -194,6 +197,7 @@ async function main(): Promise<number> {
       "dry-run": { type: "boolean" },
       profiles: { type: "string" },
       help: { type: "boolean" },
+      ...PARAMETER_FLAGS,
     },
     allowPositionals: true,
   });
@@ -210,7 +214,7 @@ async function main(): Promise<number> {
   if (values.fix && values.static) throw new UsageError("--fix writes the fixes the doctor built and measured: leave out --static");
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
-  const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
+  const overrides = parameterOverridesFrom(values, templateFile, "build");
   const source = readOrExplain(templateFile, overrides);
   // What --fix edits, and checks unchanged before it writes.
   const templateText = readFileSync(templateFile, "utf8");
@@ -273,7 +277,10 @@ async function main(): Promise<number> {
       report.skipped.push({ name: fn.logicalId, runtime: runtimeLabel(fn), why: error.message });
     }
   }
-  const labFailed = !values.static && examinedBuilds.length > 0 && !(await inTheLab(templateFile, overrides, examinedBuilds, rounds, report));
+  const labFailed =
+    !values.static &&
+    examinedBuilds.length > 0 &&
+    !(await inTheLab(templateFile, { build: overrides, lab: parameterOverridesFrom(values, templateFile) }, examinedBuilds, rounds, report));
 
   console.log(renderText(report));
   if (values.json !== undefined) writeFileSync(resolve(values.json), renderJson(report));

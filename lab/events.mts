@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
-import type { TemplateEventSource, TemplateFunction } from "../core/template.mts";
+import type { TemplateEventSource, TemplateFunction, TemplateResource } from "../core/template.mts";
+import { type EventData, madeUpName } from "../emulation/local-aws/resources.mts";
 import { samCliVersion, samGenerateEvent } from "./sam.mts";
 
 export const SAMPLE_EVENT = join(EVENTS_DIR, "http-api.json");
@@ -54,7 +55,7 @@ const GENERATORS: Record<string, Generator> = {
   },
   HttpApi: (source) => ["apigateway", "http-api-proxy", ...requestOptions(source)],
   // Bucket names are lower case: CloudFormation lowercases the ones it makes up.
-  S3: (_, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase()],
+  S3: (source, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase(), ...s3KeyOption(source)],
   SQS: (_, name) => ["sqs", "receive-message", "--queue-name", name("Queue", lastArnPart)],
   SNS: (_, name) => ["sns", "notification", "--topic", name("Topic", lastArnPart)],
   DynamoDB: (_, name) => ["dynamodb", "update", "--table", name("Stream", tableOfStream)],
@@ -66,6 +67,16 @@ const GENERATORS: Record<string, Generator> = {
   CloudWatchLogs: () => ["cloudwatch", "logs"],
   AlexaSkill: () => ["alexa-skills-kit", "start-session"],
 };
+
+/**
+ * The generator's key (test/key) within the event's Filter, which S3 sends events for only:
+ * its prefix and suffix around it (a handler of .json uploads gets a .json key).
+ */
+function s3KeyOption({ properties: { Filter } }: TemplateEventSource): string[] {
+  const rules = (Filter as { S3Key?: { Rules?: { Name?: unknown; Value?: unknown }[] } } | undefined)?.S3Key?.Rules ?? [];
+  const rule = (name: string) => String(rules.find((candidate) => String(candidate.Name).toLowerCase() === name)?.Value ?? "");
+  return rules.length ? ["--key", `${rule("prefix")}test/key${rule("suffix")}`] : [];
+}
 
 /** An API event's route: its method (SAM's default: ANY) and path (none: an HTTP API's catch-all route). */
 function routeOf({ properties: { Method, Path } }: TemplateEventSource): { method: string; path: string | null } {
@@ -95,7 +106,7 @@ function nameOf(logicalId: string, source: TemplateEventSource, property: string
   const resource = source.references[property];
   const given = resource?.properties[NAME_PROPERTY[resource.type] ?? ""];
   if (typeof given === "string") return given;
-  return `warpstart-lab-${resource?.logicalId ?? `${logicalId}${source.name}`}`;
+  return resource ? madeUpName(resource.type, resource.logicalId) : `warpstart-lab-${logicalId}${source.name}`;
 }
 
 /**
@@ -225,7 +236,73 @@ export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSou
   const args = generateEventArgs(fn.logicalId, source);
   if (!args) return routeEvent(routeOf(source).path!, query);
   const event = generatedEvent(args);
+  if (source.type === "DynamoDB") return withTableKeys(event, source.references.Stream);
   if (source.type !== "Api" && source.type !== "HttpApi") return event;
   const { method, path } = routeOf(source);
   return source.type === "Api" ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
+}
+
+/** The generator's key value (101), in each type a key attribute may have. */
+const KEY_VALUES: Record<string, string> = { S: "101", N: "101", B: Buffer.from("101").toString("base64") };
+
+/**
+ * SAM's stream records key their item by Id, a number, whatever the table: given the keys of the
+ * table's own KeySchema instead, so that the item they name can be the table's (and is, in the lab).
+ */
+function withTableKeys(event: Event, table: TemplateResource | undefined): Event {
+  const { KeySchema: schema, AttributeDefinitions: definitions } = (table?.properties ?? {}) as Record<string, unknown>;
+  if (!Array.isArray(schema) || !Array.isArray(definitions)) return event;
+  const typeOf = (name: unknown) => String((definitions as Event[]).find((definition) => definition.AttributeName === name)?.AttributeType ?? "S");
+  const keys = Object.fromEntries((schema as Event[]).map(({ AttributeName: name }) => [String(name), { [typeOf(name)]: KEY_VALUES[typeOf(name)] ?? "101" }]));
+  const records = ((event.Records ?? []) as Event[]).map((record) => {
+    const stream = record.dynamodb as Record<string, Event | undefined>;
+    const generated = Object.keys(stream.Keys ?? {});
+    const image = (name: string) => {
+      const attributes = stream[name];
+      if (!attributes) return {};
+      return { [name]: { ...Object.fromEntries(Object.entries(attributes).filter(([attribute]) => !generated.includes(attribute))), ...keys } };
+    };
+    return { ...record, dynamodb: { ...stream, Keys: keys, ...image("NewImage"), ...image("OldImage") } };
+  });
+  return { ...event, Records: records };
+}
+
+/** The types whose generated event names data that exists before the event is sent: an S3 object, a DynamoDB item. */
+const NAMES_DATA = ["S3", "DynamoDB"];
+
+/**
+ * What a function's generated event says exists, for the lab to put into the local AWS before it
+ * is sent (lab/lab.mts): S3 sends its event once the object is stored, a DynamoDB stream once the
+ * item is written. None for an event the app gives (events/<LogicalId>.json) or another trigger:
+ * an SQS or SNS event carries its message, and nothing it names is read back.
+ */
+export function eventDataOf(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">): EventData[] {
+  if (fn.sampleEvent || !fn.eventSource || !NAMES_DATA.includes(fn.eventSource.type)) return [];
+  const { Records: records = [] } = functionEvent(fn) as { Records?: Event[] };
+  // One datum per object or item, the last record's: SAM's stream event inserts an item, then
+  // changes it (then removes it, which the lab leaves out: a handler reads back what it wrote).
+  const data = new Map<string, EventData>();
+  for (const datum of records.flatMap(recordData(fn.logicalId)))
+    data.set(JSON.stringify("bucket" in datum ? [datum.bucket, datum.key] : [datum.table, keysOf(datum.item, records)]), datum);
+  return [...data.values()];
+}
+
+/** What one record of an event says exists. */
+const recordData =
+  (logicalId: string) =>
+  (record: Event): EventData[] => {
+    const s3 = record.s3 as { bucket?: { name?: string }; object?: { key?: string } } | undefined;
+    // S3 writes a key URL-encoded, a space as +.
+    if (s3?.bucket?.name && s3.object?.key)
+      return [{ function: logicalId, bucket: s3.bucket.name, key: decodeURIComponent(s3.object.key.replace(/\+/g, " ")) }];
+    const stream = record.dynamodb as { Keys?: Event; NewImage?: Event } | undefined;
+    const table = tableOfStream(String(record.eventSourceARN ?? ""));
+    if (stream?.NewImage && stream.Keys && table) return [{ function: logicalId, table, item: { ...stream.NewImage, ...stream.Keys } }];
+    return [];
+  };
+
+/** An item's key attributes, by the names the records' Keys give. */
+function keysOf(item: Record<string, unknown>, records: Event[]): unknown {
+  const names = new Set(records.flatMap((record) => Object.keys((record.dynamodb as { Keys?: Event } | undefined)?.Keys ?? {})));
+  return [...names].sort().map((name) => item[name]);
 }

@@ -8,19 +8,20 @@ import { join, relative, resolve } from "node:path";
 import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
 import { profileNamed } from "../builder/profiles.mts";
 import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
-import { appDirOf, buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { eventFile, functionEvent } from "./events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
-import { withLab } from "./lab.mts";
+import { localAwsNotes, withLab } from "./lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "./parameters.mts";
 import { samBuild } from "./sam.mts";
 
-const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--network N] [--code-loading M]
+const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M]
   --event FILE     the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for
                    its first event source by sam local generate-event, {} without one)
   --profile P      build the function with this profile instead of its own (Metadata.BuildProperties.Profile)
   --template FILE  the SAM template (default: template.yaml)
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 const say = (line: string) => console.error(`== ${line}`);
@@ -31,7 +32,12 @@ const say = (line: string) => console.error(`== ${line}`);
  * else the template holds); else, when a source changed, the function alone, with its own
  * profile into .aws-sam/build (what `sam build` writes there), or with another into .aws-sam/profiles/.
  */
-async function servedFunction(templateFile: string, logicalId: string, profile: string | undefined): Promise<TemplateFunction> {
+async function servedFunction(
+  templateFile: string,
+  logicalId: string,
+  profile: string | undefined,
+  overrides: Record<string, string>,
+): Promise<TemplateFunction> {
   const built = builtTemplateOf(templateFile);
   if (!existsSync(built) || statSync(templateFile).mtimeMs > statSync(built).mtimeMs) {
     say(`sam build ${logicalId} (${existsSync(built) ? `${relative(process.cwd(), templateFile)} changed` : "nothing built yet"})`);
@@ -45,7 +51,7 @@ async function servedFunction(templateFile: string, logicalId: string, profile: 
     say(`building ${logicalId} (${target.profileName}): ${stale}`);
     await buildFunction(target, outdir);
   }
-  const fn = readTemplate(built).functions.find((candidate) => candidate.logicalId === logicalId)!;
+  const fn = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId)!;
   // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.
   return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${target.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
@@ -58,6 +64,7 @@ async function main(): Promise<number> {
       template: { type: "string", default: PROJECT_TEMPLATE },
       help: { type: "boolean" },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
     allowPositionals: true,
   });
@@ -69,7 +76,10 @@ async function main(): Promise<number> {
     throw new UsageError(positionals.length ? `one function at a time, not ${positionals.join(", ")}` : "which function? Give its logical id");
   const [logicalId] = positionals as [string];
   const templateFile = resolve(values.template);
-  const source = readTemplate(templateFile);
+  // One cold invoke: no provisioned environments, whatever samconfig.toml deploys with.
+  const parameterOverrides = { ...parameterOverridesFrom(values, templateFile), ProvisionedConcurrency: "0" };
+  // Read with the lab's values, so that the event names what the lab creates (a bucket named by a parameter).
+  const source = readTemplate(templateFile, parameterOverrides);
   const fn = source.functions.find((candidate) => candidate.logicalId === logicalId);
   if (!fn)
     throw new UsageError(
@@ -85,12 +95,10 @@ async function main(): Promise<number> {
     }
   }
 
-  const served = await servedFunction(templateFile, logicalId, values.profile);
+  const served = await servedFunction(templateFile, logicalId, values.profile, parameterOverrides);
   say("starting the local AWS with the template's resources, and the lab");
-  // One cold invoke: no provisioned environments, whatever samconfig.toml deploys with.
-  const parameterOverrides = { ...samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml")), ProvisionedConcurrency: "0" };
   return withLab({ template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides, fidelity }, async (lab) => {
-    if (lab.resources.notCreated) console.error(lab.resources.notCreated);
+    for (const line of localAwsNotes(lab.resources)) console.error(line);
     const result = await lab.lambda.invoke(served.logicalId, Buffer.from(JSON.stringify(event)));
     for (const line of result.log) console.error(line);
     console.log(result.payload.toString("utf8"));

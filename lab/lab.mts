@@ -11,9 +11,10 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { servicesOf, templateVariables } from "../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
-import { type CreatedResources, createResources } from "../emulation/local-aws/resources.mts";
+import { type CreatedResources, createResources, type EventData } from "../emulation/local-aws/resources.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
+import { eventDataOf } from "./events.mts";
 import { type Fidelity, LAMBDA_FIDELITY } from "./fidelity.mts";
 import { servedFunctions } from "./functions.mts";
 import { HttpApi } from "./http-api.mts";
@@ -79,6 +80,29 @@ function provisionedRefusal(fn: TemplateFunction): string | null {
 export const provisionFailureLines = (lab: Pick<Lab, "provisionFailures">) =>
   [...lab.provisionFailures].map(([name, why]) => `provisioned concurrency of ${name} failed to initialize, so its alias runs on demand: ${why}`);
 
+/**
+ * What the generated events of the functions served say exists, one entry per datum: the one
+ * place every path that sends a generated event goes through (npm run invoke, the bench, the
+ * doctor, the tests) is the lab they send it to. A function whose event cannot be generated gets
+ * nothing here; sending it its event says why.
+ */
+function eventDataOfAll(functions: TemplateFunction[]): EventData[] {
+  const data = new Map<string, EventData>();
+  for (const fn of functions) {
+    try {
+      for (const datum of eventDataOf(fn)) data.set(JSON.stringify({ ...datum, function: undefined }), datum);
+    } catch {
+      // functionEvent fails the same way where the event is sent, with its own message.
+    }
+  }
+  return [...data.values()];
+}
+
+/** The lines a command shows about the local AWS: what it did not create, and each problem with the app's values and seeds. */
+export function localAwsNotes(resources: CreatedResources): string[] {
+  return [...(resources.notCreated ? [resources.notCreated] : []), ...resources.problems];
+}
+
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
 export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
   return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
@@ -96,7 +120,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   let resources: CreatedResources;
   try {
     aws = await startLocalAws({ network: fidelity.network });
-    resources = await createResources(template, aws);
+    resources = await createResources(template, aws, { eventData: eventDataOfAll(served.functions) });
     for (const fn of served.functions) {
       const notBuilt = options.notBuilt?.get(fn.logicalId);
       const why = (notBuilt && `its build fails: ${notBuilt}`) || (options.withoutForeignLayers ? null : foreignLayersRefusal(fn)) || provisionedRefusal(fn);

@@ -3,14 +3,15 @@
 // with the template's resources, the Lambda API and the template's HTTP API for every built function.
 import { resolve } from "node:path";
 import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
-import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
-import { provisionFailureLines, startLab } from "./lab.mts";
+import { localAwsNotes, provisionFailureLines, startLab } from "./lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "./parameters.mts";
 import { samBuildEach } from "./sam.mts";
 
-const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--network N] [--code-loading M] [--no-build] [--quiet]
+const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build] [--quiet]
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 async function main(): Promise<number> {
@@ -28,6 +29,7 @@ async function main(): Promise<number> {
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
   });
   if (values.help) {
@@ -41,7 +43,7 @@ async function main(): Promise<number> {
     throw new UsageError(`--runtime must be one of ${RUNTIME_NAMES.join(", ")} (the template's Runtime parameter), not "${runtime}"`);
   const idleSeconds = wholeNumber("idle-timeout", values["idle-timeout"], 1);
   const parameterOverrides = {
-    ...samconfigParameterOverrides(resolve(appDirOf(template), "samconfig.toml")),
+    ...parameterOverridesFrom(values, template),
     ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }),
     ...(runtime === undefined ? {} : { Runtime: runtime }),
   };
@@ -68,7 +70,11 @@ async function main(): Promise<number> {
   const notes = [...[...lab.refused].map(([name, why]) => `Not served: ${name}: ${why}`), ...provisionFailureLines(lab)];
   console.log(`Lambda API: ${lab.endpoint}   (functions: ${lab.lambda.functionNames.join(", ")})
 HTTP API:   ${lab.apiUrl}
-Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created)${lab.resources.notCreated ? `\n${lab.resources.notCreated}` : ""}
+Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created, and the app's local-aws/ seeds)${localAwsNotes(
+    lab.resources,
+  )
+    .map((line) => `\n${line}`)
+    .join("")}
 Runtime:    ${lab.runtime.name} (${lab.runtime.summary})
 Lambda-like: ${describeFidelity(lab.fidelity)}
 Provisioned concurrency: ${parameterOverrides.ProvisionedConcurrency ?? 0} per function${notes.map((line) => `\n${line}`).join("")}

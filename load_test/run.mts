@@ -11,21 +11,22 @@ import { stripVTControlCharacters } from "node:util";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
-import { appDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
 import { installPart } from "../core/tools.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { provisionFailureLines, withLab } from "../lab/lab.mts";
+import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
-const USAGE = `usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--network N] [--code-loading M] [--no-build]
+const USAGE = `usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build]
+${PARAMETER_USAGE}
 ${FIDELITY_USAGE}`;
 
 interface VariantSummary {
@@ -64,8 +65,11 @@ function options() {
       "no-build": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       ...FIDELITY_FLAGS,
+      ...PARAMETER_FLAGS,
     },
   });
+  if (values.stack && values["parameter-overrides"])
+    throw new UsageError("--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with");
   const duration = Number(values.duration);
   if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S)
     throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
@@ -81,6 +85,7 @@ function options() {
     provisioned,
     maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99),
     fidelity: fidelityFrom(values),
+    parameterOverrides: parameterOverridesFrom(values, resolve(values.template)),
     out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)),
   };
 }
@@ -277,10 +282,9 @@ async function main(): Promise<number> {
       config.scenarios = config.scenarios.filter((scenario) => !notBuilt.has(scenario.name));
       if (config.scenarios.length === 0) throw new Error(`every function with an HttpApi GET route fails its build: ${[...notBuilt.keys()].join(", ")}`);
     }
-    const samconfig = samconfigParameterOverrides(join(appDirOf(template), "samconfig.toml"));
     for (const provisioned of [0, opts.provisioned]) {
       console.error(`== lab with provisioned concurrency ${provisioned} per function`);
-      const parameterOverrides = { ...samconfig, ProvisionedConcurrency: String(provisioned) };
+      const parameterOverrides = { ...opts.parameterOverrides, ProvisionedConcurrency: String(provisioned) };
       await withLab({ template: builtTemplateOf(template), parameterOverrides, notBuilt, fidelity: opts.fidelity }, async (lab) => {
         for (const line of provisionFailureLines(lab)) console.error(line);
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);

@@ -2,14 +2,23 @@
 // CloudFormation creates one stack (seed.py) of every resource whose type it implements, SAM-only
 // types converted first, parameters given, intrinsics between resources evaluated by moto; the
 // secrets, which it lacks, are made through their API. What the lab serves itself (functions,
-// layers, APIs) stays out of the stack: Ref and Fn::GetAtt of it answer what the lab knows.
+// layers, APIs) stays out of the stack: Ref and Fn::GetAtt of it answer what the lab knows. Then
+// the data: what generated events say exists (lab/lab.mts), and the app's seed folder (seeds.mts).
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
-import { loadTemplate, type ResourceAttributes, type SamTemplate, type TemplateResource, type TemplateResourceEntry } from "../../core/template.mts";
+import {
+  loadTemplate,
+  parameterHint,
+  type ResourceAttributes,
+  type SamTemplate,
+  type TemplateResource,
+  type TemplateResourceEntry,
+} from "../../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws.mts";
+import { readSeeds } from "./seeds.mts";
 
 /**
  * The types whose Ref a build can embed before anything exists, by the property that fixes the
@@ -26,6 +35,23 @@ export const NAMED_TYPES: Record<string, { nameProperty: string }> = {
   "AWS::Kinesis::Stream": { nameProperty: "Name" },
   "AWS::Events::EventBus": { nameProperty: "Name" },
 };
+
+/** The stack the lab creates a template's resources as (core/template.mts's AWS::StackName). */
+const LAB_STACK = "warpstart-lab";
+
+/**
+ * The name the lab gives a bucket or table the template names not: CloudFormation's made-up name
+ * without its random suffix, so that an event generated before the lab starts (lab/events.mts)
+ * names what the lab creates. A bucket's name is lower case, as CloudFormation makes it.
+ */
+export function madeUpName(type: string, logicalId: string): string {
+  const name = `${LAB_STACK}-${logicalId}`;
+  return type === "AWS::S3::Bucket" ? name.toLowerCase().slice(0, 63) : name;
+}
+const NAMED_BY_THE_LAB = ["AWS::S3::Bucket", "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable"];
+
+/** What a generated event says exists, which the lab puts into the local AWS before the app's seeds (lab/lab.mts). */
+export type EventData = { function: string } & ({ bucket: string; key: string } | { table: string; item: Record<string, unknown> });
 
 /** For messages: what the local AWS holds of a template. */
 export const WHAT_THE_LAB_CREATES = "only the template's resources that moto's CloudFormation can create, and its secrets";
@@ -200,7 +226,12 @@ function referencesIn(value: unknown, found = new Map<string, Set<string>>()): M
 
 /** A parameter as moto takes it, with its value (override or default; null: none). */
 function parameter(template: SamTemplate, name: string, definition: Record<string, unknown>) {
-  const value = template.resolve({ Ref: name });
+  let value: unknown = null;
+  try {
+    value = template.resolve({ Ref: name });
+  } catch {
+    // No Default and no value: createResources names it in a line of its own.
+  }
   // The lab has no Parameter Store value to resolve an SSM-typed parameter with: its Ref is the path, as template.resolve answers.
   const type = String(definition.Type ?? "String").startsWith("AWS::SSM::Parameter::") ? "String" : definition.Type;
   return {
@@ -221,11 +252,23 @@ export interface CreatedResources {
   attributes: Record<string, ResourceAttributes>;
   /** One line naming what the lab did not create, with why (null when it created everything). */
   notCreated: string | null;
+  /** A line for each parameter without a value, each seed file the lab could not load, each generated event's data it could not put. */
+  problems: string[];
 }
 
 interface SeedAnswer {
   attributes: Record<string, ResourceAttributes>;
   notCreated: NotCreated[];
+  problems: string[];
+}
+
+/** The value with each Fn::ImportValue replaced by its value (local-aws/exports.json); one without a value throws its line. */
+function withImports(value: unknown, template: SamTemplate): unknown {
+  if (Array.isArray(value)) return value.map((item) => withImports(item, template));
+  if (!value || typeof value !== "object") return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === "Fn::ImportValue") return template.resolve(value);
+  return Object.fromEntries(entries.map(([key, inner]) => [key, withImports(inner, template)]));
 }
 
 /** Runs seed.py with a request on stdin; resolves with its JSON answer. */
@@ -254,7 +297,11 @@ function seed(request: unknown, venvBin: string): Promise<SeedAnswer> {
  * up for those without one. Answers Ref and Fn::GetAtt of each as the template uses them (of
  * what the lab serves too), and names in one line what was not created, with moto's reason.
  */
-export async function createResources(template: SamTemplate, aws: Pick<LocalAws, "endpoint" | "caFile">, venvBin = VENV_BIN): Promise<CreatedResources> {
+export async function createResources(
+  template: SamTemplate,
+  aws: Pick<LocalAws, "endpoint" | "caFile">,
+  { venvBin = VENV_BIN, eventData = [] }: { venvBin?: string; eventData?: EventData[] } = {},
+): Promise<CreatedResources> {
   const raw = loadTemplate(template.file);
   const pseudo = (name: string) => String(template.resolve({ Ref: `AWS::${name}` }));
   const [region, account, stackName] = [LOCAL_REGION, pseudo("AccountId"), pseudo("StackName")];
@@ -273,9 +320,19 @@ export async function createResources(template: SamTemplate, aws: Pick<LocalAws,
   const resources: Record<string, StackResource> = {};
   const secrets: { logicalId: string; properties: unknown }[] = [];
   const notCreated: NotCreated[] = [];
-  for (const resource of template.resources) {
-    const { logicalId, type } = resource;
+  for (const written of template.resources) {
+    const { logicalId, type } = written;
     if (servedByTheLab(type) || NOT_ENFORCED.has(type)) continue;
+    let resource: TemplateResource;
+    try {
+      resource = { ...written, properties: withImports(written.properties, template) as Record<string, unknown> };
+    } catch (error) {
+      notCreated.push({ logicalId, type, reason: (error as Error).message });
+      continue;
+    }
+    const nameProperty = NAMED_TYPES[type]?.nameProperty;
+    if (NAMED_BY_THE_LAB.includes(type) && nameProperty && resource.properties[nameProperty] === undefined)
+      resource.properties = { ...resource.properties, [nameProperty]: madeUpName(type, logicalId) };
     if (type === SECRET) {
       // Made before the stack, so that the stack's resources can refer to them: what they refer to must be known by then.
       try {
@@ -291,9 +348,21 @@ export async function createResources(template: SamTemplate, aws: Pick<LocalAws,
   }
   subscribeOnTheirTopics(resources);
 
-  let answer: SeedAnswer = { attributes: {}, notCreated: [] };
-  if (Object.keys(resources).length || secrets.length) {
+  const parameters = Object.fromEntries(Object.entries(raw.Parameters ?? {}).map(([name, definition]) => [name, parameter(template, name, definition)]));
+  const unvalued = Object.entries(parameters)
+    .filter(([, { value }]) => value === null)
+    .map(([name]) => `The template's parameter ${name} has no Default and no value: ${parameterHint(name)}; what needs it is not created.`);
+  const { seeds, problems } = readSeeds(template.file, template.resources);
+  let answer: SeedAnswer = { attributes: {}, notCreated: [], problems: [] };
+  if (Object.keys(resources).length || secrets.length || eventData.length || Object.values(seeds).some((list) => list.length)) {
     const conditions = raw.Conditions ?? {};
+    const conditionValue = (name: string) => {
+      try {
+        return Boolean(template.resolve({ Condition: name }));
+      } catch {
+        return false; // it reads a parameter without a value, which its own line names
+      }
+    };
     answer = await seed(
       {
         endpoint: aws.endpoint,
@@ -302,15 +371,21 @@ export async function createResources(template: SamTemplate, aws: Pick<LocalAws,
         stackName,
         resources,
         secrets,
-        parameters: Object.fromEntries(Object.entries(raw.Parameters ?? {}).map(([name, definition]) => [name, parameter(template, name, definition)])),
+        parameters,
         conditions,
-        conditionValues: Object.fromEntries(Object.keys(conditions).map((name) => [name, Boolean(template.resolve({ Condition: name }))])),
+        conditionValues: Object.fromEntries(Object.keys(conditions).map((name) => [name, conditionValue(name)])),
         mappings: raw.Mappings ?? {},
         literals,
         wanted: Object.fromEntries([...wanted].map(([logicalId, attributes]) => [logicalId, [...attributes]])),
+        eventData,
+        seeds,
       },
       venvBin,
     );
   }
-  return { attributes: { ...literals, ...answer.attributes }, notCreated: notCreatedLine([...notCreated, ...answer.notCreated]) };
+  return {
+    attributes: { ...literals, ...answer.attributes },
+    notCreated: notCreatedLine([...notCreated, ...answer.notCreated]),
+    problems: [...unvalued, ...problems, ...answer.problems],
+  };
 }

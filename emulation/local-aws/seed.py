@@ -1,6 +1,8 @@
 """Creates a template's resources in the local AWS as CloudFormation would: one stack made by moto's
 own CloudFormation, rehearsed here first (stack_rehearsal.py), and the secrets, a type moto's
-CloudFormation lacks, made through their API before it, so that the stack can refer to them.
+CloudFormation lacks, made through their API before it, so that the stack can refer to them. Then
+puts in the data: what generated events say exists, then the app's seed folder (seeds.mts), so
+that a user's file wins over an event's placeholder.
 
 Usage: python seed.py < request.json > created.json
 request: {"endpoint", "caFile", "region", "stackName",
@@ -9,15 +11,20 @@ request: {"endpoint", "caFile", "region", "stackName",
           "parameters": {"<name>": {"definition": {...}, "value": "..." | null}},
           "conditions", "conditionValues": {"<name>": bool}, "mappings",
           "literals": {"<logicalId>": {"Ref": ..., "<attribute>": ...}}  (what the lab serves itself),
-          "wanted": {"<logicalId>": ["Ref" | "<attribute>", ...]}  (what the template refers to)}
+          "wanted": {"<logicalId>": ["Ref" | "<attribute>", ...]}  (what the template refers to),
+          "eventData": [{"function", "bucket", "key"} | {"function", "table", "item" (DynamoDB JSON)}],
+          "seeds": {"objects": [{"source", "logicalId", "key", "path"}], "tables": [{"source", "logicalId", "path"}],
+                    "parameters": [{"source", "name", "value"}], "secrets": [{"source", "name", "value"}]}}
 created: {"attributes": {"<logicalId>": {"Ref": ..., "<attribute>": ...}},
-          "notCreated": [{"logicalId", "type", "reason"}]}
+          "notCreated": [{"logicalId", "type", "reason"}], "problems": ["<one line>", ...]}
 """
 import json
 import sys
 import threading
+from decimal import Decimal
 
 import boto3
+from boto3.dynamodb.types import TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from botocore.parsers import ResponseParserError
@@ -59,6 +66,85 @@ def create_secret(sm, name: str, props: dict) -> dict:
         sm.delete_secret(SecretId=name, ForceDeleteWithoutRecovery=True)
         arn = sm.create_secret(**args)["ARN"]
     return {"Ref": arn, "Id": arn}
+
+
+def message(error: Exception) -> str:
+    if isinstance(error, ClientError):
+        return error.response["Error"].get("Message") or str(error)
+    return " ".join(str(error).split())
+
+
+def put_event_data(clients: dict, facts: list) -> list:
+    """What each generated event says exists: the bucket it names (made if the template's is not there under that name) and the object, or the item."""
+    s3, dynamodb = clients["s3"], clients["dynamodb"]
+    problems = []
+    for fact in facts:
+        try:
+            if "bucket" in fact:
+                try:
+                    s3.head_bucket(Bucket=fact["bucket"])
+                except ClientError:
+                    s3.create_bucket(Bucket=fact["bucket"])
+                body = b"{}" if fact["key"].endswith(".json") else b"warpstart lab: the object the generated event names\n"
+                s3.put_object(Bucket=fact["bucket"], Key=fact["key"], Body=body)
+            else:
+                dynamodb.put_item(TableName=fact["table"], Item=fact["item"])
+        except Exception as error:  # noqa: BLE001 - one event's data never stops the others'
+            where = f"s3://{fact['bucket']}/{fact['key']}" if "bucket" in fact else f"its item in the table {fact['table']}"
+            problems.append(
+                f"{fact['function']}: the lab could not put what its generated event names ({where}): {message(error)}; "
+                f"give it an event of its own (events/{fact['function']}.json) or the data in local-aws/"
+            )
+    return problems
+
+
+def load_seeds(clients: dict, seeds: dict, attributes: dict) -> list:
+    """The app's seed folder into the resources the template made; a file that fails is one line naming it, the rest load."""
+    problems = []
+
+    def created(entry: dict, what: str):
+        name = attributes.get(entry["logicalId"], {}).get("Ref")
+        if name is None:
+            problems.append(f"{entry['source']}: the {what} {entry['logicalId']} was not created (the lab's line above says why), so nothing went into it")
+        return name
+
+    for entry in seeds["objects"]:
+        bucket = created(entry, "bucket")
+        if bucket is None:
+            continue
+        try:
+            with open(entry["path"], "rb") as body:
+                clients["s3"].put_object(Bucket=bucket, Key=entry["key"], Body=body.read())
+        except Exception as error:  # noqa: BLE001 - the file's own line
+            problems.append(f"{entry['source']}: not loaded: {message(error)}")
+    serializer = TypeSerializer()
+    for entry in seeds["tables"]:
+        table = created(entry, "table")
+        if table is None:
+            continue
+        with open(entry["path"], encoding="utf-8") as file:
+            items = json.load(file, parse_float=Decimal)  # DynamoDB's numbers: never a binary float
+        for index, item in enumerate(items):
+            try:
+                clients["dynamodb"].put_item(TableName=table, Item={name: serializer.serialize(value) for name, value in item.items()})
+            except Exception as error:  # noqa: BLE001 - the item's own line
+                problems.append(f"{entry['source']}: item {index + 1} not loaded: {message(error)}: each item needs the table's key attributes, of their types")
+    for entry in seeds["parameters"]:
+        try:
+            clients["ssm"].put_parameter(Name=entry["name"], Value=entry["value"], Type="String", Overwrite=True)
+        except Exception as error:  # noqa: BLE001 - the parameter's own line
+            problems.append(f"{entry['source']}: the parameter {entry['name']} not loaded: {message(error)}")
+    for entry in seeds["secrets"]:
+        try:
+            try:
+                clients["secretsmanager"].put_secret_value(SecretId=entry["name"], SecretString=entry["value"])
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "ResourceNotFoundException":
+                    raise
+                clients["secretsmanager"].create_secret(Name=entry["name"], SecretString=entry["value"])
+        except Exception as error:  # noqa: BLE001 - the secret's own line
+            problems.append(f"{entry['source']}: the secret {entry['name']} not loaded: {message(error)}")
+    return problems
 
 
 def main() -> None:
@@ -125,7 +211,10 @@ def main() -> None:
             attributes.setdefault(logical_id, {})[name] = output["OutputValue"]
     types.update({logical_id: SECRET for logical_id in secrets_left_out})
     not_created = [{"logicalId": logical_id, "type": types[logical_id], "reason": reason} for logical_id, reason in stack.left_out.items()]
-    json.dump({"attributes": attributes, "notCreated": not_created}, sys.stdout)
+    clients = {service: session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config) for service in ("s3", "dynamodb", "ssm", "secretsmanager")}
+    problems = put_event_data(clients, request.get("eventData", []))
+    problems += load_seeds(clients, request.get("seeds") or {"objects": [], "tables": [], "parameters": [], "secrets": []}, attributes)
+    json.dump({"attributes": attributes, "notCreated": not_created, "problems": problems}, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// The lab's own commands (npm run lab, npm run aws, npm run bench) on a bad command line: the mistake, the
+// The lab's own commands (npm run lab, npm run aws, npm run invoke, npm run bench) on a bad command line: the mistake, the
 // usage, exit 2, and nothing started.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -28,6 +28,24 @@ it.each([
   ["bench/phases.mts", ["--no-build", "--rounds", "0"], 'error: --rounds must be a whole number from 1 to 1000, not "0"', "usage: npm run phases"],
   ["lab/serve-aws.mts", ["--port", "http"], 'error: --port must be a whole number from 1 to 65535, not "http"', "usage: npm run aws"],
   ["lab/serve-aws.mts", ["--template", "README.md"], "is not valid YAML", undefined],
+  [
+    "lab/serve-aws.mts",
+    ["--parameter-overrides", "Runtime=node22 Stage"],
+    'error: --parameter-overrides: "Stage" is neither Name=Value nor ParameterKey=Name,ParameterValue=Value',
+    "usage: npm run aws",
+  ],
+  [
+    "lab/invoke.mts",
+    ["Hello", "--parameter-overrides", "ParameterKey=Stage,ParameterValue=prod"],
+    "error: --parameter-overrides: the template declares no parameter Stage; its parameters: Runtime, ProvisionedConcurrency, WarpRuntimeVersionArn, LogRetentionInDays",
+    "usage: npm run invoke",
+  ],
+  [
+    "bench/cli.mts",
+    ["--stack", "warpstart", "--parameter-overrides", "Runtime=node24"],
+    "error: --parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with",
+    "usage: npm run bench",
+  ],
 ])("%s %j says so and exits", (script, args, message, usage) => {
   const run = command(script, ...args);
   expect(run.status).toBe(usage ? 2 : 1);

@@ -59,13 +59,21 @@ it.each([
   ],
   [
     "OnChange",
-    "DynamoDB stream records of the template's table",
+    "DynamoDB stream records of the template's table, keyed as it is",
     {},
-    // The generator's records: an INSERT, a MODIFY and a REMOVE.
+    // The generator's records (an INSERT, a MODIFY and a REMOVE), keyed by the table's own key, not the generator's Id.
     {
-      Records: expect.arrayContaining([
-        expect.objectContaining({ eventSource: "aws:dynamodb", eventSourceARN: expect.stringMatching(/:table\/fixture-table\/stream\//) }),
-      ]),
+      Records: [
+        ...["INSERT", "MODIFY"].map((eventName) =>
+          expect.objectContaining({
+            eventName,
+            eventSource: "aws:dynamodb",
+            eventSourceARN: expect.stringMatching(/:table\/fixture-table\/stream\//),
+            dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } }, NewImage: { id: { S: "101" }, Message: { S: expect.any(String) } } }),
+          }),
+        ),
+        expect.objectContaining({ eventName: "REMOVE", dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } } }) }),
+      ],
     },
   ],
 ])("%s gets %s", (logicalId, _, query, shape) => {
@@ -74,7 +82,10 @@ it.each([
 
 it("keeps each event it made under .lab/events/ and sends that copy from then on", () => {
   rmSync(GENERATED_DIR, { recursive: true, force: true });
-  expect(functionEvent(fn("OnScratch"))).toMatchObject({ Records: [{ s3: { bucket: { name: "warpstart-lab-scratch" } } }] });
+  // Its key within the event's Filter (prefix scratch/, suffix .json), as S3 sends it.
+  expect(functionEvent(fn("OnScratch"))).toMatchObject({
+    Records: [{ s3: { bucket: { name: "warpstart-lab-scratch" }, object: { key: "scratch/test/key.json" } } }],
+  });
   const kept = readdirSync(GENERATED_DIR);
   expect(kept).toEqual([expect.stringMatching(/^[0-9a-f]+\.json$/)]);
   const copy = join(GENERATED_DIR, kept[0]!);

@@ -19,7 +19,11 @@ const argsOf = (logicalId: string) => generateEventArgs(logicalId, fn(logicalId)
 describe("the generate-event arguments for a function's first event source", () => {
   it.each([
     ["OnUpload", "a bucket's BucketName", ["s3", "put", "--bucket", "fixture-uploads"]],
-    ["OnScratch", "an unnamed bucket's name as the lab makes it up, lower case", ["s3", "put", "--bucket", "warpstart-lab-scratch"]],
+    [
+      "OnScratch",
+      "an unnamed bucket's name as the lab makes it up, lower case, and a key its Filter lets through",
+      ["s3", "put", "--bucket", "warpstart-lab-scratch", "--key", "scratch/test/key.json"],
+    ],
     ["OnOrder", "the QueueName of the queue whose Arn it reads", ["sqs", "receive-message", "--queue-name", "fixture-orders"]],
     ["OnWrittenQueue", "the queue of an ARN a parameter gives", ["sqs", "receive-message", "--queue-name", "written-queue"]],
     ["OnNotice", "an unnamed topic's made-up name", ["sns", "notification", "--topic", "warpstart-lab-Notices"]],

@@ -1,10 +1,10 @@
 // Reading any SAM app: its functions with Globals, the intrinsics a local run evaluates, its
 // samconfig.toml's parameters, and what is said about a file that is not a SAM template.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keepsAlive } from "../../builder/build.mts";
-import { samconfigParameterOverrides } from "../../core/samconfig.mts";
+import { parseParameterOverrides, samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
 import { templateVariables } from "../../emulation/function-environment.mts";
 
@@ -147,6 +147,33 @@ describe("readTemplate", () => {
     expect(() => readTemplate(file)).toThrow(`${file} ${message}`);
   });
 
+  it("names a parameter without a value, and says how to give it one", () => {
+    const file = write(
+      "template.yaml",
+      "Parameters:\n  BucketName: { Type: String }\nResources:\n  Bucket: { Type: AWS::S3::Bucket, Properties: { BucketName: !Ref BucketName } }\n",
+    );
+    expect(() => readTemplate(file).resolve({ Ref: "BucketName" })).toThrow(
+      "the parameter BucketName has no Default and no value: give it a value: --parameter-overrides BucketName=VALUE, or parameter_overrides in the app's samconfig.toml",
+    );
+    expect(readTemplate(file, { BucketName: "given" }).resolve({ Ref: "BucketName" })).toBe("given");
+  });
+
+  it("gives Fn::ImportValue the value local-aws/exports.json gives its export, and names one it lacks or a file it cannot use", () => {
+    const file = write("template.yaml", "Resources: {}\n");
+    mkdirSync(join(dir, "local-aws"));
+    writeFileSync(join(dir, "local-aws/exports.json"), '{ "shared-vpc": "vpc-1" }');
+    const template = readTemplate(file);
+    expect(template.resolve({ "Fn::ImportValue": { "Fn::Join": ["-", ["shared", "vpc"]] } })).toBe("vpc-1");
+    expect(() => template.resolve({ "Fn::ImportValue": "other" })).toThrow(
+      'Fn::ImportValue other has no value here: give its value in the app\'s local-aws/exports.json, e.g. {"other": "VALUE"}',
+    );
+    // A file the lab cannot use fails only what imports a value.
+    writeFileSync(join(dir, "local-aws/exports.json"), '["vpc-1"]');
+    expect(() => readTemplate(file).resolve({ "Fn::ImportValue": "shared-vpc" })).toThrow(
+      `${join(dir, "local-aws/exports.json")} is not an object of export name → value (a string), e.g. {"shared-vpc-id": "vpc-1"}`,
+    );
+  });
+
   it("says so for a file that does not exist", () => {
     expect(() => readTemplate(join(dir, "missing.yaml"))).toThrow(`cannot read the template ${join(dir, "missing.yaml")}: ENOENT`);
   });
@@ -188,6 +215,15 @@ describe("samconfigParameterOverrides", () => {
       A: "1",
     });
     expect(samconfigParameterOverrides(join(dir, "none.toml"))).toEqual({});
+  });
+
+  it("reads both of sam's forms, a quoted value keeping its spaces", () => {
+    expect(parseParameterOverrides(['Stage=prod Title="a b"', "ParameterKey=Memory,ParameterValue=1024"], String)).toEqual({
+      Stage: "prod",
+      Title: "a b",
+      Memory: "1024",
+    });
+    expect(() => parseParameterOverrides(["Stage=prod oops"], (entry) => `bad: ${entry}`)).toThrow("bad: oops");
   });
 
   it("says what is wrong with a file it cannot use", () => {

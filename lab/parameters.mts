@@ -1,0 +1,41 @@
+// The template's parameters as a user gives them to a command that starts a lab: samconfig.toml's
+// parameter_overrides (as sam deploy reads them), and over them --parameter-overrides, in the
+// forms `sam` takes. Every such command declares the flag through PARAMETER_FLAGS.
+import { join } from "node:path";
+import { errorMessage, UsageError } from "../core/cli.mts";
+import { appDirOf } from "../core/paths.mts";
+import { parseParameterOverrides, samconfigParameterOverrides } from "../core/samconfig.mts";
+import { loadTemplate } from "../core/template.mts";
+
+/** parseArgs options for the flag; given more than once, the entries add up. */
+export const PARAMETER_FLAGS = { "parameter-overrides": { type: "string", multiple: true } } as const;
+
+export const PARAMETER_USAGE = `  --parameter-overrides "A=1 B=2"
+                    the template's parameters, as sam deploy takes them (also ParameterKey=A,ParameterValue=1),
+                    over samconfig.toml's parameter_overrides`;
+
+/**
+ * The parameters a lab of `templateFile` (source or built) runs with: samconfig.toml's for
+ * `command`, then the flag's. A flag naming a parameter the template does not declare is a
+ * UsageError, as CloudFormation refuses it.
+ */
+export function parameterOverridesFrom(
+  values: { "parameter-overrides"?: string[] },
+  templateFile: string,
+  command: "build" | "deploy" = "deploy",
+): Record<string, string> {
+  const given = values["parameter-overrides"] ?? [];
+  let flag: Record<string, string>;
+  try {
+    flag = parseParameterOverrides(given, (entry) => `"${entry}" is neither Name=Value nor ParameterKey=Name,ParameterValue=Value`);
+  } catch (error) {
+    throw new UsageError(`--parameter-overrides: ${errorMessage(error)}`);
+  }
+  if (given.length) {
+    const declared = Object.keys(loadTemplate(templateFile).Parameters ?? {});
+    const unknown = Object.keys(flag).filter((name) => !declared.includes(name));
+    if (unknown.length)
+      throw new UsageError(`--parameter-overrides: the template declares no parameter ${unknown.join(", ")}; its parameters: ${declared.join(", ") || "none"}`);
+  }
+  return { ...samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), command), ...flag };
+}
