@@ -20,7 +20,7 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { labOverlayOf } from "../emulation/function-environment.mts";
 import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
-import { runtimeCarries } from "../emulation/runtime-sdk.mts";
+import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
@@ -305,9 +305,15 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
   const defines = templateDefines(template, fn);
   // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
   const fromLayers = layerPackages(fn.layers).flatMap((name) => [name, `${name}/*`]);
+  // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
+  const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
+  const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
+  // An app's code (the doctor's builds) gets what it takes from the runtime where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
+  const outsideProject = relative(PROJECT_ROOT, source).startsWith("..");
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
     external: [...(profile.esbuild.external ?? []), ...fromLayers],
+    nodePaths: outsideProject ? runtimeSdkTreesOf(runtime).map((tree) => join(tree, "node_modules")) : [],
     absWorkingDir: PROJECT_ROOT,
     platform: "node",
     target: "node22",
@@ -317,9 +323,7 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
     plugins,
   });
   const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
-  // Raw leaves to the runtime what it carries: the managed runtime the function deploys to (nodejs22.x's on a custom one, where Raw cannot run).
-  const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
-  const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
+  // Raw leaves to the runtime what it carries.
   const carries = (pkg: string) => runtimeCarries(runtime, pkg);
   const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(carries)));
   if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);

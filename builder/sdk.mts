@@ -10,6 +10,8 @@ import { ImportType, init as initLexer, parse as parseModule } from "es-module-l
 import { type BuildOptions, build, type Plugin } from "esbuild";
 import { satisfies, validRange } from "semver";
 import { PROJECT_ROOT } from "../core/paths.mts";
+import { type ManagedRuntime, RUNTIMES } from "../core/runtimes.mts";
+import { runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import type { ServiceHost } from "../src/contract.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
@@ -96,6 +98,12 @@ function dependencyOf(file: string): { name: string; version: string; wants: Rec
   return null;
 }
 
+/** Every managed runtime's SDK copies (asked when a build first needs them: the on-demand one is in the user's lab folder). */
+const runtimeSdkTrees = () =>
+  Object.values(RUNTIMES)
+    .filter((runtime): runtime is ManagedRuntime => runtime.kind === "managed")
+    .flatMap(runtimeSdkTreesOf);
+
 /** Whether a version meets a range; a range semver cannot read (a tag, a URL) is taken as met. */
 function meets(version: string, range: string): boolean {
   return validRange(range) === null || satisfies(version, range, { includePrerelease: true });
@@ -122,6 +130,8 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
     return answers.get(key)!;
   };
   function serving(specifier: string, importer: string): SdkServing {
+    // A runtime's SDK copy (an app's code takes from it what it does not ship) resolves its own imports, as on Lambda.
+    if (runtimeSdkTrees().some((dir) => importer.startsWith(`${dir}${sep}`))) return { from: "own" };
     const pkg = packageOf(specifier);
     const inTree = installedVersion(tree, pkg);
     const dependency = dependencyOf(importer);

@@ -10,7 +10,9 @@ import { CODE_CACHE_RUNTIME } from "../builder/code-cache.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
+import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import { relocatedTemplate, templateOfCopies } from "./app-build.mts";
 import type { Examined } from "./checks.mts";
 import type { ComparedProfile, ProfileResult } from "./findings.mts";
@@ -204,6 +206,15 @@ async function buildInto(
       },
     })),
   );
+  // What a function takes from its runtime beyond the stand-in's copy, installed first: the copies bundle it at the runtime's release.
+  const takes = new Map<ManagedRuntime, Set<string>>();
+  for (const plan of planned) {
+    const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+    const runtime = managedRuntimeOf(copyRuntime(source, plan.profile).runtime);
+    if (!runtime) continue;
+    for (const name of missingRuntimeSdk(built.fn.codeDir, runtime)) takes.set(runtime, (takes.get(runtime) ?? new Set()).add(name));
+  }
+  for (const [runtime, names] of takes) await installRuntimeSdk(runtime, [...names], say);
   const copiesFile = join(scratch, "profiles-template.json");
   writeFileSync(copiesFile, `${JSON.stringify(copiesTemplate, null, 2)}\n`);
 

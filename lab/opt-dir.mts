@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, mkdirSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../builder/runtime-layer.mts";
+import { labHomeDir } from "../core/paths.mts";
 import { ownedDir } from "../core/processes.mts";
 import type { CustomRuntime } from "../core/runtimes.mts";
 import type { TemplateLayer } from "../core/template.mts";
@@ -40,11 +41,12 @@ export function copyOptDir(optDir: string): string {
 
 /**
  * The app's own layers (AWS::Serverless::LayerVersion, built by sam build) as a managed runtime's
- * /opt under .lab/run/<owner>/opt/layers-<id>: each layer's content in the order the function lists
- * them, a later one's files over an earlier one's, as Lambda extracts them. Read-only.
+ * /opt, in the user's lab folder (outside the project: a layer's package finds no project's
+ * node_modules above it): each layer's content in the order the function lists them, a later one's
+ * files over an earlier one's, as Lambda extracts them. Read-only.
  */
 export function prepareLayersDir(layers: TemplateLayer[]): string {
-  const optDir = join(ownedDir(LAB_RUN_DIR), "opt", `layers-${randomBytes(4).toString("hex")}`);
+  const optDir = join(ownedDir(join(labHomeDir(), "opt")), `layers-${randomBytes(4).toString("hex")}`);
   mkdirSync(optDir, { recursive: true });
   for (const layer of layers) cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
   chmodSync(optDir, 0o555);

@@ -1,7 +1,7 @@
 // The doctor, `npm run lab` and `npm run load` on the as-lambda app (test/fixtures/sam-apps/as-lambda),
 // each building it: IsolationUndeclaredImport's build fails and is reported with its build's error
 // line, IsolationInitThrows's provisioned environment fails its INIT, and the others are built,
-// examined, served and loaded all the same. The bench and `npm run invoke` on it: test/integration/isolation.test.mts.
+// examined, served and loaded all the same. The bench and `npm run invoke` on it: test/integration/as-lambda.test.mts.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,8 +10,8 @@ import { createInterface } from "node:readline";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import type { DoctorReport } from "../../doctor/findings.mts";
 import type { RunSummary } from "../../load_test/run.mts";
+import { BUILD_ERROR, PROVISION_FAILS, TEMPLATE, TOOLS_ENV } from "../support/as-lambda.mts";
 import { doctor, findingIds, outputOf } from "../support/doctor.mts";
-import { BUILD_ERROR, PROVISION_FAILS, TEMPLATE, TOOLS_ENV } from "../support/isolation.mts";
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-isolation-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

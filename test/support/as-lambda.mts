@@ -1,5 +1,5 @@
-// The as-lambda app's Isolation functions as test/integration/isolation.test.mts and
-// test/slow/isolation.test.mts run them: the lines a user sees of their failures.
+// The as-lambda app's Isolation functions as test/integration/as-lambda.test.mts and
+// test/slow/as-lambda.test.mts run them: the lines a user sees of their failures.
 import { dirname } from "node:path";
 import { NODE22, VENV_BIN } from "../../core/paths.mts";
 
