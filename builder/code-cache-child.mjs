@@ -15,6 +15,29 @@ const [mode, handlerFile, verdictFile, init] = process.argv.slice(2);
 const NOT_LOADED = "not loaded"; // code-cache.mts's CHUNK_NOT_LOADED
 const STOPPED = "INIT stopped: "; // code-cache.mts's INIT_STOPPED
 let stopped = "";
+// What the runtime interface client puts on globalThis before it loads a handler: a response-streaming
+// handler calls awslambda.streamifyResponse at its top level. Marks as the client marks (the symbols it reads).
+const STREAMING = Symbol.for("aws.lambda.runtime.handler.streaming");
+const HIGH_WATER_MARK = Symbol.for("aws.lambda.runtime.handler.streaming.highWaterMark");
+globalThis.awslambda = {
+  ...globalThis.awslambda,
+  streamifyResponse(handler, options) {
+    handler[STREAMING] = "response";
+    if (typeof options?.highWaterMark === "number") handler[HIGH_WATER_MARK] = Number.parseInt(String(options.highWaterMark), 10);
+    return handler;
+  },
+  HttpResponseStream: {
+    from(stream, prelude) {
+      stream.setContentType("application/vnd.awslambda.http-integration-response");
+      const json = JSON.stringify(prelude);
+      stream._onBeforeFirstWrite = (write) => {
+        write(json);
+        write(new Uint8Array(8));
+      };
+      return stream;
+    },
+  },
+};
 try {
   await import(pathToFileURL(handlerFile).href);
 } catch (error) {

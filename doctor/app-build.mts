@@ -2,10 +2,10 @@
 // function on a Node.js runtime the lab does not run (doctor/lambda-runtimes.mts) is built on the
 // stand-in runtime instead, from a copy of the template written elsewhere: SAM CLI refuses to
 // build the oldest runtimes at all, and the lab runs only what it was built for.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
-import { appDirOf, buildDirOf, PROJECT_ROOT } from "../core/paths.mts";
+import { appDirOf, buildDirOf, PROJECT_ROOT, seedDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import { loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { samBuild, samBuildEach } from "../lab/sam.mts";
@@ -45,6 +45,18 @@ export interface FunctionCopy {
   of: string;
   copyId: string;
   change(resource: TemplateResourceEntry): void;
+}
+
+/**
+ * A template of the app's (relocated, or of copies) written into a scratch folder, with the app's
+ * seed folder beside it: what its builds' INIT finds in the local AWS and its Fn::ImportValue values.
+ */
+export function writeScratchTemplate(templateFile: string, scratch: string, template: unknown): string {
+  const file = join(scratch, "template.json");
+  writeFileSync(file, `${JSON.stringify(template, null, 2)}\n`);
+  const seeds = seedDirOf(templateFile);
+  if (existsSync(seeds) && !existsSync(seedDirOf(file))) symlinkSync(seeds, seedDirOf(file));
+  return file;
 }
 
 /**
@@ -159,8 +171,7 @@ export async function buildApp(
   delete template.Outputs;
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-build-"));
   try {
-    const copy = join(scratch, "template.json");
-    writeFileSync(copy, `${JSON.stringify(template, null, 2)}\n`);
+    const copy = writeScratchTemplate(templateFile, scratch, template);
     return failedBuilds(await samBuildEach(copyBuild(copy, appDir, buildDirOf(templateFile), resources), say));
   } finally {
     removeTree(scratch);

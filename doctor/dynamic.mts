@@ -11,6 +11,7 @@ import type { BuiltFunction } from "./artifact.mts";
 import type { Examined } from "./checks.mts";
 import { type CheckId, type Finding, type FunctionReport, finding } from "./findings.mts";
 import { fixFor } from "./fixes.mts";
+import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
 /** A finding of the trace: found after the fixes were built, so it says why it is not measured. */
 function traced(id: CheckId, message: string, built: BuiltFunction): Finding {
@@ -33,6 +34,18 @@ const withLabLimit = (message: string) =>
 function firstAfterRuntime(report: FunctionReport, found: Finding): void {
   const runtimeFirst = report.findings[0]?.id === "deprecated-runtime" ? 1 : 0;
   report.findings.splice(runtimeFirst, 0, found);
+}
+
+/**
+ * nodejs22.x's bootstrap passes --no-experimental-require-module: require() of an ES module fails
+ * there (ERR_REQUIRE_ESM), where Node 22 itself would load it. A function of an older runtime, run on
+ * nodejs22.x in the lab, that fails so is one that moving to nodejs22.x breaks: said as such.
+ */
+function withRuntimeBreak(message: string, built: BuiltFunction): string {
+  if (!/ERR_REQUIRE_ESM|require\(\) of ES Module/.test(message)) return message;
+  const standIn = whyStandIn(built.fn.runtime);
+  const which = standIn ? `moving it from ${built.fn.runtime} to ${STAND_IN_RUNTIME} breaks it: ` : "";
+  return `${which}${STAND_IN_RUNTIME}'s bootstrap disables require() of ES modules (--no-experimental-require-module), and its code requires one: import it instead, or bundle it (${message})`;
 }
 
 export async function traceInLab(lab: Lab, { built, report }: Examined): Promise<void> {
@@ -63,6 +76,6 @@ export async function traceInLab(lab: Lab, { built, report }: Examined): Promise
       return;
     }
     report.whyNotTraced = "its INIT failed";
-    firstAfterRuntime(report, traced("init-error", withLabLimit(error.message), built));
+    firstAfterRuntime(report, traced("init-error", withRuntimeBreak(withLabLimit(error.message), built), built));
   }
 }

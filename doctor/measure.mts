@@ -4,7 +4,7 @@
 // starts in the lab, in a fresh random order every round, and each finding gets the paired p50
 // difference (measure/stats.mts).
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../core/cli.mts";
@@ -16,7 +16,7 @@ import { functionEvent } from "../lab/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
 import { pairedComparison } from "../measure/stats.mts";
-import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies } from "./app-build.mts";
+import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type Examined, examine } from "./checks.mts";
 import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
@@ -97,8 +97,7 @@ export async function buildFixes(
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-"));
   const cleanup = () => removeTree(scratch);
   if (fixes.length === 0) return { fixes, functions: [], cleanup };
-  const fixesFile = join(scratch, "template.json");
-  writeFileSync(fixesFile, `${JSON.stringify(fixesTemplate(templateFile, fixes, standInIds(examined.map(({ built }) => built.fn))), null, 2)}\n`);
+  const fixesFile = writeScratchTemplate(templateFile, scratch, fixesTemplate(templateFile, fixes, standInIds(examined.map(({ built }) => built.fn))));
   const build = (buildDir: string, resources?: string[]) => samBuildCopy(fixesFile, appDirOf(templateFile), buildDir, resources);
   /** Each copy as built, or why it is not. */
   const copies = new Map<string, TemplateFunction | string>();

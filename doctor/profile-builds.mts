@@ -2,7 +2,7 @@
 // project's pipeline (builder/build.mts) as the Optimized and the Warp profile, beside the app, each
 // then measured against the function as it is in the doctor's one interleaved run (doctor/measure.mts).
 // A function whose source the pipeline cannot find or build says why, per profile.
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { BuildError, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
@@ -13,7 +13,7 @@ import { execOwned, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
-import { relocatedTemplate, templateOfCopies } from "./app-build.mts";
+import { relocatedTemplate, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import type { Examined } from "./checks.mts";
 import type { ComparedProfile, ProfileResult } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
@@ -215,8 +215,7 @@ async function buildInto(
     for (const name of missingRuntimeSdk(built.fn.codeDir, runtime)) takes.set(runtime, (takes.get(runtime) ?? new Set()).add(name));
   }
   for (const [runtime, names] of takes) await installRuntimeSdk(runtime, [...names], say);
-  const copiesFile = join(scratch, "profiles-template.json");
-  writeFileSync(copiesFile, `${JSON.stringify(copiesTemplate, null, 2)}\n`);
+  const copiesFile = writeScratchTemplate(templateFile, scratch, copiesTemplate);
 
   const copies = readTemplate(copiesFile);
   const functions: TemplateFunction[] = [];

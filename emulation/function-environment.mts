@@ -4,7 +4,7 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { labHomeDir, STATE_DIR } from "../core/paths.mts";
 import { ownedDir, removeTree } from "../core/processes.mts";
@@ -148,6 +148,11 @@ const nodeMajorOf = (runtime: Runtime) => /^nodejs(\d+)\.x$/.exec(runtime.lambda
  */
 export function prepareTaskRoot(spec: FunctionSpec): string {
   const lab = labHomeDir();
+  // Node takes a .js file's module format from the nearest package.json: above /var/task there is
+  // none, so it is CommonJS unless the artifact says otherwise; here one in the user's home would be
+  // the nearest. One with no type ends the lookup where Lambda's would.
+  const noFormat = join(lab, "package.json");
+  if (!existsSync(noFormat)) writeFileSync(noFormat, "{}\n");
   if (spec.runtime.kind !== "managed") {
     const owned = ownedDir(join(lab, "custom"));
     mkdirSync(join(owned, "task"), { recursive: true });

@@ -36,6 +36,7 @@ it("npm run bench: the function whose build fails is reported not built, the one
     ["TrustRuntimeSdk", 1, []],
     ["TrustCallback", 1, []],
     ["TrustLayered", 1, []],
+    ["TrustStreaming", 1, []],
   ]);
 }, 240_000);
 
@@ -55,6 +56,7 @@ it.each([
   ["TrustRuntimeSdk", { cause: "runtime-sdk", calledSts: true }],
   ["TrustCallback", { cause: "callback", waits: false }],
   ["TrustLayered", { cause: "layer", greeting: "hello from the layer, lab" }],
+  ["TrustStreaming", { cause: "streaming", calledSts: true }],
 ])(
   "npm run invoke %s: it answers as on Lambda",
   (name, answer) => {

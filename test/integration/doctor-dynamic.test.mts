@@ -2,6 +2,7 @@
 // in a lab of their own: a clean traced cold start passes init-error; a code cache V8 rejects at
 // run time is a finding even where the build looked right (Warp's cache was made with the node
 // flags of 512 MB, and the same artifact at 1024 MB runs with others).
+import { join } from "node:path";
 import { builtTemplateOf, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { readBuiltFunction } from "../../doctor/artifact.mts";
@@ -11,10 +12,19 @@ import { type Lab, startLab } from "../../lab/lab.mts";
 
 const warp = readTemplate(builtTemplateOf(PROJECT_TEMPLATE)).functions.find((fn) => fn.logicalId === "Warp")!;
 const warpAt1024 = { ...warp, logicalId: "WarpAt1024", memoryMb: 1024 };
+// A nodejs20.x function the doctor runs on nodejs22.x, whose CommonJS require()s an ES module.
+const requiresEsm = {
+  ...warp,
+  logicalId: "RequiresEsm",
+  codeDir: join(import.meta.dirname, "../fixtures/lab/requires-esm"),
+  handler: "index.handler",
+  layers: [],
+  buildMethod: null,
+};
 
 let lab: Lab;
 beforeAll(async () => {
-  lab = await startLab({ only: ["Warp"], extraFunctions: [warpAt1024] });
+  lab = await startLab({ only: ["Warp"], extraFunctions: [warpAt1024, requiresEsm] });
 });
 afterAll(async () => {
   await lab?.stop();
@@ -42,4 +52,15 @@ it("the same cache at another memory size: V8 rejects it, and that is a code-cac
     }),
   ]);
   expect(report.passed).not.toContain("code-cache-mismatch");
+});
+
+it("an INIT that require()s an ES module on nodejs22.x, of a nodejs20.x function: init-error, saying that moving it to nodejs22.x breaks it", async () => {
+  const built = await readBuiltFunction({ ...requiresEsm, runtime: "nodejs20.x" });
+  const report = examine(built);
+  await traceInLab(lab, { built, report });
+  expect(report.findings.find((found) => found.id === "init-error")).toMatchObject({
+    message: expect.stringMatching(
+      /^moving it from nodejs20\.x to nodejs22\.x breaks it: nodejs22\.x's bootstrap disables require\(\) of ES modules \(--no-experimental-require-module\), and its code requires one: import it instead, or bundle it \(.*ERR_REQUIRE_ESM/s,
+    ),
+  });
 });

@@ -16,16 +16,29 @@ import { doctor, findingIds, outputOf } from "../support/doctor.mts";
 const out = mkdtempSync(join(tmpdir(), "warpstart-isolation-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-it("npm run doctor: the function whose build fails is skipped with its build's error line, the others built, traced and examined", () => {
+it("npm run doctor: the function whose build fails is skipped with its build's error line, the others built, traced, examined, and Warp measured for each that can run", () => {
   const json = join(out, "doctor.json");
-  const run = doctor("--template", TEMPLATE, "--rounds", "1", "--profiles", "none", "--json", json);
+  const run = doctor("--template", TEMPLATE, "--rounds", "1", "--json", json);
   expect(outputOf(run)).toMatchObject({ status: 0 });
   const report = JSON.parse(readFileSync(json, "utf8")) as DoctorReport;
   expect(report.skipped).toEqual([
     { name: "IsolationUndeclaredImport", runtime: "nodejs22.x", why: expect.stringContaining(`its build fails: ${BUILD_ERROR}`) },
   ]);
   expect(run.stdout).toContain(`skipped IsolationUndeclaredImport (nodejs22.x): its build fails: ${BUILD_ERROR}`);
-  expect(findingIds(report)).toEqual({ IsolationHealthy: [], IsolationInitThrows: ["init-error"] });
+  expect(findingIds(report)).toMatchObject({ IsolationHealthy: [], IsolationInitThrows: ["init-error"], TrustRuntimeSdk: ["runtime-sdk"], TrustLayered: [] });
+  // Every function whose INIT completes in the lab gets its Warp build measured.
+  const warp = (fn: DoctorReport["functions"][number]) => fn.profiles.find((result) => result.profile === "Warp");
+  expect(report.functions.map((fn) => [fn.name, warp(fn)?.measured ? "measured" : warp(fn)?.whyNotMeasured])).toEqual([
+    ["IsolationHealthy", "measured"],
+    ["IsolationInitThrows", expect.stringContaining("its INIT fails in the lab")],
+    ["WorldOnUpload", "measured"],
+    ["WorldOnOrder", "measured"],
+    ["WorldReadsSeeds", "measured"],
+    ["TrustRuntimeSdk", "measured"],
+    ["TrustCallback", "measured"],
+    ["TrustLayered", "measured"],
+    ["TrustStreaming", expect.stringContaining("it is built with the Warp profile already")],
+  ]);
   expect(report.functions.find((fn) => fn.name === "IsolationHealthy")!.init).not.toBeNull();
   expect(run.stderr).toContain(`== ${PROVISION_FAILS}`);
 }, 300_000);
