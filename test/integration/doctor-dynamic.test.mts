@@ -60,7 +60,7 @@ it("an INIT that require()s an ES module on nodejs22.x, of a nodejs20.x function
   await traceInLab(lab, { built, report });
   expect(report.findings.find((found) => found.id === "init-error")).toMatchObject({
     message: expect.stringMatching(
-      /^moving it from nodejs20\.x to nodejs22\.x breaks it: nodejs22\.x's bootstrap disables require\(\) of ES modules \(--no-experimental-require-module\), and its code requires one: import it instead, or bundle it \(.*ERR_REQUIRE_ESM/s,
+      /^moving it from nodejs20\.x to nodejs22\.x breaks it: nodejs22\.x's bootstrap disables require\(\) of ES modules \(--no-experimental-require-module\), and its code requires one: import it instead, or bundle it \(.*require\(\) of ES Module /s,
     ),
   });
 });
