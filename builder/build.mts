@@ -37,6 +37,7 @@ import {
   scanSdkImports,
   sdkFromChunk,
   sdkFromRuntime,
+  sdkFromRuntimeCopy,
   sdkFromTree,
   sdkServing,
   serviceHosts,
@@ -308,19 +309,19 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
   // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
   const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
   const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
-  // An app's code (the doctor's builds) gets what it takes from the runtime where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
+  // An app's code (the doctor's builds) gets an SDK package it does not ship where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
   const outsideProject = relative(PROJECT_ROOT, source).startsWith("..");
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
     external: [...(profile.esbuild.external ?? []), ...fromLayers],
-    nodePaths: outsideProject ? runtimeSdkTreesOf(runtime).map((tree) => join(tree, "node_modules")) : [],
+
     absWorkingDir: PROJECT_ROOT,
     platform: "node",
     target: "node22",
     metafile: true,
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
-    plugins,
+    plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime))] : plugins,
   });
   const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
   // Raw leaves to the runtime what it carries.

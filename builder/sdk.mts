@@ -205,6 +205,8 @@ export async function scanSdkImports(
           });
         },
       },
+      // Then the options' own (sdkFromRuntimeCopy), for what the scan leaves to the code.
+      ...(options.plugins ?? []),
     ],
   });
   const code = result.outputFiles.map((file) => file.text).join("\n");
@@ -215,6 +217,32 @@ export async function scanSdkImports(
   const [entry] = (options.entryPoints ?? []) as string[];
   const commonJsEntry = entry !== undefined && result.metafile.inputs[relative(options.absWorkingDir ?? process.cwd(), entry)]?.format === "cjs";
   return { imports, problems: [...problems], hasCommonJs, commonJsEntry };
+}
+
+/**
+ * An @aws-sdk/* package the code imports and cannot resolve itself (it ships none) comes from the
+ * runtime's SDK copies (`trees`, emulation/runtime-sdk.mts), as Lambda's NODE_PATH finds it in
+ * /var/runtime/node_modules: for an app's code that takes the SDK from the runtime. Last of the
+ * plugins: what the tree serves, or the code's own copy, comes first.
+ */
+export function sdkFromRuntimeCopy(trees: string[]): Plugin {
+  const AGAIN = "sdk-runtime-copy";
+  return {
+    name: AGAIN,
+    setup(b) {
+      b.onResolve({ filter: /^@aws-sdk\// }, async (args) => {
+        if (args.pluginData === AGAIN) return undefined;
+        const own = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: AGAIN });
+        if (own.errors.length === 0) return undefined;
+        for (const tree of trees) {
+          // As imported from inside the copy: its own to resolve (sdkServing), no tree's.
+          const found = await b.resolve(args.path, { kind: args.kind, resolveDir: tree, importer: join(tree, "package.json"), pluginData: AGAIN });
+          if (found.errors.length === 0) return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
+        }
+        return undefined;
+      });
+    },
+  };
 }
 
 /** Build-time replacement of SDK files by project modules (Profile.replace). */

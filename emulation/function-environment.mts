@@ -163,7 +163,7 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
   const onDemand = join(installedOnDemandDirOf(spec.runtime), "node_modules");
   mkdirSync(onDemand, { recursive: true });
   linkOnce(onDemand, join(base, "run", "node_modules"));
-  const env = join(ownedDir(join(base, "run")), `${spec.name}-${randomBytes(4).toString("hex")}`);
+  const env = join(ownedDir(taskRootsDirOf(spec.runtime)), `${spec.name}-${randomBytes(4).toString("hex")}`);
   mkdirSync(join(env, "v"), { recursive: true });
   if (spec.optDir) {
     symlinkSync(join(spec.optDir, "nodejs/node_modules"), join(env, "node_modules"));
@@ -171,6 +171,9 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
   }
   return readOnlyCopy(spec.codeDir, join(env, "v", "task"), labOverlayOf(spec.codeDir));
 }
+
+/** Where a managed runtime's task roots are, one folder per owner (core/processes.mts ownedDir). */
+export const taskRootsDirOf = (runtime: Pick<Runtime, "name">) => join(labHomeDir(), runtime.name, "run");
 
 /** Removes a task root prepareTaskRoot made, and the folder around it that only it used. */
 export function removeTaskRoot(taskRoot: string): void {

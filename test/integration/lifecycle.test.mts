@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { LAB_RUN_DIR } from "../../emulation/function-environment.mts";
+import { taskRootsDirOf } from "../../emulation/function-environment.mts";
 import { assertPortFree } from "../../emulation/local-aws/local-aws.mts";
 import { runtimeEntryOf } from "../../emulation/runtime-sdk.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
@@ -99,12 +99,13 @@ it("removes the read-only task roots of a lab that could not remove them, at the
   expect((await fetch(`${apiUrl}/echo`)).status).toBe(200); // a task root, read-only
   owner.kill("SIGKILL");
   await eventually("the owner has ended", () => !alive(owner.pid!), 5_000);
-  const left = readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`));
+  const taskRoots = taskRootsDirOf(RUNTIMES.node22);
+  const left = readdirSync(taskRoots).filter((dir) => dir.startsWith(`${owner.pid}-`));
   expect(left).toHaveLength(1);
   const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });
   try {
     await lab.lambda.invoke("Echo", Buffer.from("{}")); // the first task root of this lab: its owner folder, after the sweep
-    expect(readdirSync(LAB_RUN_DIR).filter((dir) => dir.startsWith(`${owner.pid}-`))).toEqual([]);
+    expect(readdirSync(taskRoots).filter((dir) => dir.startsWith(`${owner.pid}-`))).toEqual([]);
   } finally {
     await lab.stop();
   }

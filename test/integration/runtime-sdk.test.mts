@@ -1,10 +1,12 @@
 // The runtime's copy of the SDK as Lambda's Node.js runtimes have it: a function that imports a
 // client it does not ship gets the release its runtime carries, installed once, on demand, by the
 // real npm (from a registry stand-in: nothing leaves the machine), and told.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
+import { readTemplate } from "../../core/template.mts";
 import { runtimeDirOf } from "../../emulation/runtime-sdk.mts";
 import { startLab } from "../../lab/lab.mts";
 import { type Registry, startRegistry } from "../support/npm-registry.mts";
@@ -71,6 +73,17 @@ it("installs the client a function takes from the runtime at the release each ru
   } finally {
     console.error = CONSOLE_ERROR;
   }
+});
+
+it("bundles what an app's function takes from the runtime at the release its runtime carries (the doctor's profile builds of an app's code)", async () => {
+  // The app outside the project, as a user's is; the client installed by the test before.
+  const app = join(home, "app");
+  cpSync(FIXTURES, app, { recursive: true });
+  const out = join(home, "built");
+  const built = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "TakesFromRuntime", "Optimized"), out);
+  const code = readFileSync(built.outfile, "utf8");
+  expect(code).toContain("runtime-sdk/node22/node_modules/@aws-sdk/client-lab-probe/index.js");
+  expect(code).toContain(`module.exports = { name: "@aws-sdk/client-lab-probe", version: "${sdkVersionOf("node22")}"`);
 });
 
 it("serves the other functions when npm cannot install what one takes from the runtime, and says what to do", async () => {
