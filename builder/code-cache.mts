@@ -6,9 +6,9 @@
 // that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { execOwned, ownedDir } from "../core/processes.mts";
+import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 import {
@@ -17,7 +17,10 @@ import {
   functionEnvironment,
   LAB_RUN_DIR,
   labOverlayOf,
+  prepareLayersDir,
+  prepareTaskRoot,
   refusedHostsIn,
+  removeTaskRoot,
   templateVariables,
 } from "../emulation/function-environment.mts";
 import { type AwsCall, type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
@@ -110,13 +113,15 @@ async function init(
   mode: "write" | "status",
   architecture: string,
   initMode: "full" | "partial",
+  place: Placed,
 ): Promise<Verdict> {
   const runtime = CODE_CACHE_RUNTIME;
-  const { fn, artifactDir } = target;
+  const { fn } = target;
+  const { taskRoot: artifactDir, optDir } = place;
   const [command, prefix] = node22For(architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment(
-    { name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime },
+    { name: fn.logicalId, codeDir: target.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
     artifactDir,
     { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
     { accessKeyId, variables },
@@ -145,6 +150,40 @@ async function init(
   return { verdict: verdict.slice(INIT_STOPPED.length), refused };
 }
 
+/** Where an INIT runs: the artifact itself, or a task root placed as the lab places one (below its layers' /opt). */
+interface Placed {
+  taskRoot: string;
+  optDir?: string;
+  remove(): void;
+}
+
+/**
+ * A function with layers of the app runs its INIT where Lambda's module paths find what they
+ * provide (the lab's task-root layout, writable here for the cache); any other, in its artifact.
+ */
+function placeForInit(target: CodeCacheTarget): Placed {
+  const { fn, artifactDir } = target;
+  if (fn.layers.length === 0) return { taskRoot: artifactDir, remove: () => {} };
+  const optDir = prepareLayersDir(fn.layers);
+  const taskRoot = prepareTaskRoot({
+    name: fn.logicalId,
+    codeDir: artifactDir,
+    handler: fn.handler,
+    memoryMb: fn.memoryMb,
+    runtime: CODE_CACHE_RUNTIME,
+    optDir,
+  });
+  chmodSync(taskRoot, 0o755); // the child writes the cache beside the handler
+  return {
+    taskRoot,
+    optDir,
+    remove: () => {
+      removeTaskRoot(taskRoot);
+      removeTree(optDir);
+    },
+  };
+}
+
 /** The child's verdict when INIT never loaded the SDK chunk (code-cache-child.mjs). */
 const CHUNK_NOT_LOADED = "not loaded";
 
@@ -167,6 +206,7 @@ export interface CodeCache {
 export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache> {
   const initMode = acceptsPartialInit(target.fn) ? "partial" : "full";
   const aws = await startLocalAws();
+  const place = placeForInit(target);
   try {
     const { attributes } = await createResources(target.template, aws);
     const variables = templateVariables(target.template, target.fn, attributes);
@@ -174,19 +214,22 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
     const handlerDir = dirname(target.handlerFile);
     const refused = new Set<string>();
     for (const architecture of architectures) {
-      const written = await init(target, aws, variables, "write", architecture, initMode);
+      const written = await init(target, aws, variables, "write", architecture, initMode, place);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
         throw new CodeCacheError(
           `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads no AWS SDK (it imports the SDK dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode);
+      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
         );
       }
+      // Made where INIT ran: into the artifact, which ships it.
+      const made = join(handlerDir, cacheFileOf(architecture));
+      if (place.taskRoot !== target.artifactDir) copyFileSync(join(place.taskRoot, made), join(target.artifactDir, made));
       if (architecture !== target.fn.architecture) {
         // Only the lab needs the host's cache: it joins the task root there (emulation/function-environment.mts).
         const file = join(handlerDir, cacheFileOf(architecture));
@@ -196,6 +239,7 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
     }
     return { bytes: statSync(join(target.artifactDir, handlerDir, cacheFileOf(target.fn.architecture))).size, architectures, refused: [...refused] };
   } finally {
+    place.remove();
     await aws.stop();
   }
 }

@@ -9,7 +9,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { labHomeDir, STATE_DIR } from "../core/paths.mts";
 import { ownedDir, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
-import type { ResourceAttributes, SamTemplate, TemplateFunction } from "../core/template.mts";
+import type { ResourceAttributes, SamTemplate, TemplateFunction, TemplateLayer } from "../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
 import { installedOnDemandDirOf, runtimeDirOf, runtimeSdkTreesOf } from "./runtime-sdk.mts";
 
@@ -170,6 +170,27 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
     symlinkSync(join(spec.optDir, `nodejs/node${nodeMajorOf(spec.runtime)}/node_modules`), join(env, "v", "node_modules"));
   }
   return readOnlyCopy(spec.codeDir, join(env, "v", "task"), labOverlayOf(spec.codeDir));
+}
+
+/**
+ * The app's own layers (AWS::Serverless::LayerVersion, built by sam build) as a managed runtime's
+ * /opt, in the user's lab folder (outside the project: a layer's package finds no project's
+ * node_modules above it): each layer's content in the order the function lists them, a later one's
+ * files over an earlier one's, as Lambda extracts them. Read-only. A layer whose content is not
+ * there (a layer the app builds by a script of its own, not run) is left out, and `missing` says why.
+ */
+export function prepareLayersDir(layers: TemplateLayer[], missing: (why: string) => void = () => {}): string {
+  const optDir = join(ownedDir(join(labHomeDir(), "opt")), `layers-${randomBytes(4).toString("hex")}`);
+  mkdirSync(optDir, { recursive: true });
+  for (const layer of layers) {
+    if (existsSync(layer.contentDir)) cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
+    else
+      missing(
+        `layer ${layer.logicalId}'s content ${layer.contentDir} does not exist: build it as the app's README says (or fix its ContentUri); its functions run without it`,
+      );
+  }
+  chmodSync(optDir, 0o555);
+  return optDir;
 }
 
 /** Where a managed runtime's task roots are, one folder per owner (core/processes.mts ownedDir). */

@@ -6,9 +6,10 @@ import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
 import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
+import { prepareLayersDir } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
-import { prepareLayersDir, prepareOptDir } from "./opt-dir.mts";
+import { prepareOptDir } from "./opt-dir.mts";
 
 /** The lab's name of a function on a runtime other than the template's. */
 function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): string {
@@ -83,7 +84,11 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
     for (const fn of functions) {
       if (fn.runsOn.kind === "managed" && fn.layers.length > 0) {
         const key = fn.layers.map((layer) => layer.contentDir).join("\0");
-        if (!layerDirs.has(key)) layerDirs.set(key, prepareLayersDir(fn.layers));
+        if (!layerDirs.has(key))
+          layerDirs.set(
+            key,
+            prepareLayersDir(fn.layers, (why) => console.error(`== ${why}`)),
+          );
         fn.optDir = layerDirs.get(key);
       }
       if (fn.runsOn.kind !== "custom") continue;

@@ -1,11 +1,10 @@
-// A function's /opt for the lab's environments, read-only as on Lambda: a custom runtime's, the
-// layer `sam build` made with the host's binary in place of the layer's Linux arm64 one; a managed
-// runtime's, the app's own layers `sam build` made, extracted in order as Lambda extracts them.
+// A custom runtime's /opt for the lab's environments, read-only as on Lambda: the layer `sam build`
+// made with the host's binary in place of the layer's Linux arm64 one. A managed runtime's (the
+// app's own layers) is emulation/function-environment.mts prepareLayersDir.
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildRuntimeLayer } from "../builder/runtime-layer.mts";
-import { labHomeDir } from "../core/paths.mts";
 import { ownedDir } from "../core/processes.mts";
 import type { CustomRuntime } from "../core/runtimes.mts";
 import type { TemplateLayer } from "../core/template.mts";
@@ -37,18 +36,4 @@ export async function prepareOptDir(runtime: CustomRuntime, layers: TemplateLaye
  */
 export function copyOptDir(optDir: string): string {
   return readOnlyCopy(optDir, `${optDir}-env`);
-}
-
-/**
- * The app's own layers (AWS::Serverless::LayerVersion, built by sam build) as a managed runtime's
- * /opt, in the user's lab folder (outside the project: a layer's package finds no project's
- * node_modules above it): each layer's content in the order the function lists them, a later one's
- * files over an earlier one's, as Lambda extracts them. Read-only.
- */
-export function prepareLayersDir(layers: TemplateLayer[]): string {
-  const optDir = join(ownedDir(join(labHomeDir(), "opt")), `layers-${randomBytes(4).toString("hex")}`);
-  mkdirSync(optDir, { recursive: true });
-  for (const layer of layers) cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
-  chmodSync(optDir, 0o555);
-  return optDir;
 }

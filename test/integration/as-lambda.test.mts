@@ -55,7 +55,7 @@ it("npm run invoke of the function whose provisioned INIT fails: its INIT error,
 it.each([
   ["TrustRuntimeSdk", { cause: "runtime-sdk", calledSts: true }],
   ["TrustCallback", { cause: "callback", waits: false }],
-  ["TrustLayered", { cause: "layer", greeting: "hello from the layer, lab" }],
+  ["TrustLayered", { cause: "layer", greeting: "hello from the layer, lab", calledSts: true }],
   ["TrustStreaming", { cause: "streaming", calledSts: true }],
 ])(
   "npm run invoke %s: it answers as on Lambda",
