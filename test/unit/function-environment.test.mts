@@ -3,12 +3,14 @@
 // a lookup; a custom runtime, S3's client and a network without a lookup connect by address.
 // Every Node function gets the outbound guard, and what Lambda sets for X-Ray and its log stream.
 // What of the runtime's SDK copy a cold start reads from storage: what the artifact can load of it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
+import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
-import { type FunctionSpec, functionEnvironment, type LocalServices } from "../../emulation/function-environment.mts";
+import type { TemplateLayer } from "../../core/template.mts";
+import { type FunctionSpec, functionEnvironment, type LocalServices, prepareLayersDir } from "../../emulation/function-environment.mts";
 import { runtimeDirOf, runtimeSdkFilesOf } from "../../emulation/runtime-sdk.mts";
 
 const BY_ADDRESS = "https://127.0.0.1:4000";
@@ -17,6 +19,42 @@ const DNS_PRELOAD = `--require=${join(PROJECT_ROOT, "emulation/local-aws/dns.cjs
 const GUARD = `--require=${join(PROJECT_ROOT, "emulation/local-aws/outbound-guard.cjs")}`;
 const spec = (runtime: FunctionSpec["runtime"]): FunctionSpec => ({ name: "Fn", codeDir: "/code", handler: "index.handler", memoryMb: 512, runtime });
 const services: LocalServices = { awsEndpoint: BY_ADDRESS, caFile: "/ca.pem", awsByName: { endpoint: BY_NAME, dnsMs: 7 }, xrayDaemon: "127.0.0.1:2999" };
+
+// First: the lab's folder is fixed at its first use in a process.
+describe("the app's own layers as a function's /opt", () => {
+  // The lab's folder in a temporary one: the layers' copy goes there.
+  const home = mkdtempSync(join(tmpdir(), "warpstart-layers-"));
+  const cacheHome = process.env.XDG_CACHE_HOME;
+  beforeAll(() => {
+    process.env.XDG_CACHE_HOME = join(home, "cache");
+  });
+  afterAll(() => {
+    if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = cacheHome;
+    removeTree(home);
+  });
+
+  it("extracts them in order, a later one's files over an earlier one's, and leaves out one whose content is missing with a line saying what to do", () => {
+    const layer = (name: string, files: Record<string, string>) => {
+      const contentDir = join(home, name);
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(contentDir, file)), { recursive: true });
+        writeFileSync(join(contentDir, file), text);
+      }
+      return { logicalId: name, contentDir };
+    };
+    const first = layer("First", { "nodejs/node_modules/a/index.js": "first", "nodejs/node_modules/b/index.js": "first" });
+    const second = layer("Second", { "nodejs/node_modules/b/index.js": "second" });
+    const lines: string[] = [];
+    const optDir = prepareLayersDir([first, { logicalId: "Unbuilt", contentDir: join(home, "lib") }, second] as TemplateLayer[], (line) => lines.push(line));
+    expect(optDir.startsWith(home)).toBe(true);
+    expect(readFileSync(join(optDir, "nodejs/node_modules/a/index.js"), "utf8")).toBe("first");
+    expect(readFileSync(join(optDir, "nodejs/node_modules/b/index.js"), "utf8")).toBe("second");
+    expect(lines).toEqual([
+      `layer Unbuilt's content ${join(home, "lib")} does not exist: build it as the app's README says (or fix its ContentUri); its functions run without it`,
+    ]);
+  });
+});
 
 describe("the local AWS a function calls", () => {
   it("is, for a Node function on a network with a lookup, the endpoint by name, resolved in its process after the function's own NODE_OPTIONS", () => {
