@@ -231,7 +231,8 @@ export function sdkFromRuntimeCopy(trees: string[]): Plugin {
     name: AGAIN,
     setup(b) {
       b.onResolve({ filter: /^@aws-sdk\// }, async (args) => {
-        if (args.pluginData === AGAIN) return undefined;
+        // Only a resolve of the code's own: one a plugin asks (this one's, the tree's) is left to it, or the two would ask each other forever.
+        if (args.pluginData !== undefined) return undefined;
         const own = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: AGAIN });
         if (own.errors.length === 0) return undefined;
         for (const tree of trees) {

@@ -52,7 +52,7 @@ it("installs the client a function takes from the runtime at the release each ru
         ["TakesFromRuntime24", "node24"],
       ] as const) {
         const { payload, functionError } = await lab.lambda.invoke(name, Buffer.from("{}"));
-        expect([name, functionError, JSON.parse(payload.toString())]).toEqual([name, undefined, { version: sdkVersionOf(runtime) }]);
+        expect([name, functionError, JSON.parse(payload.toString())]).toEqual([name, undefined, { version: sdkVersionOf(runtime), sts: "function" }]);
       }
     } finally {
       await lab.stop();
@@ -81,7 +81,9 @@ it("bundles what an app's function takes from the runtime at the release its run
   cpSync(FIXTURES, app, { recursive: true });
   const out = join(home, "built");
   const built = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "TakesFromRuntime", "Optimized"), out);
+  // client-sts from the patched tree, as for any function; the probe from the runtime's copy.
   const code = readFileSync(built.outfile, "utf8");
+  expect(code).toContain("patches/node_modules/@aws-sdk/client-sts/");
   expect(code).toContain("runtime-sdk/node22/node_modules/@aws-sdk/client-lab-probe/index.js");
   expect(code).toContain(`module.exports = { name: "@aws-sdk/client-lab-probe", version: "${sdkVersionOf("node22")}"`);
 });
@@ -99,7 +101,7 @@ it("serves the other functions when npm cannot install what one takes from the r
       });
       // The other one's client, installed by the test before, is served.
       const other = await lab.lambda.invoke("TakesFromRuntime", Buffer.from("{}"));
-      expect([other.functionError, JSON.parse(other.payload.toString())]).toEqual([undefined, { version: sdkVersionOf("node22") }]);
+      expect([other.functionError, JSON.parse(other.payload.toString())]).toEqual([undefined, { version: sdkVersionOf("node22"), sts: "function" }]);
     } finally {
       await lab.stop();
     }
