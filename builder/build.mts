@@ -33,6 +33,7 @@ import {
   packageOf,
   replaceFiles,
   runtimeServing,
+  SDK_PACKAGE,
   type SdkImports,
   scanSdkImports,
   sdkFromChunk,
@@ -305,7 +306,10 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
   const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
   const defines = templateDefines(template, fn);
   // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
-  const fromLayers = layerPackages(fn.layers).flatMap((name) => [name, `${name}/*`]);
+  // But the SDK: a profile's build bundles it (its own tree's), whoever else ships a copy.
+  const fromLayers = layerPackages(fn.layers)
+    .filter((name) => !SDK_PACKAGE.test(`${name}/`))
+    .flatMap((name) => [name, `${name}/*`]);
   // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
   const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
   const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;

@@ -15,7 +15,7 @@ import { runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import type { ServiceHost } from "../src/contract.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
-const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
+export const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
 const CHUNK_LOADER = join(PROJECT_ROOT, "src/warp/sdk-chunk-loader.mts");
 const EARLY_LOOKUP = join(PROJECT_ROOT, "src/warp/early-lookup.mts");
 
