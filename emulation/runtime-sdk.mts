@@ -6,7 +6,7 @@
 // the user's lab folder (installedOnDemandDirOf), and kept.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { labHomeDir, PROJECT_ROOT } from "../core/paths.mts";
+import { labHomeDir, NODE22, PROJECT_ROOT } from "../core/paths.mts";
 import { execOwned } from "../core/processes.mts";
 import type { ManagedRuntime } from "../core/runtimes.mts";
 import { fitsRuntime, runtimeCandidates } from "./runtime/sdk-release.mjs";
@@ -25,9 +25,15 @@ export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "name">) =>
 /** The runtime's SDK copies, the pinned one first: the node_modules folders a function's imports resolve in. */
 export const runtimeSdkTreesOf = (runtime: Pick<ManagedRuntime, "name">) => [runtimeDirOf(runtime), installedOnDemandDirOf(runtime)];
 
+type RuntimeConfig = { sdkVersion: string; notInRuntime?: string[] };
+// Read once per runtime: a Raw build asks of every package it imports.
+const configs = new Map<string, RuntimeConfig>();
+
 /** The SDK release a runtime carries, and what it carries of it (its stand-in's package.json config). */
-function runtimeConfig(runtime: Pick<ManagedRuntime, "name">): { sdkVersion: string; notInRuntime?: string[] } {
-  return (JSON.parse(readFileSync(join(runtimeDirOf(runtime), "package.json"), "utf8")) as { config: { sdkVersion: string } }).config;
+function runtimeConfig(runtime: Pick<ManagedRuntime, "name">): RuntimeConfig {
+  if (!configs.has(runtime.name))
+    configs.set(runtime.name, (JSON.parse(readFileSync(join(runtimeDirOf(runtime), "package.json"), "utf8")) as { config: RuntimeConfig }).config);
+  return configs.get(runtime.name)!;
 }
 
 /**
@@ -66,11 +72,10 @@ export function missingRuntimeSdk(codeDir: string, runtime: Pick<ManagedRuntime,
 
 /** The project's npm, on its Node: the one that installs everything else. Its exit status, what it printed (its errors too: they are the message). */
 async function npm(args: string[], cwd?: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  const node = join(PROJECT_ROOT, "tools/node22/node_modules/.bin/node");
   const cli = join(PROJECT_ROOT, "tools/node22/node_modules/npm/bin/npm-cli.js");
   try {
     // This process's environment as it is now (npm_config_* included), which a spawn without `env` may not see.
-    return { status: 0, ...(await execOwned(node, [cli, ...args], { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 })) };
+    return { status: 0, ...(await execOwned(NODE22, [cli, ...args], { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 })) };
   } catch (error) {
     const { code, stdout = "", stderr = "" } = error as { code?: number; stdout?: string; stderr?: string };
     return { status: typeof code === "number" ? code : 1, stdout, stderr };
