@@ -14,7 +14,7 @@ import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, whol
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { functionEvent } from "../lab/events.mts";
+import { functionEvent } from "../emulation/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
 import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";

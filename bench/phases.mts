@@ -13,10 +13,10 @@ import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseComman
 import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { readTemplate } from "../core/template.mts";
+import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
-import { functionEvent } from "../lab/events.mts";
 import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, startLab } from "../lab/lab.mts";
 import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";

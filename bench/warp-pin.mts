@@ -16,7 +16,7 @@ import { execOwned, spawnOwned } from "../core/processes.mts";
 import { DEFAULT_RUNTIME } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate } from "../core/template.mts";
-import { functionEvent } from "../lab/events.mts";
+import { functionEvent } from "../emulation/events.mts";
 import { samBuild } from "../lab/sam.mts";
 import { runColdStarts } from "../measure/cold-starts.mts";
 

@@ -28,7 +28,9 @@ import { layerPackages } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
+  type ChunkLibraries,
   chunkEntry,
+  chunkLibraries,
   installedVersion,
   packageOf,
   replaceFiles,
@@ -219,6 +221,8 @@ export interface BuildResult {
   metafile: string;
   bytes: number;
   codeCache?: CodeCache;
+  /** What the build could not do as its profile says, a line each. */
+  notes?: string[];
   /** Whether it came from the build cache (builder/build-cache.mts) rather than a build made now. */
   kept?: true;
 }
@@ -264,15 +268,25 @@ export async function buildFunction(target: FunctionBuild, outdir: string, optio
   const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
   const recipe: Recipe | null =
     buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn(), layerPackages: layerPackages(fn.layers) } : null;
-  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache">>(recipe, outdir);
+  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
   const bundle = await bundleFunction(target, outdir, options);
   shipExecWrapper(fn, outdir);
   const codeCache =
-    profile.codeCache && bundle.chunked ? await makeCodeCache({ template, fn, artifactDir: outdir, handlerFile: bundle.handlerFile }) : undefined;
+    profile.codeCache && bundle.chunked
+      ? await makeCodeCache({
+          template,
+          fn,
+          artifactDir: outdir,
+          handlerFile: bundle.handlerFile,
+          firstInvoke: profile.firstInvoke,
+          deferBuiltins: profile.deferBuiltins,
+        })
+      : undefined;
   await warmStartupCache(outdir, bundle.handlerFile, target.runsOn());
-  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache });
-  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache };
+  const { notes } = bundle;
+  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache, notes });
+  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, notes };
 }
 
 /** The exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec), for a function whose AWS_LAMBDA_EXEC_WRAPPER names it. */
@@ -290,19 +304,16 @@ interface Bundle {
   handlerFile: string;
   metafile: string;
   bytes: number;
-  /** Whether the SDK is a chunk beside the handler (what Warp's code cache is made of). */
+  /** Whether the SDK and the libraries are a chunk beside the handler (what Warp's code cache is made of). */
   chunked: boolean;
+  /** What the build could not do as its profile says, a line each. */
+  notes: string[];
 }
 
 /** Bundles the handler (and the SDK chunk) into outdir, emptied first, with the metafile beside it. */
 async function bundleFunction(target: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = target;
   const { source, format, outputFile } = handlerSource(fn);
-  if (format === "cjs" && profile.sdkChunk) {
-    throw new BuildError(
-      `${fn.logicalId}: the ${profileName} profile loads the SDK as a chunk from an ES module (import.meta), and ${relative(PROJECT_ROOT, source)} is CommonJS: use the Optimized profile, or write the handler as an ES module (.mts)`,
-    );
-  }
   const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
   const defines = templateDefines(template, fn);
   // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
@@ -330,15 +341,16 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
   const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
   // Raw leaves to the runtime what it carries.
   const carries = (pkg: string) => runtimeCarries(runtime, pkg);
-  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(carries)));
+  const withLibraries = Boolean(profile.sdkChunk && profile.libraryChunk && tree);
+  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(carries), withLibraries));
   if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);
   const { imports } = scan;
-  // A function that imports nothing of the SDK has no chunk to load nor cache: Warp builds it as Optimized does.
-  const chunked = Boolean(profile.sdkChunk && tree && imports.size > 0);
-  const treePlugins = (handler: boolean) =>
+  // A function that imports no package has no chunk to load nor cache: Warp builds it as Optimized does.
+  let chunked = Boolean(profile.sdkChunk && tree && imports.size + scan.libraries.size > 0);
+  const treePlugins = (handler: boolean, libraries: ChunkLibraries = new Map()) =>
     tree && serve
       ? [
-          handler && chunked ? sdkFromChunk(tree, serve, profile.earlyLookup ? serviceHosts(imports, tree) : []) : sdkFromTree(tree, serve),
+          handler && chunked ? sdkFromChunk(tree, serve, profile.earlyLookup ? serviceHosts(imports, tree) : [], libraries) : sdkFromTree(tree, serve),
           ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
         ]
       : [sdkFromRuntime(carries)];
@@ -353,14 +365,49 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
   rmSync(outdir, { recursive: true, force: true });
   rmSync(labOverlayOf(outdir), { recursive: true, force: true });
   mkdirSync(dirname(outfile), { recursive: true });
-  const handlerOptions = withVersion({ ...shared(treePlugins(true)), ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry), outfile, format });
-  const builds: Promise<{ metafile?: Metafile }>[] = [build(format === "esm" ? esm(handlerOptions) : handlerOptions)];
+  const metafiles: Metafile[] = [];
+  let libraries: ChunkLibraries = new Map();
+  let notes: string[] = [];
   if (chunked) {
-    const chunk = { contents: chunkEntry(imports), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" as const };
-    builds.push(build(withVersion({ ...shared(treePlugins(false)), stdin: chunk, outfile: join(dirname(outfile), SDK_CHUNK_FILE), format: "cjs" })));
+    const chunkOptions = (held: ChunkLibraries): EsbuildOptions =>
+      withVersion({
+        ...withImportMeta(shared(treePlugins(false))),
+        stdin: { contents: chunkEntry(imports, held), resolveDir: PROJECT_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
+        outfile: join(dirname(outfile), SDK_CHUNK_FILE),
+        format: "cjs",
+      });
+    libraries = chunkLibraries(scan.libraries, PROJECT_ROOT);
+    try {
+      metafiles.push((await build(chunkOptions(libraries))).metafile!);
+    } catch (error) {
+      // A library CommonJS cannot hold (top-level await): the handler's bundle keeps the libraries, and the chunk the SDK, if any.
+      const first = (error as { errors?: EsbuildMessage[] }).errors?.[0];
+      if (!libraries.size || !first) throw error;
+      notes = [`its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first)}`];
+      libraries = new Map();
+      chunked = imports.size > 0;
+      if (chunked) metafiles.push((await esbuildStep(fn, () => build(chunkOptions(libraries)))).metafile!);
+    }
   }
-  const metafiles = (await esbuildStep(fn, () => Promise.all(builds))).map((result) => result.metafile!);
-  return { outfile, handlerFile: outputFile, chunked, ...writeMetafile(outdir, metafiles) };
+  const handlerOptions = withVersion({
+    ...shared(treePlugins(true, libraries)),
+    ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry),
+    outfile,
+    format,
+  });
+  if (format === "cjs") Object.assign(handlerOptions, withImportMeta(handlerOptions));
+  metafiles.push((await esbuildStep(fn, () => build(format === "esm" ? esm(handlerOptions) : handlerOptions))).metafile!);
+  return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
+}
+
+/**
+ * An ES module in a CommonJS bundle (a CommonJS handler's, Warp's chunk) keeps its import.meta, as
+ * the bundle's file (esbuild's own leaves it empty); node:url only when the url is read.
+ */
+function withImportMeta(options: EsbuildOptions): EsbuildOptions {
+  const meta =
+    'var __warpstartImportMeta = { dirname: __dirname, filename: __filename, get url() { return require("node:url").pathToFileURL(__filename).href; } };';
+  return { ...options, banner: { js: meta }, define: { ...options.define, "import.meta": "__warpstartImportMeta" } };
 }
 
 /** The bundles' metafiles merged into <outdir>.meta.json (what staleReason reads), and the bytes they wrote. */
@@ -396,13 +443,14 @@ export async function buildResource(templateFile: string, logicalId: string, out
     return `built the ${logicalId} layer: ${outdir}`;
   }
   const target = functionBuild(readTemplate(templateFile), logicalId);
-  const { outfile, bytes, codeCache, kept } = await buildFunction(target, outdir);
+  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(target, outdir);
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
     : "";
   const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
-  return `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
+  const built = `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
+  return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
 }
 
 if (import.meta.main) {

@@ -1,17 +1,24 @@
-// Child of code-cache.mts: `node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> full|partial`.
-// Imports the built handler module (a full INIT, top-level await included), then either saves
-// the SDK chunk's code cache for this CPU architecture beside it (sdk.<process.arch>.cache, the
-// file the chunk loader reads) or writes whether V8 accepted the one there to <verdict file>:
-// a channel of its own, since INIT's code writes what it likes to stdout and stderr. An INIT
-// that never loaded the chunk (the SDK imported dynamically, after INIT) gets the verdict
-// NOT_LOADED in either mode. With "partial" (BuildProperties.WarpPartialInit), an INIT that
-// fails after loading the chunk still gets its cache: what it compiled until it failed, and the
-// verdict says INIT STOPPED; the parent decides whether the failure was one it accepts.
-import { writeFileSync } from "node:fs";
+// Child of code-cache.mts: `node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> [<options>]`,
+// options a JSON object: { partial, invoke: { event, handler, timeoutMs }, deferBuiltins }. Imports
+// the built handler module (a full INIT, top-level await included) and, given `invoke`, invokes it
+// once with the event in that file (write mode), then either saves the chunk's code cache for this
+// CPU architecture beside it (sdk.<process.arch>.cache, the file the chunk loader reads) or writes
+// whether V8 accepted the one there to <verdict file>: a channel of its own, since INIT's code
+// writes what it likes to stdout and stderr. The cache file's first line lists, with
+// `deferBuiltins` after an invoke, the builtins the chunk requires that neither INIT nor the invoke
+// used, which the loader then loads at their first use; otherwise none. An INIT that never loaded
+// the chunk (its packages imported dynamically, after INIT) gets the verdict NOT_LOADED in either
+// mode. With `partial` (BuildProperties.WarpPartialInit), an INIT that fails after loading the chunk
+// still gets its cache: what it compiled until it failed, and the verdict says INIT STOPPED; the
+// parent decides whether the failure was one it accepts.
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [mode, handlerFile, verdictFile, init] = process.argv.slice(2);
+const [mode, handlerFile, verdictFile, options = "{}"] = process.argv.slice(2);
+const { partial = false, invoke, deferBuiltins = false } = JSON.parse(options);
+const watch = { required: new Set(), used: new Set() };
+if (mode === "write") globalThis[Symbol.for("warpstart.builtinsWatch")] = watch; // src/contract.mts's BUILTINS_WATCH
 const NOT_LOADED = "not loaded"; // code-cache.mts's CHUNK_NOT_LOADED
 const STOPPED = "INIT stopped: "; // code-cache.mts's INIT_STOPPED
 let stopped = "";
@@ -39,17 +46,56 @@ globalThis.awslambda = {
   },
 };
 try {
-  await import(pathToFileURL(handlerFile).href);
+  const module = await import(pathToFileURL(handlerFile).href);
+  if (invoke && mode === "write") await invokeOnce(module, invoke);
 } catch (error) {
-  if (init !== "partial" || !globalThis[Symbol.for("warpstart.sdkScript")]) throw error;
+  if (!partial || !globalThis[Symbol.for("warpstart.sdkScript")]) throw error;
   console.error(error);
   stopped = STOPPED;
 }
+/**
+ * One invoke with the function's event, as the runtime client makes it (a callback for a handler
+ * that takes one), within the function's timeout: what it compiles joins the cache. It answers
+ * the local AWS only; its failure is the handler's own business (the cache holds what ran), and a
+ * response-streaming handler, which needs the runtime's stream, is not invoked.
+ */
+async function invokeOnce(module, { event, handler: handlerName, timeoutMs }) {
+  const exported = handlerName.slice(handlerName.indexOf(".", handlerName.lastIndexOf("/") + 1) + 1).split(".");
+  const handler = exported.reduce((value, key) => value?.[key], exported[0] in module ? module : module.default);
+  if (typeof handler !== "function" || handler[STREAMING]) return;
+  const context = {
+    awsRequestId: "00000000-0000-4000-8000-000000000000",
+    functionName: "build",
+    getRemainingTimeInMillis: () => timeoutMs,
+    callbackWaitsForEmptyEventLoop: true,
+  };
+  let timer;
+  try {
+    await Promise.race([
+      new Promise((resolve, reject) => {
+        const answer = handler(JSON.parse(readFileSync(event, "utf8")), context, (error, value) => (error ? reject(error) : resolve(value)));
+        if (typeof answer?.then === "function") answer.then(resolve, reject);
+      }),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    console.error("the build's invoke failed:", error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const script = globalThis[Symbol.for("warpstart.sdkScript")];
 if (!script) {
   writeFileSync(verdictFile, NOT_LOADED);
 } else if (mode === "write") {
-  writeFileSync(join(dirname(handlerFile), `sdk.${process.arch}.cache`), script.createCachedData());
+  const deferred = invoke && deferBuiltins ? [...watch.required].filter((id) => !watch.used.has(id)) : [];
+  writeFileSync(
+    join(dirname(handlerFile), `sdk.${process.arch}.cache`),
+    Buffer.concat([Buffer.from(`${JSON.stringify(deferred)}\n`), script.createCachedData()]),
+  );
   writeFileSync(verdictFile, `${stopped}written`);
 } else {
   writeFileSync(verdictFile, `${stopped}${String(globalThis[Symbol.for("warpstart.codeCache")])}`);

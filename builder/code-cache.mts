@@ -1,16 +1,18 @@
 // Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node 22
 // with the node flags the runtime uses for the function's memory size, against a local AWS that
 // holds the template's resources (the calls INIT makes included), then save V8's code cache of
-// the SDK chunk, which by then holds every function INIT compiled. A second INIT checks that V8
+// the chunk (the SDK and the packages the handler imports), which by then holds every function
+// INIT compiled of it. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT
 // that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
+import { eventDataOf, functionEvent } from "../emulation/events.mts";
 import {
   accessKeyFor,
   bootstrapCommand,
@@ -88,6 +90,10 @@ export interface CodeCacheTarget {
   /** The artifact folder (the task root) and the handler module in it. */
   artifactDir: string;
   handlerFile: string;
+  /** Make the cache after INIT and one invoke with the function's event. */
+  firstInvoke?: boolean;
+  /** After that invoke, defer to their first use the builtins the chunk requires that neither INIT nor the invoke used. */
+  deferBuiltins?: boolean;
 }
 
 /** The child's verdict: what it did or what V8 did, and where INIT stopped if it was refused a connection (WarpPartialInit). */
@@ -114,6 +120,7 @@ async function init(
   architecture: string,
   initMode: "full" | "partial",
   place: Placed,
+  eventFile: string | undefined,
 ): Promise<Verdict> {
   const runtime = CODE_CACHE_RUNTIME;
   const { fn } = target;
@@ -132,7 +139,20 @@ async function init(
     // An INIT under qemu takes seconds where it takes a tenth of one natively.
     // Through the function's exec wrapper, if it has one: the cache is V8's under the flags the wrapped process runs with.
     const [program, args] = bootstrapCommand(
-      [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb), CHILD, mode, join(artifactDir, target.handlerFile), verdictFile, initMode],
+      [
+        command,
+        ...prefix,
+        ...runtime.nodeFlags(fn.memoryMb),
+        CHILD,
+        mode,
+        join(artifactDir, target.handlerFile),
+        verdictFile,
+        JSON.stringify({
+          partial: initMode === "partial",
+          invoke: mode === "write" && eventFile ? { event: eventFile, handler: fn.handler, timeoutMs: fn.timeoutSeconds * 1000 } : undefined,
+          deferBuiltins: target.deferBuiltins,
+        }),
+      ],
       variables,
       { taskRoot: artifactDir },
     );
@@ -208,20 +228,22 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
   const aws = await startLocalAws();
   const place = placeForInit(target);
   try {
-    const { attributes } = await createResources(target.template, aws);
+    const eventFile = target.firstInvoke ? firstEventFile(target.fn) : undefined;
+    // What the event names (an S3 object, a table's item) is there, as in the lab.
+    const { attributes } = await createResources(target.template, aws, { eventData: eventFile ? eventDataOf(target.fn) : [] });
     const variables = templateVariables(target.template, target.fn, attributes);
     const architectures = [...new Set([target.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(target.handlerFile);
     const refused = new Set<string>();
     for (const architecture of architectures) {
-      const written = await init(target, aws, variables, "write", architecture, initMode, place);
+      const written = await init(target, aws, variables, "write", architecture, initMode, place, eventFile);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
         throw new CodeCacheError(
-          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads no AWS SDK (it imports the SDK dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
+          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads none of the packages it imports (it imports them dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place);
+      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place, undefined);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
@@ -242,6 +264,22 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
     place.remove();
     await aws.stop();
   }
+}
+
+/**
+ * The event the build's invoke sends (the one the lab and the bench send: its trigger's, or the
+ * app's events/<LogicalId>.json), in a file; none for a function the lab makes no event for.
+ */
+function firstEventFile(fn: TemplateFunction): string | undefined {
+  let event: unknown;
+  try {
+    event = functionEvent(fn);
+  } catch {
+    return undefined; // the cache holds what INIT compiled, as without the invoke
+  }
+  const file = join(ownedDir(LAB_RUN_DIR), "code-cache-event.json");
+  writeFileSync(file, JSON.stringify(event));
+  return file;
 }
 
 /** The cache file V8 of an architecture takes, as the chunk loader reads it (src/warp/sdk-chunk-loader.mts). */

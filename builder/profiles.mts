@@ -17,6 +17,12 @@ export interface Profile {
   esbuild: BuildOptions;
   /** The SDK packages the handler imports go into one CommonJS chunk (sdk.cjs), loaded with vm.Script (src/warp/). */
   sdkChunk?: boolean;
+  /** The packages the handler's own code imports from node_modules join the SDK in the chunk, each evaluated where it is first imported; needs sdkChunk. */
+  libraryChunk?: boolean;
+  /** The code cache is made after INIT and one invoke with the function's event (what that invoke compiles included); needs codeCache. */
+  firstInvoke?: boolean;
+  /** The builtins the chunk requires that neither INIT nor the first invoke used are loaded at their first use; needs firstInvoke. */
+  deferBuiltins?: boolean;
   /** Ship a V8 code cache of that chunk, made after a full INIT at build time (builder/code-cache.mts); needs sdkChunk. */
   codeCache?: boolean;
   /** SDK files (path inside the SDK tree's node_modules) replaced by project modules at build time. */
@@ -59,8 +65,14 @@ const WARP_OPTIMIZATIONS = {
   }),
   /** The SDK as a CommonJS chunk compiled with vm.Script (what the code cache needs). */
   sdkChunk: (profile: Profile): Profile => ({ ...profile, sdkChunk: true }),
+  /** The libraries around the SDK (Powertools, middy, zod, a logger) in the chunk too, and so in its code cache. */
+  libraryChunk: (profile: Profile): Profile => ({ ...profile, libraryChunk: true }),
   /** A V8 code cache of the chunk made after a full INIT: no parsing or lazy compiling at INIT. Without sdkChunk there is nothing to cache. */
   codeCache: (profile: Profile): Profile => ({ ...profile, codeCache: true }),
+  /** The cache holds what the first invoke compiles too. */
+  firstInvoke: (profile: Profile): Profile => ({ ...profile, firstInvoke: true }),
+  /** A builtin a package requires for what the cold start never does (Powertools Logger's node:crypto, for log sampling) is not loaded at INIT. */
+  deferBuiltins: (profile: Profile): Profile => ({ ...profile, deferBuiltins: true }),
   /** The endpoints' DNS lookups run in libuv's thread pool while the chunk loads, not after it. */
   earlyLookup: (profile: Profile): Profile => ({ ...profile, earlyLookup: true }),
 };
@@ -71,7 +83,7 @@ export const WARP_OPTIMIZATION_NAMES = Object.keys(WARP_OPTIMIZATIONS) as WarpOp
 function warp(without: WarpOptimization[] = []): Profile {
   const summary = without.length
     ? `Warp without ${without.join(", ")}`
-    : "Optimized + no shared config files + the SDK as a chunk with a post-INIT V8 code cache + the endpoints' DNS lookups started before it loads";
+    : "Optimized + no shared config files + the SDK and the libraries as a chunk with a post-INIT V8 code cache + the endpoints' DNS lookups started before it loads";
   return WARP_OPTIMIZATION_NAMES.filter((name) => !without.includes(name)).reduce((profile, name) => WARP_OPTIMIZATIONS[name](profile), {
     ...optimized,
     summary,

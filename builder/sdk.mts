@@ -46,7 +46,7 @@ export function importedNames(code: string, specifiers: Set<string>): SdkImports
     imports.set(specifier, known);
   };
   const [found] = parseModule(code);
-  for (const { n: specifier, t: type, ss, s } of found) {
+  for (const { n: specifier, t: type, ss, s, se } of found) {
     if (specifier === undefined || !specifiers.has(specifier)) continue;
     if (type !== ImportType.Static) {
       add(specifier, "*"); // import(): the module as a whole
@@ -67,17 +67,31 @@ export function importedNames(code: string, specifiers: Set<string>): SdkImports
       .replace(/\{[^}]*\}/, "")
       .replace(/,/g, "")
       .trim();
-    if (outside || !braces) add(specifier, "*");
+    // `import d from "x"` and `import d, { a } from "x"` take the default export by name; `* as ns` the names read off ns, or the
+    // whole module where ns is used otherwise (as esbuild's own tree shaking reads it); a re-export of all, the whole module.
+    const namespace = /^\*\s+as\s+([\w$]+)$/.exec(outside)?.[1];
+    if (namespace && clause.startsWith("*")) add(specifier, membersRead(code.slice(se), namespace));
+    else if (outside.includes("*") || (!outside && !braces)) add(specifier, "*");
     else
-      add(
-        specifier,
-        braces[1]!
+      add(specifier, [
+        ...(outside ? ["default"] : []),
+        ...(braces?.[1] ?? "")
           .split(",")
           .map((part) => part.trim().split(/\s+as\s+/)[0]!)
           .filter(Boolean),
-      );
+      ]);
   }
   return imports;
+}
+
+/** The names code reads off a namespace object (`ns.name`), or "*" where it uses it any other way (passes it, indexes it). */
+function membersRead(code: string, namespace: string): string[] | "*" {
+  const names = new Set<string>();
+  for (const use of code.matchAll(new RegExp(`(?<![\\w$.])${namespace.replace(/\$/g, "\\$")}(?![\\w$])(\\s*\\.\\s*([A-Za-z_$][\\w$]*))?`, "g"))) {
+    if (use[2] === undefined) return "*";
+    names.add(use[2]);
+  }
+  return [...names];
 }
 
 /** The package a file belongs to when it is a dependency's (under a node_modules folder), or null for the project's own code. */
@@ -166,6 +180,8 @@ export type ServeSdk = ReturnType<typeof sdkServing>;
 /** What the first pass over a function's code found: the SDK imports a profile's tree serves, and what the bundle needs. */
 export interface SdkScan {
   imports: SdkImports;
+  /** With `libraries`: per package module the function's own code imports from node_modules (its path, relative to the working folder), the names it uses. */
+  libraries: SdkImports;
   /** One line per SDK import no tree can serve. */
   problems: string[];
   /** A dependency is CommonJS: an ES-module bundle of it needs a real `require` (createRequire). */
@@ -174,17 +190,24 @@ export interface SdkScan {
   commonJsEntry: boolean;
 }
 
+/** Whether a file is a package's (under a node_modules folder), not the function's own code. */
+const inNodeModules = (file: string) => file.includes(`${sep}node_modules${sep}`);
+
 /**
  * Bundles the function's code (nothing written) with the SDK imports that `serve` assigns to
  * the tree left external, to learn from esbuild's own resolution which SDK modules the code and
- * its libraries import, and how.
+ * its libraries import, and how. With `libraries`, every other package the function's own code
+ * imports is left external too (by the path it resolves to), to learn the same of them.
  */
 export async function scanSdkImports(
   options: BuildOptions,
   serve: (specifier: string, importer: string) => SdkServing | { from: "runtime" },
+  libraries = false,
 ): Promise<SdkScan> {
   const external = new Map<string, string>(); // specifier -> how it was imported (esbuild's kind)
+  const libraryKinds = new Map<string, string>(); // a library module's path -> how it was imported
   const problems = new Set<string>();
+  const workingDir = options.absWorkingDir ?? process.cwd();
   const result = await build({
     ...options,
     write: false,
@@ -203,6 +226,15 @@ export async function scanSdkImports(
             if (external.get(args.path) !== "require-call") external.set(args.path, args.kind);
             return { path: args.path, external: true };
           });
+          if (!libraries) return;
+          b.onResolve({ filter: /^[^./]/ }, async (args) => {
+            if (args.pluginData === LIBRARY || inNodeModules(args.importer) || SDK_PACKAGE.test(args.path)) return undefined;
+            const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: LIBRARY });
+            if (found.errors.length || found.external || found.namespace !== "file" || !inNodeModules(found.path)) return undefined;
+            const path = relative(workingDir, found.path);
+            if (libraryKinds.get(path) !== "require-call") libraryKinds.set(path, args.kind);
+            return { path, external: true };
+          });
         },
       },
       // Then the options' own (sdkFromRuntimeCopy), for what the scan leaves to the code.
@@ -213,11 +245,16 @@ export async function scanSdkImports(
   const imports = importedNames(code, new Set(external.keys()));
   // A CommonJS dependency's require() of the SDK stays a require in the bundle: the whole module.
   for (const [specifier, kind] of external) if (kind === "require-call") imports.set(specifier, "*");
+  const libraryImports = importedNames(code, new Set(libraryKinds.keys()));
+  for (const [path, kind] of libraryKinds) if (kind === "require-call" || !libraryImports.has(path)) libraryImports.set(path, "*");
   const hasCommonJs = Object.values(result.metafile.inputs).some((input) => input.format === "cjs");
   const [entry] = (options.entryPoints ?? []) as string[];
   const commonJsEntry = entry !== undefined && result.metafile.inputs[relative(options.absWorkingDir ?? process.cwd(), entry)]?.format === "cjs";
-  return { imports, problems: [...problems], hasCommonJs, commonJsEntry };
+  return { imports, libraries: libraryImports, problems: [...problems], hasCommonJs, commonJsEntry };
 }
+
+/** The plugin data of a resolve the library scan and the chunk ask for themselves. */
+const LIBRARY = "warp-library";
 
 /**
  * An @aws-sdk/* package the code imports and cannot resolve itself (it ships none) comes from the
@@ -298,8 +335,9 @@ export function sdkFromRuntime(carries: (pkg: string) => boolean): Plugin {
  * `earlyLookups`, the first of them starts those hosts' DNS lookups before the chunk loads
  * (src/warp/early-lookup.mts).
  */
-export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: ServiceHost[] = []): Plugin {
+export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: ServiceHost[] = [], libraries: ChunkLibraries = new Map()): Plugin {
   const lookUpEarly = earlyLookups.length ? `require(${JSON.stringify(EARLY_LOOKUP)}).lookUpEarly(${JSON.stringify(earlyLookups)});\n` : "";
+  const fromChunk = (key: string) => `module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(key)}];`;
   return {
     name: "sdk-chunk",
     setup(b) {
@@ -309,12 +347,69 @@ export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: Servic
         return "from" in serving && serving.from === "tree" ? { path: args.path, namespace: "sdk-chunk" } : undefined;
       });
       b.onLoad({ filter: /.*/, namespace: "sdk-chunk" }, (args) => ({
-        contents: `${lookUpEarly}module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(args.path)}];`,
+        contents: `${lookUpEarly}${fromChunk(args.path)}`,
         loader: "js",
         resolveDir: PROJECT_ROOT,
       }));
+      if (libraries.size === 0) return;
+      const workingDir = b.initialOptions.absWorkingDir ?? process.cwd();
+      b.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === LIBRARY || inNodeModules(args.importer) || SDK_PACKAGE.test(args.path) || args.namespace !== "file") return undefined;
+        const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: LIBRARY });
+        if (found.errors.length || found.external || found.namespace !== "file") return undefined;
+        const key = relative(workingDir, found.path);
+        return libraries.has(key) ? { path: key, namespace: LIBRARY } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: LIBRARY }, (args) => ({
+        contents: libraryStandIn(args.path, libraries.get(args.path)!),
+        loader: "js",
+        resolveDir: PROJECT_ROOT,
+      }));
+      b.onResolve({ filter: new RegExp(`^${LIBRARY_NAMESPACE}:`) }, (args) => ({
+        path: args.path.slice(LIBRARY_NAMESPACE.length + 1),
+        namespace: LIBRARY_NAMESPACE,
+      }));
+      b.onLoad({ filter: /.*/, namespace: LIBRARY_NAMESPACE }, (args) => ({ contents: fromChunk(args.path), loader: "js", resolveDir: PROJECT_ROOT }));
     },
   };
+}
+
+/**
+ * What the handler's bundle holds in place of a library: a CommonJS library's module.exports, handed
+ * over as it is (the importer's own interop reads it, as it would the library's); an ES module's
+ * names, as an ES module, so that its default export is the library's, not the namespace.
+ */
+function libraryStandIn(key: string, library: ChunkLibrary): string {
+  const fromChunk = `require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(key)}]`;
+  if (library.format === "cjs") return `module.exports = ${fromChunk};`;
+  const whole = JSON.stringify(`${LIBRARY_NAMESPACE}:${key}`);
+  if (library.names === "*") return `export * from ${whole};\nexport { default } from ${whole};`;
+  const names = [...library.names];
+  return [
+    `import { sdkPackages } from ${JSON.stringify(CHUNK_LOADER)};`,
+    `const m = sdkPackages[${JSON.stringify(key)}];`,
+    ...names.map((name, i) => `const n${i} = m[${JSON.stringify(name)}];`),
+    `export { ${names.map((name, i) => `n${i} as ${name}`).join(", ")} };`,
+  ].join("\n");
+}
+
+/** The namespace of an ES-module library's namespace object as the chunk hands it over (CommonJS, re-exported by the library's stand-in). */
+const LIBRARY_NAMESPACE = "warp-library-namespace";
+
+/** A library in the chunk: the names the handler's own code imports from it, and its module format. */
+interface ChunkLibrary {
+  names: Set<string> | "*";
+  format: "esm" | "cjs";
+}
+
+/** The libraries the chunk holds, by path (relative to the working folder). */
+export type ChunkLibraries = Map<string, ChunkLibrary>;
+
+/** The libraries of a scan, each with its module format as the file reads (import/export or import.meta: an ES module). */
+export function chunkLibraries(libraries: SdkImports, workingDir: string): ChunkLibraries {
+  return new Map(
+    [...libraries].map(([path, names]) => [path, { names, format: parseModule(readFileSync(join(workingDir, path), "utf8"))[3] ? "esm" : "cjs" }]),
+  );
 }
 
 /**
@@ -344,19 +439,34 @@ export function serviceHosts(imports: SdkImports, tree: string): ServiceHost[] {
 
 type ClientClass = new (config: object) => { config: { serviceId: string; endpointProvider(params: object, context: object): { url: URL } }; destroy(): void };
 
-/** The chunk's entry: imports what the handler imports and exports it by specifier (sdkPackages). */
-export function chunkEntry(imports: SdkImports): string {
+/**
+ * The chunk's entry: exports what the handler imports of the SDK by specifier, and of each
+ * library by its path (sdkPackages). An ES module's names are read off its namespace (so esbuild
+ * drops what nothing reads, as in the handler's own bundle), evaluated when the chunk loads; a
+ * CommonJS library, or a module the handler takes whole, is required where the handler first
+ * imports it.
+ */
+export function chunkEntry(imports: SdkImports, libraries: ChunkLibraries = new Map()): string {
   const lines: string[] = [];
   const exported: string[] = [];
-  [...imports].forEach(([specifier, names], i) => {
-    const from = JSON.stringify(specifier);
-    if (names === "*") {
-      lines.push(`import * as m${i} from ${from};`);
-      exported.push(`${from}: m${i}`);
-    } else {
-      lines.push(`import { ${[...names].map((name) => `${name} as m${i}_${name}`).join(", ")} } from ${from};`);
-      exported.push(`${from}: { ${[...names].map((name) => `${name}: m${i}_${name}`).join(", ")} }`);
+  const modules: [string, string, Set<string> | "*"][] = [
+    ...[...imports].map(([specifier, names]): [string, string, Set<string> | "*"] => [specifier, specifier, names]),
+    ...[...libraries].map(([path, { names }]): [string, string, Set<string> | "*"] => [path, path.startsWith("..") ? path : `./${path}`, names]),
+  ];
+  modules.forEach(([key, from, names], i) => {
+    if (libraries.has(key) && lazyLibrary(libraries.get(key)!)) {
+      exported.push(`get ${JSON.stringify(key)}() { return require(${JSON.stringify(from)}); }`);
+      return;
     }
+    lines.push(`import * as m${i} from ${JSON.stringify(from)};`);
+    exported.push(
+      names === "*"
+        ? `${JSON.stringify(key)}: m${i}`
+        : `${JSON.stringify(key)}: { ${[...names].map((name) => `${JSON.stringify(name)}: m${i}.${name}`).join(", ")} }`,
+    );
   });
   return `${lines.join("\n")}\nexport const sdkPackages = { ${exported.join(", ")} };\n`;
 }
+
+/** A library the chunk requires when the handler first asks for it: CommonJS (nothing to drop), or taken whole. */
+const lazyLibrary = ({ format, names }: ChunkLibrary) => format === "cjs" || names === "*";

@@ -12,7 +12,7 @@ import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { functionEvent } from "../lab/events.mts";
+import { functionEvent } from "../emulation/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
 import { pairedComparison } from "../measure/stats.mts";

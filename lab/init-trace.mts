@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { eventOrigin, functionEvent } from "../emulation/events.mts";
 import { refusedHostsIn, servicesOf } from "../emulation/function-environment.mts";
 import { CACHE_REJECTED } from "../src/contract.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./emulator/environment.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
-import { eventOrigin, functionEvent } from "./events.mts";
 import type { Lab } from "./lab.mts";
 
 const TRACE_PRELOAD = pathToFileURL(join(import.meta.dirname, "init-trace.mjs")).href;

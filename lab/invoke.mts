@@ -10,7 +10,7 @@ import { profileNamed } from "../builder/profiles.mts";
 import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { eventFile, functionEvent } from "./events.mts";
+import { eventFile, functionEvent } from "../emulation/events.mts";
 import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, withLab } from "./lab.mts";
 import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "./parameters.mts";

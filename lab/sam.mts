@@ -1,18 +1,12 @@
 // Runs SAM CLI from the project's venv, in a SAM app's folder (where its samconfig.toml is read).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../core/cli.mts";
-import { PROJECT_TEMPLATE, SETUP_HINT, VENV_BIN } from "../core/paths.mts";
+import { PROJECT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
 import { templateFunctions } from "../core/template.mts";
-
-class SamError extends Error {
-  override name = "SamError";
-}
-
-const notInstalled = (venvBin: string) => new SamError(`SAM CLI not found at ${join(venvBin, "sam")}; ${SETUP_HINT}.`);
+import { notInstalled, SamError } from "../emulation/sam-cli.mts";
 
 /** Runs `sam <args>` in a folder (default: the project's); resolves with its output, rejects with it on failure. */
 export function sam(
@@ -117,36 +111,4 @@ function buildErrorLine(output: string): string {
   const lines = output.split("\n").map((line) => line.trim());
   const error = lines.findLast((line) => line.startsWith("Error: "));
   return error ? error.slice("Error: ".length) : (lines.findLast(Boolean) ?? output);
-}
-
-let installedVersion: string | undefined;
-
-/** SAM CLI's version as the venv installed it, read once from its dist-info folder: no Python to start. */
-export function samCliVersion(): string {
-  if (installedVersion) return installedVersion;
-  const lib = join(VENV_BIN, "../lib");
-  const sitePackages = existsSync(lib) ? readdirSync(lib).map((python) => join(lib, python, "site-packages")) : [];
-  installedVersion = sitePackages
-    .flatMap((dir) => (existsSync(dir) ? readdirSync(dir) : []))
-    .map((name) => /^aws_sam_cli-(.+)\.dist-info$/.exec(name)?.[1])
-    .find((version) => version !== undefined);
-  if (!installedVersion) throw notInstalled(VENV_BIN);
-  return installedVersion;
-}
-
-/**
- * `sam local generate-event <args>`: the event's JSON text. Synchronous, so an event is made
- * where it is needed (lab/events.mts keeps each, so it runs once per event). `cwd` should hold no
- * samconfig.toml: the generator takes its options' defaults from one.
- */
-export function samGenerateEvent(args: string[], cwd: string): string {
-  const run = spawnSync(join(VENV_BIN, "sam"), ["local", "generate-event", ...args], {
-    cwd,
-    env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
-    encoding: "utf8",
-  });
-  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") throw notInstalled(VENV_BIN);
-  if (run.error) throw run.error;
-  if (run.status !== 0) throw new SamError(`sam local generate-event ${args.join(" ")} failed (exit ${run.status}):\n${run.stderr.trim()}`);
-  return run.stdout;
 }

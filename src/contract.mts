@@ -8,6 +8,13 @@
 export const CODE_CACHE_STATUS = Symbol.for("warpstart.codeCache");
 export const SDK_SCRIPT = Symbol.for("warpstart.sdkScript");
 
+/** Where the build watches which Node builtins the chunk requires, and which of them INIT and the first invoke use. */
+export const BUILTINS_WATCH = Symbol.for("warpstart.builtinsWatch");
+export interface BuiltinsWatch {
+  required: Set<string>;
+  used: Set<string>;
+}
+
 /** The chunk's file name, beside the handler bundle (and where a profiler finds the SDK's frames). */
 export const SDK_CHUNK_FILE = "sdk.cjs";
 

@@ -3,22 +3,37 @@
 // CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
 // SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
 // when the Node version, the V8 flags or the CPU differ: the status is checked.
-import { CACHE_REJECTED, CODE_CACHE_STATUS, type CodeCacheStatus, SDK_CHUNK_CHANNEL, SDK_CHUNK_FILE, SDK_SCRIPT } from "../contract.mts";
+import {
+  BUILTINS_WATCH,
+  type BuiltinsWatch,
+  CACHE_REJECTED,
+  CODE_CACHE_STATUS,
+  type CodeCacheStatus,
+  SDK_CHUNK_CHANNEL,
+  SDK_CHUNK_FILE,
+  SDK_SCRIPT,
+} from "../contract.mts";
 
 // process.getBuiltinModule, not ES imports: an ES import of node:fs evaluates its lazy parts.
 const { readFileSync } = process.getBuiltinModule("node:fs");
 const { Script } = process.getBuiltinModule("node:vm");
-const { fileURLToPath } = process.getBuiltinModule("node:url");
 // Tells a profiler where the chunk's milliseconds go (`npm run phases` subscribes); with no
 // subscriber a publish is a no-op, and the module is one Node loads before any user code.
 const progress = process.getBuiltinModule("node:diagnostics_channel").channel(SDK_CHUNK_CHANNEL);
 
 progress.publish("started");
 
-const chunkPath = fileURLToPath(new URL(SDK_CHUNK_FILE, import.meta.url));
+// The handler's folder: import.meta.dirname in an ES-module bundle, __dirname in a CommonJS one (builder/build.mts).
+const here = import.meta.dirname;
+const chunkPath = `${here}/${SDK_CHUNK_FILE}`;
 let cachedData: Buffer | undefined;
+// The cache file's first line: the builtins the chunk requires that the build's INIT and first invoke never used (JSON).
+let deferred = new Set<string>();
 try {
-  cachedData = readFileSync(new URL(`sdk.${process.arch}.cache`, import.meta.url));
+  const file = readFileSync(`${here}/sdk.${process.arch}.cache`);
+  const line = file.indexOf(10);
+  deferred = new Set(JSON.parse(file.toString("latin1", 0, line)) as string[]);
+  cachedData = file.subarray(line + 1);
 } catch {
   cachedData = undefined; // built without a cache: the chunk compiles as usual
 }
@@ -37,14 +52,52 @@ globals[CODE_CACHE_STATUS] = status;
 globals[SDK_SCRIPT] = script; // the build takes its code cache from here after a full INIT
 
 const module = { exports: {} as { sdkPackages: Record<string, unknown> } };
-// The chunk bundles all of the SDK it uses and requires only Node builtins (a full require
-// would load node:module and its source-map support for nothing).
-const requireBuiltin = (id: string) => {
+// The build watches which builtins the chunk requires and which INIT and the first invoke use (code-cache-child.mjs).
+const watch = globals[BUILTINS_WATCH] as BuiltinsWatch | undefined;
+let requireModule: NodeJS.Require | undefined;
+// The chunk bundles all it uses and requires Node builtins; a real require (node:module and its
+// source-map support) only for what a library requires that the build left out (a layer's package).
+const require = (id: string) => {
+  if (deferred.has(id)) return onFirstUse(() => process.getBuiltinModule(id) as object);
   const builtin = process.getBuiltinModule(id);
-  if (!builtin) throw new Error(`${SDK_CHUNK_FILE} may only require Node builtins, not "${id}"`);
-  return builtin;
+  if (builtin) {
+    if (!watch || typeof builtin !== "object") return builtin;
+    watch.required.add(id);
+    return onFirstUse(() => {
+      watch.used.add(id);
+      return builtin;
+    });
+  }
+  requireModule ??= process.getBuiltinModule("node:module").createRequire(chunkPath);
+  return requireModule(id);
 };
-script.runInThisContext()(module.exports, requireBuiltin, module, chunkPath, fileURLToPath(new URL(".", import.meta.url)));
+
+/**
+ * A builtin module object that becomes the builtin at its first use (a property read, a key
+ * listed...): loaded then, not at require (esbuild's CommonJS reads an import's names at each use).
+ */
+function onFirstUse(load: () => object): object {
+  let builtin: object | undefined;
+  const real = () => (builtin ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(real(), key),
+      set: (_, key, value) => Reflect.set(real(), key, value),
+      has: (_, key) => Reflect.has(real(), key),
+      ownKeys: () => Reflect.ownKeys(real()),
+      // Reported configurable: the stand-in object holds none of the builtin's own properties.
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+      defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+      deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+      getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+    },
+  );
+}
+script.runInThisContext()(module.exports, require, module, chunkPath, here);
 progress.publish("evaluated");
 
 /** The SDK modules the handler imports, by specifier (builder/sdk.mts, chunkEntry). */

@@ -7,7 +7,7 @@ import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NODE22, PROJECT_ROOT, STATE_DIR } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
-import { functionEvent } from "../../lab/events.mts";
+import { functionEvent } from "../../emulation/events.mts";
 
 const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const GENERATED_DIR = join(STATE_DIR, "events");

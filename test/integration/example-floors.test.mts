@@ -5,11 +5,11 @@
 import { builtTemplateOf, EXAMPLES_TEMPLATE } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
+import { functionEvent } from "../../emulation/events.mts";
 import type { FunctionSpec } from "../../emulation/function-environment.mts";
 import { servicesOf } from "../../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { createResources } from "../../emulation/local-aws/resources.mts";
-import { functionEvent } from "../../lab/events.mts";
 import { builtFunction, succeeded } from "../support/lab.mts";
 import { runOnce } from "../support/run-once.mts";
 

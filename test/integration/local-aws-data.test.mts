@@ -9,10 +9,10 @@ import { dirname, join } from "node:path";
 import { PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { readTemplate } from "../../core/template.mts";
+import { functionEvent } from "../../emulation/events.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { LOOPBACK } from "../../emulation/local-aws/network.mts";
 import { createResources } from "../../emulation/local-aws/resources.mts";
-import { functionEvent } from "../../lab/events.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { invokeLogged } from "../support/lab.mts";
 

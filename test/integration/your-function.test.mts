@@ -130,7 +130,10 @@ describe("what a user sees when a step goes wrong", () => {
       "DefinesUnnamed",
       "build of DefinesUnnamed failed: DefinesUnnamed: Define NAME: !Ref Unnamed has no name before deploy time: give it one (Name) so the build can embed it",
     ],
-    ["CommonJsWarp", "build of CommonJsWarp failed: CommonJsWarp: the Warp profile loads the SDK as a chunk from an ES module (import.meta)"],
+    [
+      "ImportsAfterInit",
+      "build of ImportsAfterInit failed: Warp cannot build ImportsAfterInit's V8 code cache: its INIT loads none of the packages it imports (it imports them dynamically, after INIT), so there is nothing for a cache to hold. Build ImportsAfterInit with the Optimized profile.",
+    ],
   ])("sam build %s fails, saying what is wrong and what to do", (logicalId, message) => {
     const { status, output } = samBuild(logicalId);
     expect(status).not.toBe(0);

@@ -9,15 +9,15 @@ import { join } from "node:path";
 import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { builtTemplateOf, PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
-import { functionEvent } from "../../lab/events.mts";
+import { functionEvent } from "../../emulation/events.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { samBuild } from "../../lab/sam.mts";
 import { CACHE_REJECTED } from "../../src/contract.mts";
-import { invokeLogged } from "../support/lab.mts";
+import { forceColdStart, invokeLogged } from "../support/lab.mts";
 
 const TEMPLATE = join(PROJECT_ROOT, "test/fixtures/real-functions/template.yaml");
 
-/** What each function answers its event with; PriceQuotes's INIT cannot run here (nor PriceQuotesWarp's), ReceiptWriter has no Warp build (both in real-functions.test.mts). */
+/** What each function answers its event with; PriceQuotes's INIT cannot run here (nor PriceQuotesWarp's, corpus.test.mts). */
 const ANSWERS: Record<string, unknown> = {
   OrdersApi: expect.objectContaining({ statusCode: 201, body: expect.stringContaining('"customerId":"customer-1001"') }),
   PartnerApiSettings: { statusCode: 200, body: JSON.stringify({ partnerApiUrl: "https://partner.example.com/v2", authenticatedAs: "orders-service" }) },
@@ -34,7 +34,7 @@ const ANSWERS: Record<string, unknown> = {
   // The carrier's API is refused as Lambda's network would never refuse it: INIT goes on with the flat rates.
   ShippingRates: expect.objectContaining({ statusCode: 201, body: expect.stringMatching(/"country":"DE","weightKg":2,"price":9\.8,"source":"flat"/) }),
 };
-const NO_WARP = new Set(["PriceQuotes", "PriceQuotesWarp", "ReceiptWriter"]);
+const NO_WARP = new Set(["PriceQuotes", "PriceQuotesWarp"]);
 
 const template = readTemplate(TEMPLATE);
 let lab: Lab;
@@ -86,6 +86,20 @@ it.each(CASES)(
     expect(cold.log).not.toContain(CACHE_REJECTED);
     if (REFUSED[logicalId]) expect(cold.log).toContain(`warpstart: refused an outbound connection to ${REFUSED[logicalId]}`);
     else expect(cold.log).not.toContain("refused an outbound connection");
+  },
+  120_000,
+);
+
+it.each(["OrdersApi", "OrdersApi-Warp"])(
+  "%s: Powertools' Logger marks the cold start's invoke, and only it (its packages in Warp's chunk or not)",
+  async (served) => {
+    const fn = template.functions.find((candidate) => candidate.logicalId === "OrdersApi")!;
+    await forceColdStart(lab, served);
+    const cold = await invokeLogged(lab, served, functionEvent(fn));
+    const warm = await invokeLogged(lab, served, functionEvent(fn));
+    expect(cold.log).toContain('"cold_start":true');
+    expect(warm.log).toContain('"cold_start":false');
+    expect(warm.log).not.toContain('"cold_start":true');
   },
   120_000,
 );

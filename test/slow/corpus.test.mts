@@ -27,9 +27,6 @@ type Expectations = Record<string, { profiles?: readonly ProfileName[]; fails?: 
 /** The same failure in every profile. */
 const inEveryProfile = (pattern: RegExp) => Object.fromEntries(PROFILE_NAMES.map((profile) => [profile, pattern]));
 
-// A CommonJS handler (.cts, or Format: cjs): Warp loads its SDK chunk from an ES module, by design.
-const COMMONJS_WARP = /the Warp profile loads the SDK as a chunk from an ES module \(import\.meta\)/;
-
 const REAL_FUNCTIONS: Expectations = {
   OrdersApi: {}, // Powertools Logger, Metrics, Tracer (captureAWSv3Client), Parameters at INIT, the DynamoDB document client, middy
   PartnerApiSettings: {}, // Powertools Parameters: SSM getParameter and Secrets Manager getSecret at INIT
@@ -51,25 +48,22 @@ const REAL_FUNCTIONS: Expectations = {
   },
   PriceQuotesWarp: {}, // PriceQuotes with WarpPartialInit: its Warp cache holds INIT until that connection
   ShippingRates: {}, // a non-AWS API during INIT with a fallback: the refused connection is INIT's own business
-  ReceiptWriter: { fails: { Warp: COMMONJS_WARP } }, // a CommonJS handler (index.cts)
+  ReceiptWriter: {}, // a CommonJS handler (index.cts)
 };
 
-// Warp's build differs from Optimized's only where INIT loads an SDK (Warp's chunk and its code
-// cache; a function that imports none is built as Optimized): a function whose Warp build would
-// repeat another's library family is built in the other profiles only.
+// Warp's build differs from Optimized's only where the handler imports packages (Warp's chunk and
+// its code cache; a function that imports none is built as Optimized): a function whose Warp build
+// would repeat another's library family is built in the other profiles only.
 const NOT_IN_WARP = { profiles: PROFILE_NAMES.filter((profile) => profile !== "Warp") };
 
 const APP_SHAPES: Expectations = {
   StationBoard: NOT_IN_WARP, // station-board: plain JavaScript (app.mjs), an API's GET
   FareQuote: NOT_IN_WARP, // fare-quote: TypeScript importing aws-lambda's types, with its own tsconfig.json beside it
   RidePulse: NOT_IN_WARP, // ride-pulse: TypeScript with Powertools Logger, Metrics and Tracer, no AWS SDK
-  TripJournal: { fails: { Warp: COMMONJS_WARP } }, // trip-journal: @aws/durable-execution-sdk-js, Format: cjs as its template says
-  // trip-journal's handler again, as an ES module (no Format) for Warp. The durable SDK imports
-  // @aws-sdk/client-lambda on first use (`await import`), after INIT: there is no SDK in INIT for a
-  // code cache to hold, and the build says so.
-  TripJournalEsm: {
-    fails: { Warp: /^Warp cannot build TripJournalEsm's V8 code cache: its INIT loads no AWS SDK \(it imports the SDK dynamically, after INIT\)/ },
-  },
+  TripJournal: {}, // trip-journal: @aws/durable-execution-sdk-js, Format: cjs as its template says
+  // trip-journal's handler again, as an ES module (no Format). The durable SDK imports
+  // @aws-sdk/client-lambda on first use (`await import`), after INIT; the cache holds the durable SDK itself.
+  TripJournalEsm: {},
   BikeCatalogList: {}, // bike-catalog: the DynamoDB document client (ScanCommand) behind a REST API
   BikeCatalogAdd: NOT_IN_WARP, // bike-catalog: the DynamoDB document client (PutCommand), node:crypto
   // trip-receipts: GetObject and @aws-sdk/util-stream-node's sdkStreamMixin, on S3 uploads. util-stream-node's
@@ -95,8 +89,8 @@ const APP_SHAPES: Expectations = {
   // fleet-api (Powertools for AWS Lambda (TypeScript)), its modules found through package.json `imports`:
   FleetRegisterBike: {}, // Logger, Metrics, Tracer by hand; Idempotency whose table name INIT reads from SSM (top-level await)
   FleetListBikes: {}, // middy with Powertools' middlewares, the traced document client
-  FleetGetBike: { fails: { Warp: COMMONJS_WARP } }, // method decorators (experimentalDecorators), Format: cjs
-  FleetBikeEvents: { fails: { Warp: COMMONJS_WARP } }, // Batch on a DynamoDB stream, util-dynamodb, Format: cjs
+  FleetGetBike: {}, // method decorators (experimentalDecorators), Format: cjs
+  FleetBikeEvents: {}, // Batch on a DynamoDB stream, util-dynamodb, Format: cjs
   DockChanges: {}, // dock-changes: CommonJS app.js, EventBridge PutEvents on a DynamoDB stream
 };
 

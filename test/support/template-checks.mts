@@ -7,7 +7,7 @@ import { functionBuild, handlerSource, templateDefines } from "../../builder/bui
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
 import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIME_NAMES, RUNTIMES, type Runtime } from "../../core/runtimes.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
-import { routeEvent } from "../../lab/events.mts";
+import { routeEvent } from "../../emulation/events.mts";
 import { scaledConfig } from "../../load_test/run.mts";
 import { DEMO_FUNCTIONS } from "./demo-functions.mts";
 

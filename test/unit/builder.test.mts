@@ -103,6 +103,7 @@ describe("what a handler imports from the SDK", () => {
       'import { GetParameterCommand, SSMClient as Client } from "@aws-sdk/client-ssm";',
       'import {\n  DynamoDBClient,\n  PutItemCommand\n} from "@aws-sdk/client-dynamodb";',
       'import * as lib from "@aws-sdk/lib-dynamodb";',
+      "console.log(lib);", // used whole: the whole module
       'import "@smithy/some-side-effect";',
       'import { readFileSync } from "node:fs";',
       'const later = () => import("@aws-sdk/client-sts");',
@@ -133,6 +134,33 @@ describe("what a handler imports from the SDK", () => {
     );
   });
 
+  it("reads a default import by name, and a namespace by the names read off it unless it is used whole", () => {
+    const code = [
+      'import greet, { shout } from "node_modules/greet/index.js";',
+      'import * as z from "node_modules/zod/index.js";',
+      'import * as whole from "node_modules/whole/index.js";',
+      "const schema = z.object({ id: z.string() });",
+      "const keys = Object.keys(whole);",
+      "const notZod = { z: 1 }.z;",
+    ].join("\n");
+    const libraries = ["node_modules/greet/index.js", "node_modules/zod/index.js", "node_modules/whole/index.js"];
+    // `{ z: 1 }` is no use of the namespace esbuild would keep: read as whole, the safe side.
+    expect(importedNames(code, new Set(libraries))).toEqual(
+      new Map<string, Set<string> | "*">([
+        ["node_modules/greet/index.js", new Set(["default", "shout"])],
+        ["node_modules/zod/index.js", "*"],
+        ["node_modules/whole/index.js", "*"],
+      ]),
+    );
+    expect(importedNames(code.split("\n").slice(0, 4).join("\n"), new Set(libraries))).toEqual(
+      new Map<string, Set<string> | "*">([
+        ["node_modules/greet/index.js", new Set(["default", "shout"])],
+        ["node_modules/zod/index.js", new Set(["object", "string"])],
+        ["node_modules/whole/index.js", new Set()],
+      ]),
+    );
+  });
+
   it("reads only the specifiers esbuild resolved as the SDK's", () => {
     expect(importedNames('import { SSMClient } from "@aws-sdk/client-ssm";', new Set())).toEqual(new Map());
   });
@@ -141,18 +169,25 @@ describe("what a handler imports from the SDK", () => {
     expect(packageOf("@aws-sdk/client-ssm/dist-es/commands/index.js")).toBe("@aws-sdk/client-ssm");
   });
 
-  it("makes the chunk's entry export each specifier's names, or its whole module", () => {
+  it("makes the chunk's entry export each specifier's names, or its whole module, and require each library taken whole or CommonJS where it is first asked for", () => {
     const entry = chunkEntry(
       new Map<string, Set<string> | "*">([
         ["@aws-sdk/client-ssm", new Set(["SSMClient", "GetParameterCommand"])],
         ["@aws-sdk/lib-dynamodb", "*"],
       ]),
+      new Map([
+        ["node_modules/zod/index.js", { names: new Set(["object"]), format: "esm" as const }],
+        ["node_modules/whole/index.js", { names: "*" as const, format: "esm" as const }],
+        ["node_modules/pino/pino.js", { names: new Set(["default"]), format: "cjs" as const }],
+        ["../app/node_modules/x/index.js", { names: "*" as const, format: "cjs" as const }],
+      ]),
     );
     expect(entry).toBe(
       [
-        'import { SSMClient as m0_SSMClient, GetParameterCommand as m0_GetParameterCommand } from "@aws-sdk/client-ssm";',
+        'import * as m0 from "@aws-sdk/client-ssm";',
         'import * as m1 from "@aws-sdk/lib-dynamodb";',
-        'export const sdkPackages = { "@aws-sdk/client-ssm": { SSMClient: m0_SSMClient, GetParameterCommand: m0_GetParameterCommand }, "@aws-sdk/lib-dynamodb": m1 };',
+        'import * as m2 from "./node_modules/zod/index.js";',
+        'export const sdkPackages = { "@aws-sdk/client-ssm": { "SSMClient": m0.SSMClient, "GetParameterCommand": m0.GetParameterCommand }, "@aws-sdk/lib-dynamodb": m1, "node_modules/zod/index.js": { "object": m2.object }, get "node_modules/whole/index.js"() { return require("./node_modules/whole/index.js"); }, get "node_modules/pino/pino.js"() { return require("./node_modules/pino/pino.js"); }, get "../app/node_modules/x/index.js"() { return require("../app/node_modules/x/index.js"); } };',
         "",
       ].join("\n"),
     );

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
-import { functionEvent, generateEventArgs, routeEvent } from "../../lab/events.mts";
+import { functionEvent, generateEventArgs, routeEvent } from "../../emulation/events.mts";
 
 const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const functions = readTemplate(FIXTURE).functions;

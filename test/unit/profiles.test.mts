@@ -18,7 +18,7 @@ const manifest = (path: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, pa
 describe("profiles", () => {
   it("rejects an unknown profile with the list of known ones", () => {
     expect(() => profileNamed("Fast")).toThrow(
-      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp (and, to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-codeCache, Warp-no-earlyLookup).',
+      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp (and, to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-libraryChunk, Warp-no-codeCache, Warp-no-firstInvoke, Warp-no-deferBuiltins, Warp-no-earlyLookup).',
     );
   });
 
@@ -32,7 +32,10 @@ describe("profiles", () => {
     expect(PROFILES.Warp).toMatchObject({
       sdk: "patched",
       sdkChunk: true,
+      libraryChunk: true,
       codeCache: true,
+      firstInvoke: true,
+      deferBuiltins: true,
       earlyLookup: true,
       replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
     });
@@ -43,7 +46,10 @@ describe("profiles", () => {
   const EFFECT: Record<WarpOptimization, keyof Profile> = {
     noSharedConfigFiles: "replace",
     sdkChunk: "sdkChunk",
+    libraryChunk: "libraryChunk",
     codeCache: "codeCache",
+    firstInvoke: "firstInvoke",
+    deferBuiltins: "deferBuiltins",
     earlyLookup: "earlyLookup",
   };
   /** The fields, but its one-line summary, in which two profiles differ. */

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { EXAMPLES_TEMPLATE, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
+import { SAMPLE_EVENT } from "../../emulation/events.mts";
 import { fixedName, NAMED_TYPES } from "../../emulation/local-aws/resources.mts";
-import { SAMPLE_EVENT } from "../../lab/events.mts";
 import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
 
 describe("template.yaml", () => {

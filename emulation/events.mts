@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { EVENTS_DIR, STATE_DIR } from "../core/paths.mts";
 import type { TemplateEventSource, TemplateFunction, TemplateResource } from "../core/template.mts";
-import { type EventData, madeUpName } from "../emulation/local-aws/resources.mts";
-import { samCliVersion, samGenerateEvent } from "./sam.mts";
+import { type EventData, madeUpName } from "./local-aws/resources.mts";
+import { samCliVersion, samGenerateEvent } from "./sam-cli.mts";
 
 export const SAMPLE_EVENT = join(EVENTS_DIR, "http-api.json");
 const GENERATED_DIR = join(STATE_DIR, "events");
