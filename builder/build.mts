@@ -310,7 +310,7 @@ interface Bundle {
   notes: string[];
 }
 
-/** Bundles the handler (and the SDK chunk) into outdir, emptied first, with the metafile beside it. */
+/** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
 async function bundleFunction(target: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = target;
   const { source, format, outputFile } = handlerSource(fn);
@@ -395,8 +395,8 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
     outfile,
     format,
   });
-  if (format === "cjs") Object.assign(handlerOptions, withImportMeta(handlerOptions));
-  metafiles.push((await esbuildStep(fn, () => build(format === "esm" ? esm(handlerOptions) : handlerOptions))).metafile!);
+  const inFormat = format === "esm" ? esm(handlerOptions) : withImportMeta(handlerOptions);
+  metafiles.push((await esbuildStep(fn, () => build(inFormat))).metafile!);
   return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
 }
 

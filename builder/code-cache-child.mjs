@@ -100,5 +100,5 @@ if (!script) {
 } else {
   writeFileSync(verdictFile, `${stopped}${String(globalThis[Symbol.for("warpstart.codeCache")])}`);
 }
-// A stopped INIT may leave a client retrying or a socket open: the verdict is all this process is for.
-if (stopped) process.exit(0);
+// A stopped INIT, or the invoke, may leave a client retrying, a timer or a socket open: the verdict is all this process is for.
+process.exit(0);

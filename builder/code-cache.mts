@@ -102,7 +102,7 @@ interface Verdict {
   refused: string[];
 }
 
-/** The prefix of the child's verdict when INIT failed after loading the SDK chunk (code-cache-child.mjs). */
+/** The prefix of the child's verdict when INIT failed after loading the chunk (code-cache-child.mjs). */
 const INIT_STOPPED = "INIT stopped: ";
 
 /**
@@ -149,7 +149,10 @@ async function init(
         verdictFile,
         JSON.stringify({
           partial: initMode === "partial",
-          invoke: mode === "write" && eventFile ? { event: eventFile, handler: fn.handler, timeoutMs: fn.timeoutSeconds * 1000 } : undefined,
+          invoke:
+            mode === "write" && eventFile
+              ? { event: eventFile, handler: fn.handler, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 }
+              : undefined,
           deferBuiltins: target.deferBuiltins,
         }),
       ],
@@ -204,7 +207,10 @@ function placeForInit(target: CodeCacheTarget): Placed {
   };
 }
 
-/** The child's verdict when INIT never loaded the SDK chunk (code-cache-child.mjs). */
+/** The longest the build's invoke may run (the function's Timeout, if shorter): a cache holds what ran by then. */
+const INVOKE_SECONDS = 20;
+
+/** The child's verdict when INIT never loaded the chunk (code-cache-child.mjs). */
 const CHUNK_NOT_LOADED = "not loaded";
 
 /** This machine's architecture, in Lambda's words. */

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { ImportType, init as initLexer, parse as parseModule } from "es-module-lexer";
-import { type BuildOptions, build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type OnResolveArgs, type Plugin, type PluginBuild } from "esbuild";
 import { satisfies, validRange } from "semver";
 import { PROJECT_ROOT } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES } from "../core/runtimes.mts";
@@ -207,7 +207,6 @@ export async function scanSdkImports(
   const external = new Map<string, string>(); // specifier -> how it was imported (esbuild's kind)
   const libraryKinds = new Map<string, string>(); // a library module's path -> how it was imported
   const problems = new Set<string>();
-  const workingDir = options.absWorkingDir ?? process.cwd();
   const result = await build({
     ...options,
     write: false,
@@ -227,11 +226,9 @@ export async function scanSdkImports(
             return { path: args.path, external: true };
           });
           if (!libraries) return;
-          b.onResolve({ filter: /^[^./]/ }, async (args) => {
-            if (args.pluginData === LIBRARY || inNodeModules(args.importer) || SDK_PACKAGE.test(args.path)) return undefined;
-            const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: LIBRARY });
-            if (found.errors.length || found.external || found.namespace !== "file" || !inNodeModules(found.path)) return undefined;
-            const path = relative(workingDir, found.path);
+          b.onResolve({ filter: BARE }, async (args) => {
+            const path = await libraryPath(b, args);
+            if (path === undefined) return undefined;
             if (libraryKinds.get(path) !== "require-call") libraryKinds.set(path, args.kind);
             return { path, external: true };
           });
@@ -253,8 +250,25 @@ export async function scanSdkImports(
   return { imports, libraries: libraryImports, problems: [...problems], hasCommonJs, commonJsEntry };
 }
 
-/** The plugin data of a resolve the library scan and the chunk ask for themselves. */
+/** The plugin data of a resolve the library scan and the chunk ask for themselves, and the namespace of a library's stand-in. */
 const LIBRARY = "warp-library";
+/** A bare specifier: a package's, or a builtin's. */
+const BARE = /^[^./]/;
+
+/**
+ * The file a package the function's own code imports resolves to (relative to the working folder),
+ * as esbuild resolves it; undefined for a builtin, what the build keeps external (a layer's
+ * package), the SDK (the chunk's own business), the project's own code and a package's imports.
+ */
+async function libraryPath(b: PluginBuild, args: OnResolveArgs): Promise<string | undefined> {
+  if (args.pluginData === LIBRARY || args.namespace !== "file" || inNodeModules(args.importer) || SDK_PACKAGE.test(args.path)) return undefined;
+  const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: LIBRARY });
+  if (found.errors.length || found.external || found.namespace !== "file" || !inNodeModules(found.path)) return undefined;
+  return relative(b.initialOptions.absWorkingDir ?? process.cwd(), found.path);
+}
+
+/** What the chunk exports of a package, by its key (a specifier of the SDK, a library's path). */
+const fromChunk = (key: string) => `require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(key)}]`;
 
 /**
  * An @aws-sdk/* package the code imports and cannot resolve itself (it ships none) comes from the
@@ -337,7 +351,6 @@ export function sdkFromRuntime(carries: (pkg: string) => boolean): Plugin {
  */
 export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: ServiceHost[] = [], libraries: ChunkLibraries = new Map()): Plugin {
   const lookUpEarly = earlyLookups.length ? `require(${JSON.stringify(EARLY_LOOKUP)}).lookUpEarly(${JSON.stringify(earlyLookups)});\n` : "";
-  const fromChunk = (key: string) => `module.exports = require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(key)}];`;
   return {
     name: "sdk-chunk",
     setup(b) {
@@ -347,18 +360,14 @@ export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: Servic
         return "from" in serving && serving.from === "tree" ? { path: args.path, namespace: "sdk-chunk" } : undefined;
       });
       b.onLoad({ filter: /.*/, namespace: "sdk-chunk" }, (args) => ({
-        contents: `${lookUpEarly}${fromChunk(args.path)}`,
+        contents: `${lookUpEarly}module.exports = ${fromChunk(args.path)};`,
         loader: "js",
         resolveDir: PROJECT_ROOT,
       }));
       if (libraries.size === 0) return;
-      const workingDir = b.initialOptions.absWorkingDir ?? process.cwd();
-      b.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.pluginData === LIBRARY || inNodeModules(args.importer) || SDK_PACKAGE.test(args.path) || args.namespace !== "file") return undefined;
-        const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: LIBRARY });
-        if (found.errors.length || found.external || found.namespace !== "file") return undefined;
-        const key = relative(workingDir, found.path);
-        return libraries.has(key) ? { path: key, namespace: LIBRARY } : undefined;
+      b.onResolve({ filter: BARE }, async (args) => {
+        const key = await libraryPath(b, args);
+        return key !== undefined && libraries.has(key) ? { path: key, namespace: LIBRARY } : undefined;
       });
       b.onLoad({ filter: /.*/, namespace: LIBRARY }, (args) => ({
         contents: libraryStandIn(args.path, libraries.get(args.path)!),
@@ -369,7 +378,11 @@ export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: Servic
         path: args.path.slice(LIBRARY_NAMESPACE.length + 1),
         namespace: LIBRARY_NAMESPACE,
       }));
-      b.onLoad({ filter: /.*/, namespace: LIBRARY_NAMESPACE }, (args) => ({ contents: fromChunk(args.path), loader: "js", resolveDir: PROJECT_ROOT }));
+      b.onLoad({ filter: /.*/, namespace: LIBRARY_NAMESPACE }, (args) => ({
+        contents: `module.exports = ${fromChunk(args.path)};`,
+        loader: "js",
+        resolveDir: PROJECT_ROOT,
+      }));
     },
   };
 }
@@ -380,8 +393,7 @@ export function sdkFromChunk(tree: string, serve: ServeSdk, earlyLookups: Servic
  * names, as an ES module, so that its default export is the library's, not the namespace.
  */
 function libraryStandIn(key: string, library: ChunkLibrary): string {
-  const fromChunk = `require(${JSON.stringify(CHUNK_LOADER)}).sdkPackages[${JSON.stringify(key)}]`;
-  if (library.format === "cjs") return `module.exports = ${fromChunk};`;
+  if (library.format === "cjs") return `module.exports = ${fromChunk(key)};`;
   const whole = JSON.stringify(`${LIBRARY_NAMESPACE}:${key}`);
   if (library.names === "*") return `export * from ${whole};\nexport { default } from ${whole};`;
   const names = [...library.names];

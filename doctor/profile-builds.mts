@@ -105,12 +105,15 @@ async function withDependencies(
 /** A logical id for a function's build in a profile, e.g. HelloWorldFunctionAsWarp. */
 const copyIdOf = (fn: string, profile: string) => `${fn}As${profile}`;
 
+/** Where a function runs in the lab: its own runtime, or the stand-in for one the lab cannot run. */
+const labRuntimeOf = (fn: TemplateFunction) => (fn.runtime === undefined || whyStandIn(fn.runtime) ? STAND_IN_RUNTIME : fn.runtime);
+
 /**
  * The runtime a profile's copy runs on: Warp's code cache is made for one Node (nodejs22.x), so
  * Warp runs there; Optimized runs where the function does in the lab.
  */
 function copyRuntime(fn: TemplateFunction, profile: ComparedProfile): { runtime: string; note: string | null } {
-  const runsOn = fn.runtime === undefined || whyStandIn(fn.runtime) ? STAND_IN_RUNTIME : fn.runtime;
+  const runsOn = labRuntimeOf(fn);
   if (profile === "Warp" && runsOn !== CODE_CACHE_RUNTIME.lambdaRuntime) {
     return {
       runtime: CODE_CACHE_RUNTIME.lambdaRuntime,
@@ -223,18 +226,33 @@ async function buildInto(
   for (const [index, plan] of planned.entries()) {
     say(`building ${plan.function} as ${plan.profile} with this project's pipeline (${index + 1}/${planned.length})`);
     const outdir = join(scratch, "profiles", plan.copyId);
+    let codeCache: unknown;
     try {
-      await buildFunction(functionBuild(copies, plan.copyId), outdir);
+      ({ codeCache } = await buildFunction(functionBuild(copies, plan.copyId), outdir));
     } catch (error) {
       // The builder names the copy; the report names the function.
-      const message = errorMessage(error).split("\n")[0]!.replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function);
-      plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${message}`;
+      plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${buildFailure(errorMessage(error)).replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function)}`;
       continue;
     }
-    functions.push({ ...copies.functions.find((fn) => fn.logicalId === plan.copyId)!, codeDir: outdir });
+    const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
+    // A build with no code cache (nothing in its chunk) is not bound to the cache's runtime: it runs where the function does.
+    const { source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+    const own = labRuntimeOf(source);
+    if (codeCache === undefined && copy.runtime !== own) plan.result.note = null;
+    functions.push({ ...copy, codeDir: outdir, runtime: codeCache === undefined ? own : copy.runtime });
     measurable.push(plan);
   }
   return { planned: measurable, functions };
+}
+
+/**
+ * A failed build in a line: the builder's first, and where that says INIT failed, the error INIT
+ * threw (the last line of its output naming one), which the first line does not say.
+ */
+export function buildFailure(message: string): string {
+  const [first, ...rest] = message.split("\n");
+  const thrown = rest.slice(rest.findIndex((line) => line.startsWith("INIT's output:")) + 1).findLast((line) => /^\s*\w*Error\b/.test(line));
+  return thrown && message.includes("INIT's output:") ? `${first} (${thrown.trim()})` : first!;
 }
 
 /** Each profile's build as a comparison that records what it bought on the function's profile result. */

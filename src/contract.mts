@@ -25,7 +25,8 @@ export const SDK_CHUNK_CHANNEL = "warpstart:sdk-chunk";
 export type CodeCacheStatus = "accepted" | "rejected" | "absent";
 
 /** The warning a function logs at INIT when V8 rejects its code cache. */
-export const CACHE_REJECTED = "warpstart: V8 rejected the SDK chunk's code cache (made for another Node version or memory size): INIT compiles the SDK instead";
+export const CACHE_REJECTED =
+  "warpstart: V8 rejected the chunk's code cache (made for another Node version or memory size): INIT compiles the SDK and the packages instead";
 
 /** A service the handler's clients call, as the build finds it in each client's endpoint rules (builder/sdk.mts) and Warp's early lookup resolves it (src/warp/early-lookup.mts). */
 export interface ServiceHost {

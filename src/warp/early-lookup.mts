@@ -1,4 +1,4 @@
-// Warp's early DNS lookup (builder/sdk.mts puts a call to it before the SDK chunk loads): the
+// Warp's early DNS lookup (builder/sdk.mts puts a call to it before the chunk loads): the
 // lookup of each service endpoint the handler's clients will call starts at the top of INIT and
 // runs in libuv's thread pool while V8 deserializes and evaluates the chunk; the SDK's first
 // connection to that host then takes the answer instead of looking it up after the chunk has

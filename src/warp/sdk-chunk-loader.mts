@@ -1,8 +1,9 @@
-// What every SDK import of a Warp build becomes (builder/sdk.mts): loads sdk.cjs (next to this
-// bundle) with vm.Script, handing V8 the code cache made after a full INIT at build time for this
-// CPU architecture (sdk.<process.arch>.cache: V8's cache holds machine-dependent data), so the
-// SDK's functions need neither parsing nor lazy compilation at INIT. V8 rejects a cache silently
-// when the Node version, the V8 flags or the CPU differ: the status is checked.
+// What every SDK and package import of a Warp build becomes (builder/sdk.mts): loads sdk.cjs
+// (next to this bundle) with vm.Script, handing V8 the code cache made after a full INIT and a
+// first invoke at build time for this CPU architecture (sdk.<process.arch>.cache: V8's cache holds
+// machine-dependent data), so the functions of the SDK and the packages need neither parsing nor
+// lazy compilation at INIT. V8 rejects a cache silently when the Node version, the V8 flags or the
+// CPU differ: the status is checked.
 import {
   BUILTINS_WATCH,
   type BuiltinsWatch,

@@ -1,7 +1,7 @@
 // Where the doctor's builds of a function in this template's profiles read its source, as the
 // function's own build reads it, and how what each build bought reaches the report.
 import type { ProfileResult } from "../../doctor/findings.mts";
-import { pipelineSource, profileComparisons } from "../../doctor/profile-builds.mts";
+import { buildFailure, pipelineSource, profileComparisons } from "../../doctor/profile-builds.mts";
 import { templateFunction } from "../support/built-function.mts";
 
 describe("the source a profile's build reads", () => {
@@ -60,4 +60,21 @@ it("a profile's measurement, or why there is none, lands on the function's resul
   };
   comparison!.record(cost);
   expect(result).toEqual({ profile: "Warp", measured: cost, whyNotMeasured: null, note: null });
+});
+
+it("a failed build in one line: the builder's first, with the error INIT threw where that is what failed", () => {
+  const initFailed = [
+    "Warp builds Locations's V8 code cache by running its INIT, against a local AWS that holds only template.yaml's resources, and that INIT failed.",
+    "INIT's output:",
+    "file:///task/app.mjs:12",
+    "  ddbClient = new DynamoDBClient({});",
+    "ReferenceError: ddbClient is not defined",
+    "    at file:///task/app.mjs:12:13",
+  ].join("\n");
+  expect(buildFailure(initFailed)).toBe(
+    "Warp builds Locations's V8 code cache by running its INIT, against a local AWS that holds only template.yaml's resources, and that INIT failed. (ReferenceError: ddbClient is not defined)",
+  );
+  expect(buildFailure('Locations: esbuild cannot bundle it: app.js:5: Could not resolve "aws-sdk"\nLocations: another line')).toBe(
+    'Locations: esbuild cannot bundle it: app.js:5: Could not resolve "aws-sdk"',
+  );
 });
