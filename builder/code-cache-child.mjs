@@ -1,16 +1,18 @@
-// Child of code-cache.mts: `node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> [<options>]`,
-// options a JSON object: { partial, invoke: { event, handler, timeoutMs }, deferBuiltins }. Imports
-// the built handler module (a full INIT, top-level await included) and, given `invoke`, invokes it
-// once with the event in that file (write mode), then either saves the chunk's code cache for this
-// CPU architecture beside it (sdk.<process.arch>.cache, the file the chunk loader reads) or writes
-// whether V8 accepted the one there to <verdict file>: a channel of its own, since INIT's code
-// writes what it likes to stdout and stderr. The cache file's first line lists, with
-// `deferBuiltins` after an invoke, the builtins the chunk requires that neither INIT nor the invoke
-// used, which the loader then loads at their first use; otherwise none. An INIT that never loaded
-// the chunk (its packages imported dynamically, after INIT) gets the verdict NOT_LOADED in either
-// mode. With `partial` (BuildProperties.WarpPartialInit), an INIT that fails after loading the chunk
-// still gets its cache: what it compiled until it failed, and the verdict says INIT STOPPED; the
-// parent decides whether the failure was one it accepts.
+// Child of code-cache.mts:
+//   node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> [<options>]
+// options a JSON object: { partial, invoke: { event, handler, timeoutMs }, deferBuiltins }.
+// Imports the built handler module (a full INIT, top-level await included) and, given `invoke`,
+// invokes it once with the event in that file (in status mode only if INIT did not load the
+// chunk), then either saves the chunk's code cache for this CPU architecture beside it
+// (sdk.<process.arch>.cache, the file the chunk loader reads) or writes whether V8 accepted the
+// one there to <verdict file>: a channel of its own, since INIT's code writes what it likes to
+// stdout and stderr. The cache file's first line lists, with `deferBuiltins` after an invoke, the
+// builtins the chunk requires that neither INIT nor the invoke used, which the loader then loads
+// at their first use; otherwise none. A process that never loaded the chunk (its packages
+// imported dynamically, on a path not taken) gets the verdict NOT_LOADED in either mode. With
+// `partial` (BuildProperties.WarpPartialInit), an INIT that fails after loading the chunk still
+// gets its cache: what it compiled until it failed, and the verdict says INIT STOPPED; the parent
+// decides whether the failure was one it accepts.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -47,7 +49,8 @@ globalThis.awslambda = {
 };
 try {
   const module = await import(pathToFileURL(handlerFile).href);
-  if (invoke && mode === "write") await invokeOnce(module, invoke);
+  // The check invokes only where INIT left the chunk to the invoke (a package imported on first use).
+  if (invoke && (mode === "write" || !globalThis[Symbol.for("warpstart.sdkScript")])) await invokeOnce(module, invoke);
 } catch (error) {
   if (!partial || !globalThis[Symbol.for("warpstart.sdkScript")]) throw error;
   console.error(error);

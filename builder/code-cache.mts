@@ -149,10 +149,7 @@ async function init(
         verdictFile,
         JSON.stringify({
           partial: initMode === "partial",
-          invoke:
-            mode === "write" && eventFile
-              ? { event: eventFile, handler: fn.handler, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 }
-              : undefined,
+          invoke: eventFile ? { event: eventFile, handler: fn.handler, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
           deferBuiltins: target.deferBuiltins,
         }),
       ],
@@ -245,11 +242,14 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
       const written = await init(target, aws, variables, "write", architecture, initMode, place, eventFile);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
+        const when = eventFile
+          ? "neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take)"
+          : "its INIT loads none of the packages it imports (it imports them dynamically, after INIT)";
         throw new CodeCacheError(
-          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: its INIT loads none of the packages it imports (it imports them dynamically, after INIT), so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
+          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: ${when}, so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place, undefined);
+      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place, eventFile);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,

@@ -1,6 +1,7 @@
 // npm run doctor on a real build: the fixture SAM app of the project's makefile pipeline
-// (test/fixtures/sam-apps/doctor/makefile), built and examined once by the doctor's own `sam
-// build`, gives each function exactly the finding it is named after, and Clean none; each
+// (test/fixtures/sam-apps/doctor/makefile), built once by the global setup's `sam build` (other
+// files read that build side by side; the doctor's own build: test/slow/doctor-builders.test.mts)
+// and examined once, gives each function exactly the finding it is named after, and Clean none; each
 // function's cold start traced in the lab; each fixable finding built fixed (its build without the
 // finding) and measured against the function as it is, the others saying why not; each function's
 // source built in this template's Warp and measured in the same run, or why not. The doctor's
@@ -18,7 +19,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 /** The makefile app, built and examined once; its functions are built in the pipeline's profiles already: Warp alone is asked for. */
 let makefile: ReturnType<typeof examineApp>;
 beforeAll(() => {
-  makefile = examineApp(MAKEFILE_APP, "Warp", out);
+  makefile = examineApp(MAKEFILE_APP, "Warp", out, { build: false });
 }, 600_000);
 
 it("the project's makefile pipeline: each function has exactly the finding it is named after, Clean none", () => {
@@ -183,7 +184,6 @@ it("the terminal's report: a table per function, what each fix bought, the fix a
     `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized:`,
   );
   expect(run.stdout).toContain(`${ROUNDS} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round`);
-  expect(run.stderr).toContain("== sam build in test/fixtures/sam-apps/doctor/makefile");
   expect(run.stderr).toContain("== examining InitError (9/13)");
   expect(run.stderr).toContain("== tracing a cold start of InitError (9/13)");
   expect(run.stderr).toMatch(/^== measuring 4 fixes and \d+ profile builds: \d+ cold starts, order shuffled per round$/m);

@@ -132,7 +132,7 @@ describe("what a user sees when a step goes wrong", () => {
     ],
     [
       "ImportsAfterInit",
-      "build of ImportsAfterInit failed: Warp cannot build ImportsAfterInit's V8 code cache: its INIT loads none of the packages it imports (it imports them dynamically, after INIT), so there is nothing for a cache to hold. Build ImportsAfterInit with the Optimized profile.",
+      "build of ImportsAfterInit failed: Warp cannot build ImportsAfterInit's V8 code cache: neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take), so there is nothing for a cache to hold. Build ImportsAfterInit with the Optimized profile.",
     ],
   ])("sam build %s fails, saying what is wrong and what to do", (logicalId, message) => {
     const { status, output } = samBuild(logicalId);

@@ -19,6 +19,10 @@ beforeAll(() => {
   esbuild = examineApp(`${FIXTURES}/esbuild/template.yaml`, "Optimized,Warp", out);
 }, 600_000);
 
+it("the doctor builds the app itself, saying so", () => {
+  expect(esbuild.run.stderr).toContain(`== sam build in ${FIXTURES}/esbuild`);
+});
+
 it("SAM's esbuild builder (and its npm builder, Unbundled): each function has exactly the findings it is named after, Clean none", () => {
   expect(findingIds(esbuild.report)).toEqual({
     Clean: [],

@@ -32,9 +32,21 @@ export const outputOf = (run: DoctorRun) => ({ status: run.status, output: `${ru
 export const ROUNDS = 2;
 
 /** A fixture app, built and examined once by a whole doctor run (`--rounds ROUNDS`, `--profiles profiles`): the run, and its --json report. */
-export function examineApp(template: string, profiles: string, out: string): { run: DoctorRun; report: DoctorReport } {
+export function examineApp(template: string, profiles: string, out: string, { build = true } = {}): { run: DoctorRun; report: DoctorReport } {
   const json = join(out, "report.json");
-  const run = doctor("--template", template, "--rounds", String(ROUNDS), "--profiles", profiles, "--json", json, "--markdown", join(out, "report.md"));
+  const run = doctor(
+    "--template",
+    template,
+    ...(build ? [] : ["--no-build"]),
+    "--rounds",
+    String(ROUNDS),
+    "--profiles",
+    profiles,
+    "--json",
+    json,
+    "--markdown",
+    join(out, "report.md"),
+  );
   expect(outputOf(run)).toMatchObject({ status: 0 });
   return { run, report: JSON.parse(readFileSync(json, "utf8")) as DoctorReport };
 }
