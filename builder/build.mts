@@ -279,6 +279,7 @@ export async function buildFunction(target: FunctionBuild, outdir: string, optio
           fn,
           artifactDir: outdir,
           handlerFile: bundle.handlerFile,
+          exportPath: handlerParts(fn.handler).exportPath,
           firstInvoke: profile.firstInvoke,
           deferBuiltins: profile.deferBuiltins,
         })

@@ -1,6 +1,6 @@
 // Child of code-cache.mts:
 //   node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> [<options>]
-// options a JSON object: { partial, invoke: { event, handler, timeoutMs }, deferBuiltins }.
+// options a JSON object: { partial, invoke: { event, exportPath, timeoutMs }, deferBuiltins }.
 // Imports the built handler module (a full INIT, top-level await included) and, given `invoke`,
 // invokes it once with the event in that file (in status mode only if INIT did not load the
 // chunk), then either saves the chunk's code cache for this CPU architecture beside it
@@ -20,7 +20,9 @@ import { pathToFileURL } from "node:url";
 const [mode, handlerFile, verdictFile, options = "{}"] = process.argv.slice(2);
 const { partial = false, invoke, deferBuiltins = false } = JSON.parse(options);
 const watch = { required: new Set(), used: new Set() };
-if (mode === "write") globalThis[Symbol.for("warpstart.builtinsWatch")] = watch; // src/contract.mts's BUILTINS_WATCH
+// Watched only where the list is written: after an invoke, with deferBuiltins.
+const watching = mode === "write" && invoke !== undefined && deferBuiltins;
+if (watching) globalThis[Symbol.for("warpstart.builtinsWatch")] = watch; // src/contract.mts's BUILTINS_WATCH
 const NOT_LOADED = "not loaded"; // code-cache.mts's CHUNK_NOT_LOADED
 const STOPPED = "INIT stopped: "; // code-cache.mts's INIT_STOPPED
 let stopped = "";
@@ -62,8 +64,8 @@ try {
  * the local AWS only; its failure is the handler's own business (the cache holds what ran), and a
  * response-streaming handler, which needs the runtime's stream, is not invoked.
  */
-async function invokeOnce(module, { event, handler: handlerName, timeoutMs }) {
-  const exported = handlerName.slice(handlerName.indexOf(".", handlerName.lastIndexOf("/") + 1) + 1).split(".");
+async function invokeOnce(module, { event, exportPath, timeoutMs }) {
+  const exported = exportPath.split(".");
   const handler = exported.reduce((value, key) => value?.[key], exported[0] in module ? module : module.default);
   if (typeof handler !== "function" || handler[STREAMING]) return;
   const context = {
@@ -94,7 +96,7 @@ const script = globalThis[Symbol.for("warpstart.sdkScript")];
 if (!script) {
   writeFileSync(verdictFile, NOT_LOADED);
 } else if (mode === "write") {
-  const deferred = invoke && deferBuiltins ? [...watch.required].filter((id) => !watch.used.has(id)) : [];
+  const deferred = watching ? [...watch.required].filter((id) => !watch.used.has(id)) : [];
   writeFileSync(
     join(dirname(handlerFile), `sdk.${process.arch}.cache`),
     Buffer.concat([Buffer.from(`${JSON.stringify(deferred)}\n`), script.createCachedData()]),

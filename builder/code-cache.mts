@@ -90,6 +90,8 @@ export interface CodeCacheTarget {
   /** The artifact folder (the task root) and the handler module in it. */
   artifactDir: string;
   handlerFile: string;
+  /** The handler's export in that module, as its Handler names it (e.g. "handler", "nested.handler"). */
+  exportPath: string;
   /** Make the cache after INIT and one invoke with the function's event. */
   firstInvoke?: boolean;
   /** After that invoke, defer to their first use the builtins the chunk requires that neither INIT nor the invoke used. */
@@ -149,7 +151,7 @@ async function init(
         verdictFile,
         JSON.stringify({
           partial: initMode === "partial",
-          invoke: eventFile ? { event: eventFile, handler: fn.handler, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
+          invoke: eventFile ? { event: eventFile, exportPath: target.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
           deferBuiltins: target.deferBuiltins,
         }),
       ],

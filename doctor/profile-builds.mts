@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import { BuildError, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
+import { BuildError, type BuildResult, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
 import { CODE_CACHE_RUNTIME } from "../builder/code-cache.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
@@ -190,6 +190,7 @@ async function buildInto(
     }
   }
   if (planned.length === 0) return { planned, functions: [] };
+  const examinedOf = (plan: PlannedProfile) => examined.find((candidate) => candidate.source.logicalId === plan.function)!;
 
   const copiesTemplate = templateOfCopies(
     template,
@@ -197,7 +198,7 @@ async function buildInto(
       of: plan.function,
       copyId: plan.copyId,
       change: (copy) => {
-        const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+        const { built, source } = examinedOf(plan);
         const { runtime, note } = copyRuntime(source, plan.profile);
         plan.result.note = note;
         const { codeDir, handler } = sources.get(plan.function)!;
@@ -212,7 +213,7 @@ async function buildInto(
   // What a function takes from its runtime beyond the stand-in's copy, installed first: the copies bundle it at the runtime's release.
   const takes = new Map<ManagedRuntime, Set<string>>();
   for (const plan of planned) {
-    const { built, source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+    const { built, source } = examinedOf(plan);
     const runtime = managedRuntimeOf(copyRuntime(source, plan.profile).runtime);
     if (!runtime) continue;
     for (const name of missingRuntimeSdk(built.fn.codeDir, runtime)) takes.set(runtime, (takes.get(runtime) ?? new Set()).add(name));
@@ -226,7 +227,7 @@ async function buildInto(
   for (const [index, plan] of planned.entries()) {
     say(`building ${plan.function} as ${plan.profile} with this project's pipeline (${index + 1}/${planned.length})`);
     const outdir = join(scratch, "profiles", plan.copyId);
-    let codeCache: unknown;
+    let codeCache: BuildResult["codeCache"];
     try {
       ({ codeCache } = await buildFunction(functionBuild(copies, plan.copyId), outdir));
     } catch (error) {
@@ -236,7 +237,7 @@ async function buildInto(
     }
     const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
     // A build with no code cache (nothing in its chunk) is not bound to the cache's runtime: it runs where the function does.
-    const { source } = examined.find((candidate) => candidate.source.logicalId === plan.function)!;
+    const { source } = examinedOf(plan);
     const own = labRuntimeOf(source);
     if (codeCache === undefined && copy.runtime !== own) plan.result.note = null;
     functions.push({ ...copy, codeDir: outdir, runtime: codeCache === undefined ? own : copy.runtime });
