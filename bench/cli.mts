@@ -1,6 +1,6 @@
-// `npm run bench`: forced cold starts of every cell (a template's function, built in a profile,
+// `warpstart bench`: forced cold starts of every cell (a template's function, built in a profile,
 // run on a runtime), interleaved, through the Lambda Invoke API of the local lab or of deployed
-// stacks. Prints the tables and writes results.json, report.md and chart.svg; USAGE has the flags.
+// stacks. Prints the tables and writes results.json, report.md and chart.svg; OPTIONS are its flags.
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -8,18 +8,32 @@ import { join, relative, resolve } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { buildFunction, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
-import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { buildDirOf, builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import {
+  assertFunctionsOf,
+  commaList,
+  defineCommand,
+  errorMessage,
+  FUNCTIONS_OPTIONS,
+  NO_BUILD_OPTION,
+  onEndingSignal,
+  type Parsed,
+  TEMPLATE_OPTION,
+  timestamp,
+  UsageError,
+  VARIANTS_RULE,
+  type Values,
+} from "../core/cli.mts";
+import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
-import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
+import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 import { type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
@@ -29,28 +43,35 @@ import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from 
 import { consoleSummary, markdownReport } from "./report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "./results.mts";
 
-const USAGE = `usage: npm run bench -- [--rounds N] [--template FILE] [--functions A,B,...] [--profiles P,Q,...] [--runtimes R,S,...] [--ablate] [--exec-wrapper] [--out DIR] [--stack NAME[,NAME...] [--region R]] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build] [--verbose]
-  --rounds N       forced cold starts per cell (a function in a profile on a runtime; default 30)
-  --template FILE  the SAM template whose functions to measure (default: template.yaml)
-  --functions LIST its functions to measure, by logical id (default: all); --variants LIST, its old
-                   name, still works
-  --profiles LIST  build each function in each of these profiles (${PROFILE_NAMES.join(", ")}) and measure them side
-                   by side (default: each function in its own profile, as sam build builds it; local only)
-  --runtimes LIST  run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, bun-no-cache
-                   (without its startup cache), or the path of another runtime's binary (e.g.
-                   ./llrt); adds hyperfine's process-start comparison (local only)
-  --ablate         measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles
-                   ${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --functions
-  --exec-wrapper   also measure each build started through the exec wrapper that drops the runtime's V8
-                   flags (<name>+wrapper: AWS_LAMBDA_EXEC_WRAPPER=${WARP_EXEC_WRAPPER}, docs/warp.md)
-  --out DIR        where results.json, report.md and chart.svg go (default results/<date-time>)
-  --stack LIST     measure deployed stacks (sam deploy) instead of the local lab; one stack per runtime
-                   (deploy with --parameter-overrides Runtime=<runtime>), each labelled by its Runtime output
-  --region R       the stacks' region (default: AWS_REGION or your AWS config)
-  --no-build       locally, use the existing .aws-sam/build instead of running sam build
-  --verbose        print every line the local functions log
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  rounds: { value: "N", whole: [1], default: "30", help: "forced cold starts per cell (a function in a profile on a runtime)" },
+  ...TEMPLATE_OPTION,
+  ...FUNCTIONS_OPTIONS,
+  profiles: {
+    value: "LIST",
+    help: `build each function in each of these profiles (${PROFILE_NAMES.join(", ")}) and measure them side\nby side (default: each function in its own profile, as sam build builds it; local only)`,
+  },
+  runtimes: {
+    value: "LIST",
+    help: `run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, bun-no-cache\n(without its startup cache), or the path of another runtime's binary (e.g.\n./llrt); adds hyperfine's process-start comparison (local only)`,
+  },
+  ablate: {
+    help: `measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles\n${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --functions`,
+  },
+  "exec-wrapper": {
+    help: `also measure each build started through the exec wrapper that drops the runtime's V8\nflags (<name>+wrapper: AWS_LAMBDA_EXEC_WRAPPER=${WARP_EXEC_WRAPPER}, docs/warp.md)`,
+  },
+  out: { value: "DIR", help: "where results.json, report.md and chart.svg go (default: results/<date-time>)" },
+  stack: {
+    value: "LIST",
+    help: "measure deployed stacks (sam deploy) instead of the local lab; one stack per runtime\n(deploy with --parameter-overrides Runtime=<runtime>), each labelled by its Runtime output",
+  },
+  region: { value: "R", help: "the stacks' region (default: AWS_REGION or your AWS config)" },
+  ...NO_BUILD_OPTION,
+  verbose: { help: "print every line the local functions log" },
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
 /** --runtimes, each installed (undefined: the template's runtime). */
 function runtimesFrom(list: string | undefined): Runtime[] | undefined {
@@ -67,7 +88,6 @@ function runtimesFrom(list: string | undefined): Runtime[] | undefined {
 
 /** The logical ids of --functions (or --variants, its old name); by default every function, or with --ablate the Warp ones. */
 function functionNamesFrom(values: { functions?: string; variants?: string; ablate: boolean }, template: SamTemplate): string[] {
-  if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
   const chosen = values.functions ?? values.variants;
   const names = chosen
     ? commaList(chosen)
@@ -80,42 +100,11 @@ function functionNamesFrom(values: { functions?: string; variants?: string; abla
   return names;
 }
 
-function options() {
-  const { values } = parseCommandLine({
-    options: {
-      rounds: { type: "string", default: "30" },
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      functions: { type: "string" },
-      variants: { type: "string" },
-      profiles: { type: "string" },
-      runtimes: { type: "string" },
-      out: { type: "string" },
-      stack: { type: "string" },
-      region: { type: "string" },
-      "no-build": { type: "boolean", default: false },
-      ablate: { type: "boolean", default: false },
-      "exec-wrapper": { type: "boolean", default: false },
-      verbose: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-  });
-  const rounds = wholeNumber("rounds", values.rounds, 1)!;
+function options(values: Values<typeof OPTIONS>) {
   const templateFile = resolve(values.template);
-  const local = !values.stack;
-  if (!local && values["parameter-overrides"])
-    throw new UsageError("--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with");
   const parameterOverrides = parameterOverridesFrom(values, templateFile);
   // Read with the lab's values, so that each generated event names what the lab creates.
   const template = readTemplate(templateFile, parameterOverrides);
-  if (values.ablate && values.profiles) throw new UsageError("--ablate chooses its own profiles; leave out --profiles");
-  if ((values.ablate || values.profiles) && values.runtimes)
-    throw new UsageError(`--${values.ablate ? "ablate" : "profiles"} measures on the template's runtime; leave out --runtimes`);
-  if (!local && (values.ablate || values.profiles || values["exec-wrapper"]))
-    throw new UsageError("--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed");
-  if (values.stack && values.runtimes)
-    throw new UsageError("with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B");
   const runtimes = runtimesFrom(values.runtimes);
   const names = functionNamesFrom(values, template);
   const profiles = values.ablate ? ["Optimized", "Warp", ...Object.keys(warpAblations())] : values.profiles ? commaList(values.profiles) : undefined;
@@ -126,18 +115,15 @@ function options() {
       throw new UsageError(`--profiles: ${errorMessage(error)}`);
     }
   }
-  if (!local && (values.network || values["code-loading"]))
-    throw new UsageError("--network and --code-loading set up the local lab; a --stack runs on Lambda itself");
   return {
     ...values,
     fidelity: fidelityFrom(values),
     parameterOverrides,
-    rounds,
     runtimes,
     template,
     profiles,
     functions: template.functions.filter((fn) => names.includes(fn.logicalId)),
-    out: resolve(values.out ?? join(PROJECT_ROOT, "results", timestamp())),
+    out: resolve(values.out ?? join("results", timestamp())),
   };
 }
 
@@ -405,12 +391,8 @@ function writeResults(out: string, results: BenchResults): void {
   console.log(`\nReport: ${shown.startsWith("..") ? report : shown} (with chart.svg and the raw samples in results.json)`);
 }
 
-async function main(): Promise<number> {
-  const opts = options();
-  if (opts.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
+  const opts = options(values);
   let lab: Lab | undefined;
   const stopLab = async () => lab?.stop();
   onEndingSignal(stopLab);
@@ -447,4 +429,33 @@ async function main(): Promise<number> {
   }
 }
 
-if (import.meta.main) runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "bench",
+    summary:
+      "Forced cold starts of a template's functions, interleaved, in the local lab or on deployed stacks: Init Duration and end-to-end percentiles, ratios with 95% intervals, JSON, Markdown and a chart.",
+    options: OPTIONS,
+    rules: [
+      VARIANTS_RULE,
+      {
+        given: "stack",
+        excludes: ["parameter-overrides"],
+        message: "--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with",
+      },
+      { given: "stack", excludes: ["network", "code-loading"], message: "--network and --code-loading set up the local lab; a --stack runs on Lambda itself" },
+      { given: "ablate", excludes: ["profiles"], message: "--ablate chooses its own profiles; leave out --profiles" },
+      { given: ["ablate", "profiles"], excludes: ["runtimes"], message: "{option} measures on the template's runtime; leave out --runtimes" },
+      {
+        given: "stack",
+        excludes: ["ablate", "profiles", "exec-wrapper"],
+        message: "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed",
+      },
+      {
+        given: "stack",
+        excludes: ["runtimes"],
+        message: "with --stack, the runtimes are the stacks' own: deploy one stack per runtime (Runtime parameter) and give --stack A,B",
+      },
+    ],
+  },
+  main,
+);

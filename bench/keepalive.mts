@@ -1,4 +1,4 @@
-// `npm run keepalive` (flags: USAGE):
+// `warpstart keepalive`:
 // what the https agent's keep-alive does to a warm function's AWS calls, in the local lab. For
 // each function (default Optimized, the SDK's default agent with keep-alive on, and NoKeepAlive,
 // built with keep-alive off) and each K: one warm-up invoke, then N invokes of the same warm
@@ -10,31 +10,35 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { keepsAlive } from "../builder/build.mts";
-import { errorMessage, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, timestamp, UsageError, VARIANTS_RULE, wholeNumber } from "../core/cli.mts";
+import { builtTemplateOf } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
-import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
+import { describeFidelity, FIDELITY_OPTIONS, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 import { summarize } from "../measure/stats.mts";
 import { localVersions, machine } from "./environment.mts";
 import type { BenchResults } from "./results.mts";
 
-const USAGE = `usage: npm run keepalive -- [--template FILE] [--functions A,B] [--calls K,K] [--query NAME=VALUE] [--invokes N] [--out DIR] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build]
-  --template FILE  the SAM template (default: template.yaml)
-  --functions LIST its functions to measure (default: Optimized,NoKeepAlive); a function built with
-                   BuildProperties.Define KEEP_ALIVE: false runs without keep-alive; --variants LIST,
-                   its old name, still works
-  --calls LIST     sequential calls per invoke, ?calls=K (default: 1,10)
-  --query N=V      another query parameter for every invoke (e.g. operation=ListTables; repeatable)
-  --invokes N      measured invokes per function and K, after one warm-up invoke (default 20)
-  --out DIR        where keepalive.json and keepalive.md go (default results/keepalive-<date-time>)
-  --no-build       use the existing .aws-sam/build instead of running sam build
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  functions: {
+    value: "LIST",
+    default: "Optimized,NoKeepAlive",
+    help: "its functions to measure; a function built with BuildProperties.Define KEEP_ALIVE: false\nruns without keep-alive",
+  },
+  variants: { value: "LIST", help: "--functions' old name", hidden: true },
+  calls: { value: "LIST", default: "1,10", help: "sequential calls per invoke, ?calls=K" },
+  query: { value: "N=V", multiple: true, help: "another query parameter for every invoke (e.g. operation=ListTables; repeatable)" },
+  invokes: { value: "N", whole: [1], default: "20", help: "measured invokes per function and K, after one warm-up invoke" },
+  out: { value: "DIR", help: "where keepalive.json and keepalive.md go (default: results/keepalive-<date-time>)" },
+  ...NO_BUILD_OPTION,
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
 /** One variant at one K: every call's latency and the connections the N invokes opened. */
 export interface KeepAliveRow {
@@ -72,27 +76,11 @@ export interface Check {
   text: string;
 }
 
-function options() {
-  const { values } = parseCommandLine({
-    options: {
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      functions: { type: "string" },
-      variants: { type: "string" },
-      calls: { type: "string", default: "1,10" },
-      query: { type: "string", multiple: true, default: [] },
-      invokes: { type: "string", default: "20" },
-      out: { type: "string" },
-      "no-build": { type: "boolean" },
-      help: { type: "boolean" },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-  });
+function options({ values, given }: Parsed<typeof OPTIONS>) {
   const templateFile = resolve(values.template);
   const parameterOverrides = parameterOverridesFrom(values, templateFile);
   const template = readTemplate(templateFile, parameterOverrides);
-  if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
-  const chosen = values.functions ?? values.variants ?? "Optimized,NoKeepAlive";
+  const chosen = given.has("variants") ? values.variants! : values.functions;
   const functions = chosen.split(",").map((name) => {
     const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
     if (!fn)
@@ -113,11 +101,10 @@ function options() {
     calls,
     query,
     build: !values["no-build"],
-    help: values.help === true,
     fidelity: fidelityFrom(values),
     parameterOverrides,
-    invokes: wholeNumber("invokes", values.invokes, 1)!,
-    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `keepalive-${timestamp()}`)),
+    invokes: values.invokes,
+    out: resolve(values.out ?? join("results", `keepalive-${timestamp()}`)),
   };
 }
 
@@ -231,12 +218,8 @@ export function keepAliveMarkdown(results: KeepAliveResults): string {
   ].join("\n\n")}\n`;
 }
 
-async function main(): Promise<number> {
-  const opts = options();
-  if (opts.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
+  const opts = options(parsed);
   if (opts.build) {
     console.error("== sam build");
     await samBuild({ template: opts.template, quiet: true });
@@ -275,4 +258,12 @@ async function main(): Promise<number> {
 }
 
 // exit at the end: the Lambda client's idle sockets would keep the process up for nothing
-if (import.meta.main) runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "keepalive",
+    summary: "What keep-alive saves: warm invokes of each function making K sequential calls, with keep-alive and without, in the lab.",
+    options: OPTIONS,
+    rules: [VARIANTS_RULE],
+  },
+  main,
+);

@@ -9,17 +9,30 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { functionBuild } from "../builder/build.mts";
-import { assertFunctionsOf, commaList, errorMessage, onEndingSignal, parseCommandLine, runCommand, timestamp, UsageError, wholeNumber } from "../core/cli.mts";
-import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import {
+  assertFunctionsOf,
+  commaList,
+  defineCommand,
+  errorMessage,
+  FUNCTIONS_OPTIONS,
+  NO_BUILD_OPTION,
+  onEndingSignal,
+  type Parsed,
+  TEMPLATE_OPTION,
+  timestamp,
+  UsageError,
+  VARIANTS_RULE,
+} from "../core/cli.mts";
+import { builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { readTemplate } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { ExecutionEnvironment } from "../lab/emulator/environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
-import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
+import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, startLab } from "../lab/lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 import { mulberry32 } from "../measure/stats.mts";
 import { SDK_CHUNK_CHANNEL } from "../src/contract.mts";
@@ -40,18 +53,18 @@ import {
   profileTable,
 } from "./phase-profile.mts";
 
-const USAGE = `usage: npm run phases -- [--template FILE] [--functions A,B,...] [--rounds N] [--out DIR] [--no-build] [--cpu-prof] [--parameter-overrides "A=1 B=2"]
-  --template FILE  the SAM template (default: template.yaml)
-  --functions LIST the functions to profile (default: all of the template's); --variants LIST, its old
-                   name, still works
-  --rounds N       cold starts per function with the marks, and as many without (default 10)
-  --out DIR        where phases.json, phases.md and phases.svg go (default results/phases-<time>)
-  --no-build       use what sam build last built
-  --cpu-prof       a third cold start per round under V8's CPU profiler: its handler load split into builtins,
-                   request creation, garbage collection, Warp's SDK chunk (cache, modules, first call) and other
-                   code; each .cpuprofile kept in DIR/profiles
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  ...FUNCTIONS_OPTIONS,
+  rounds: { value: "N", whole: [1, 1000], default: "10", help: "cold starts per function with the marks, and as many without" },
+  out: { value: "DIR", help: "where phases.json, phases.md and phases.svg go (default: results/phases-<time>)" },
+  ...NO_BUILD_OPTION,
+  "cpu-prof": {
+    help: "a third cold start per round under V8's CPU profiler: its handler load split into builtins,\nrequest creation, garbage collection, Warp's SDK chunk (cache, modules, first call) and other\ncode; each .cpuprofile kept in DIR/profiles",
+  },
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
 const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;
 const INIT_TIMEOUT_MS = 10_000;
@@ -60,36 +73,20 @@ const SHUTDOWN_GRACE_MS = 5_000;
 // 100 µs (Node's default is 1 ms): fine enough to see steps of a millisecond.
 const PROFILE_INTERVAL_US = 100;
 
-function options() {
-  const { values } = parseCommandLine({
-    options: {
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      functions: { type: "string" },
-      variants: { type: "string" },
-      rounds: { type: "string" },
-      out: { type: "string" },
-      "no-build": { type: "boolean", default: false },
-      "cpu-prof": { type: "boolean", default: false },
-      help: { type: "boolean" },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-  });
+function options({ values }: Parsed<typeof OPTIONS>) {
   const templateFile = resolve(values.template);
   // Every cold start is one this tool starts: no provisioned environments, whatever samconfig.toml deploys with.
   const parameterOverrides = { ...parameterOverridesFrom(values, templateFile), ProvisionedConcurrency: "0" };
   const template = readTemplate(templateFile, parameterOverrides);
-  if (values.functions !== undefined && values.variants !== undefined) throw new UsageError("--variants is --functions' old name: give one of them");
   const chosen = values.functions ?? values.variants;
   const names = chosen ? commaList(chosen) : template.functions.map((fn) => fn.logicalId);
   assertFunctionsOf(template, names);
   if (names.length === 0) throw new UsageError("no function to profile");
   return {
-    help: values.help,
     template,
     names,
-    rounds: wholeNumber("rounds", values.rounds, 1, 1000) ?? 10,
-    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `phases-${timestamp()}`)),
+    rounds: values.rounds,
+    out: resolve(values.out ?? join("results", `phases-${timestamp()}`)),
     build: !values["no-build"],
     cpuProf: values["cpu-prof"],
     fidelity: fidelityFrom(values),
@@ -155,12 +152,8 @@ async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile:
   }
 }
 
-async function main(): Promise<number> {
-  const opts = options();
-  if (opts.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
+  const opts = options(parsed);
   const profiles = new Map(opts.names.map((name) => [name, functionBuild(opts.template, name).profileName]));
   if (opts.build) {
     console.error("== sam build"); // of the whole template: sam build takes one function or all
@@ -235,4 +228,13 @@ async function main(): Promise<number> {
   }
 }
 
-runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "phases",
+    summary:
+      "Where each function's cold start goes: its phases, marked in the function's own process, per round; with --cpu-prof, V8's profile of the handler's load.",
+    options: OPTIONS,
+    rules: [VARIANTS_RULE],
+  },
+  main,
+);

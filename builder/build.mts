@@ -1,6 +1,6 @@
 // One esbuild pipeline for every function of a template: SAM's makefile builder runs
 // `make build-<LogicalId>`, whose one pattern rule runs
-//   node builder/build.mts --template <template.yaml> <LogicalId> <ARTIFACTS_DIR>
+//   warpstart build --template <template.yaml> <LogicalId> <ARTIFACTS_DIR>
 // The template says the rest: the handler's source from CodeUri + Handler
 // (src/functions/x/index.handler -> src/functions/x/index.mts, .ts, .mjs, .js, .cts or .cjs), its
 // profile from Metadata.BuildProperties.Profile (builder/profiles.mts), the constants to embed
@@ -11,9 +11,8 @@
 
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
-import { errorMessage } from "../core/cli.mts";
+import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
 import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
 import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
@@ -454,18 +453,19 @@ export async function buildResource(templateFile: string, logicalId: string, out
   return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
 }
 
-if (import.meta.main) {
-  const usage = "usage: node builder/build.mts --template <template.yaml> <LogicalId> <outdir>";
-  const { values, positionals } = parseArgs({ options: { template: { type: "string" } }, allowPositionals: true });
-  const [logicalId, outdir] = positionals;
-  if (!values.template || !logicalId || !outdir) {
-    console.error(usage);
-    process.exit(2);
-  }
-  try {
-    console.log(await buildResource(resolve(values.template), logicalId, resolve(outdir)));
-  } catch (error) {
-    console.error(`build of ${logicalId} failed: ${errorMessage(error)}`);
-    process.exit(1);
-  }
-}
+export const command = defineCommand(
+  {
+    name: "build",
+    summary: "Builds one function or layer of a template into a folder: the command of SAM's makefile builder (BuildMethod: makefile).",
+    options: { ...TEMPLATE_OPTION },
+    positionals: { usage: "<LogicalId> <ARTIFACTS_DIR>", help: "the resource, and the folder to build it into", min: 2, max: 2 },
+  },
+  async ({ values, positionals: [logicalId, outdir] }) => {
+    try {
+      console.log(await buildResource(resolve(values.template), logicalId!, resolve(outdir!)));
+    } catch (error) {
+      throw new Error(`build of ${logicalId} failed: ${errorMessage(error)}`);
+    }
+    return 0;
+  },
+);

@@ -5,10 +5,10 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { errorMessage } from "../core/cli.mts";
 import { parseTemplate } from "../core/template.mts";
-import type { Examined } from "./checks.mts";
+import { type Examined, fixFor } from "./checks.mts";
 import type { Finding } from "./findings.mts";
-import { fixFor } from "./fixes.mts";
-import { editTemplate, type TemplateChange, unifiedDiff } from "./template-edit.mts";
+import { editTemplate, type TemplateChange } from "./template-edit.mts";
+import { unifiedDiff } from "./unified-diff.mts";
 
 class FixError extends Error {
   override name = "FixError";

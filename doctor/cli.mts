@@ -1,4 +1,4 @@
-// `npm run doctor -- [options] [Function ...]` (USAGE): builds a SAM app (sam build in its folder,
+// `warpstart doctor [Function ...]`: builds a SAM app (sam build in its folder,
 // with whatever builder each function declares), examines each Node.js function's build for the
 // cold-start pitfalls of doctor/checks.mts, measures in the lab what fixing each would buy
 // (doctor/measure.mts), and reports them: a table per function on stdout, Markdown, JSON. With
@@ -6,14 +6,14 @@
 // the fixes it measured into the template (doctor/apply-fixes.mts).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { errorMessage, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
-import { appDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { localAwsNotes, provisionFailureLines, withLab } from "../lab/lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { buildApp } from "./app-build.mts";
 import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -25,22 +25,22 @@ import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureCompa
 import { buildProfiles, type ProfileBuilds, profileComparisons } from "./profile-builds.mts";
 import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
-const DEFAULT_ROUNDS = 15;
-
-const USAGE = `usage: npm run doctor -- [--template FILE] [--json FILE] [--markdown FILE] [--rounds N] [--static] [--fail-on warn|error] [--no-build] [--fix [--dry-run]] [--parameter-overrides "A=1 B=2"] [Function ...]
-  --template FILE  the SAM template (default: template.yaml); sam build builds its app first
-  --json FILE      also write the report as JSON
-  --markdown FILE  also write the report as Markdown
-  --rounds N       cold starts of each function and of each of its fixes, interleaved (default ${DEFAULT_ROUNDS})
-  --static         the static checks only: no lab, nothing measured
-  --fail-on S      exit 1 when a finding of severity S (warn or error) or worse exists
-  --no-build       examine the app's last build (.aws-sam/build) instead of running sam build
-  --profiles LIST  this template's profiles to build each function's source in and measure against it (default: ${COMPARED_PROFILES.join(",")}; none: no builds)
-  --fix            write the fixes the doctor built and measured into the template (its build settings only, the rest of its text as it is) and print the diff
-  --dry-run        with --fix: print the diff, write nothing
-${PARAMETER_USAGE}
-                    (sam build gets samconfig.toml's build values, the lab its deploy values, as the stack runs)
-  Function ...     the functions to examine (default: every Node.js function of the template)`;
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  json: { value: "FILE", help: "also write the report as JSON" },
+  markdown: { value: "FILE", help: "also write the report as Markdown" },
+  rounds: { value: "N", whole: [1, 1000], default: "15", help: "cold starts of each function and of each of its fixes, interleaved" },
+  static: { help: "the static checks only: no lab, nothing measured" },
+  "fail-on": { value: "S", oneOf: ["warn", "error"], help: "exit 1 when a finding of severity S (warn or error) or worse exists" },
+  ...NO_BUILD_OPTION,
+  profiles: {
+    value: "LIST",
+    help: `this template's profiles to build each function's source in and measure against it\n(default: ${COMPARED_PROFILES.join(",")}; none: no builds)`,
+  },
+  fix: { help: "write the fixes the doctor built and measured into the template (its build settings only,\nthe rest of its text as it is) and print the diff" },
+  "dry-run": { help: "with --fix: print the diff, write nothing" },
+  ...PARAMETER_OPTIONS,
+} as const;
 
 /** Progress, on stderr: stdout is the report. */
 const say = (line: string) => console.error(`== ${line}`);
@@ -52,12 +52,6 @@ function readOrExplain(file: string, overrides: Record<string, string>): SamTemp
   } catch (error) {
     throw new Error(errorMessage(error).split("\n")[0]);
   }
-}
-
-function failOn(raw: string | undefined): Severity | undefined {
-  if (raw === undefined) return undefined;
-  if (raw !== "warn" && raw !== "error") throw new UsageError(`--fail-on must be warn or error, not "${raw}"`);
-  return raw;
 }
 
 /** --profiles: the profiles asked for, each a name of COMPARED_PROFILES ("none": no profile builds). */
@@ -183,35 +177,10 @@ async function inTheLab(
   }
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseCommandLine({
-    options: {
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      json: { type: "string" },
-      markdown: { type: "string" },
-      "fail-on": { type: "string" },
-      rounds: { type: "string" },
-      static: { type: "boolean" },
-      "no-build": { type: "boolean" },
-      fix: { type: "boolean" },
-      "dry-run": { type: "boolean" },
-      profiles: { type: "string" },
-      help: { type: "boolean" },
-      ...PARAMETER_FLAGS,
-    },
-    allowPositionals: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const threshold = failOn(values["fail-on"]);
-  const rounds = wholeNumber("rounds", values.rounds, 1, 1000) ?? DEFAULT_ROUNDS;
-  if (values.static && values.rounds !== undefined) throw new UsageError("--static measures nothing: leave out --rounds");
-  if (values["dry-run"] && !values.fix) throw new UsageError("--dry-run goes with --fix: it prints the diff --fix would write");
+async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
+  const threshold = values["fail-on"] as Severity | undefined;
+  const rounds = values.rounds;
   const profiles = profilesAsked(values.profiles);
-  if (values.static && values.profiles !== undefined) throw new UsageError("--static builds and measures nothing: leave out --profiles");
-  if (values.fix && values.static) throw new UsageError("--fix writes the fixes the doctor built and measured: leave out --static");
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
   const overrides = parameterOverridesFrom(values, templateFile, "build");
@@ -299,4 +268,19 @@ async function main(): Promise<number> {
   return labFailed || fixFailed || (threshold && failsAt(report, threshold)) ? 1 : 0;
 }
 
-runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "doctor",
+    summary:
+      "Examines a SAM app's Node.js functions for cold-start pitfalls, measures in the lab what fixing each would buy, and with --fix writes the measured fixes into the template.",
+    options: OPTIONS,
+    positionals: { usage: "[Function ...]", help: "the functions to examine (default: every Node.js function of the template)" },
+    rules: [
+      { given: "static", excludes: ["rounds"], message: "--static measures nothing: leave out --rounds" },
+      { given: "dry-run", needs: "fix", message: "--dry-run goes with --fix: it prints the diff --fix would write" },
+      { given: "static", excludes: ["profiles"], message: "--static builds and measures nothing: leave out --profiles" },
+      { given: "fix", excludes: ["static"], message: "--fix writes the fixes the doctor built and measured: leave out --static" },
+    ],
+  },
+  main,
+);

@@ -8,9 +8,8 @@ import { errorMessage } from "../core/cli.mts";
 import { ColdStartFailure, HEAVY_BUILTINS, traceColdStart } from "../lab/init-trace.mts";
 import type { Lab } from "../lab/lab.mts";
 import type { BuiltFunction } from "./artifact.mts";
-import type { Examined } from "./checks.mts";
-import { type CheckId, type Finding, type FunctionReport, finding } from "./findings.mts";
-import { fixFor } from "./fixes.mts";
+import { type CheckId, type Examined, finding, fixFor } from "./checks.mts";
+import type { Finding, FunctionReport } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
 /** A finding of the trace: found after the fixes were built, so it says why it is not measured. */

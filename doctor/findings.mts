@@ -1,82 +1,12 @@
-// What the doctor says about a function: every check it runs, how bad a problem it finds is, the
-// fix in one line (with the section of docs/doctor.md that explains it), and the report's shape (--json).
-// A finding's cost is the measuring step's (doctor/measure.mts): until it runs, `measured` is null.
+// What the doctor says about a function: the report's shape (--json), its findings (of the checks
+// in doctor/checks.mts) and how bad each is. A finding's cost is the measuring step's
+// (doctor/measure.mts): until it runs, `measured` is null.
 import type { ProfileName } from "../builder/profiles.mts";
 import type { InitTrace } from "../lab/init-trace.mts";
+import type { CheckId } from "./checks.mts";
 
 export type Severity = "info" | "warn" | "error";
 const SEVERITIES: Severity[] = ["info", "warn", "error"];
-
-interface CheckInfo {
-  severity: Severity;
-  /** What the check looks for, in a few words (the report's "passed" list). */
-  title: string;
-  /** The fix in one line; the section of docs/doctor.md named after the check says more. */
-  fix: string;
-}
-
-const CHECKS = {
-  "deprecated-runtime": {
-    severity: "error",
-    title: "the runtime is supported",
-    fix: "move the function to a supported runtime: nodejs22.x (this template's) or nodejs24.x",
-  },
-  "runtime-sdk": {
-    severity: "error",
-    title: "the AWS SDK is bundled",
-    fix: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile)",
-  },
-  "credential-providers": {
-    severity: "warn",
-    title: "no credential provider Lambda never reaches is bundled",
-    fix: "list them in esbuild's External (BuildProperties.External), as this project's Optimized profile does",
-  },
-  commonjs: {
-    severity: "warn",
-    title: "the handler is an ES module",
-    fix: "build an ES module (Format: esm, OutExtension: [.js=.mjs]) and await INIT's work at top level",
-  },
-  "environment-variables": {
-    severity: "info",
-    title: "no environment variables",
-    fix: "embed what is fixed at deploy time in the build (esbuild Define, this project's BuildProperties.Define)",
-  },
-  "source-maps": {
-    severity: "warn",
-    title: "no source maps",
-    fix: "drop --enable-source-maps from NODE_OPTIONS and Sourcemap from the build",
-  },
-  "esbuild-target": {
-    severity: "warn",
-    title: "esbuild's target allows top-level await",
-    fix: "set BuildProperties.Target to the runtime's Node (node22 for nodejs22.x) or es2022",
-  },
-  "keep-alive-off": {
-    severity: "warn",
-    title: "keep-alive is not turned off",
-    fix: "leave the SDK's https agent at its default (keepAlive: true)",
-  },
-  "init-error": {
-    severity: "error",
-    title: "INIT completes in the lab",
-    fix: "fix what INIT throws (the message is the runtime's error); `npm run invoke` shows the function's whole log",
-  },
-  "invoke-error": {
-    severity: "warn",
-    title: "the first invoke answers the trigger's event",
-    fix: "if the event is not one the handler takes, put one it does in events/<LogicalId>.json beside the template (the doctor, npm run invoke and the bench send it); else fix what the handler throws",
-  },
-  "code-cache-mismatch": {
-    severity: "error",
-    title: "the V8 code cache fits the function",
-    fix: "rebuild (sam build) after changing Runtime, Architectures or MemorySize; a Warp code cache is made for nodejs22.x",
-  },
-} satisfies Record<string, CheckInfo>;
-
-export type CheckId = keyof typeof CHECKS;
-
-/** Where docs/doctor.md explains a check and its fix. */
-const docLink = (id: CheckId) => `docs/doctor.md#${id}`;
 
 /**
  * What a finding costs: the function as it is and as the fix would have it, measured in one
@@ -163,11 +93,6 @@ export interface DoctorReport {
 
 /** Why a finding of the static checks alone is not measured. */
 export const STATIC_ONLY = "the doctor ran its static checks only (--static)";
-
-export function finding(id: CheckId, message: string): Finding {
-  const { severity, fix } = CHECKS[id];
-  return { id, severity, message, fix: `${fix} (${docLink(id)})`, measured: null, whyNotMeasured: STATIC_ONLY };
-}
 
 /** The profiles the doctor builds each function's source with (doctor/profile-builds.mts): what this template's pipeline would make of it. */
 export const COMPARED_PROFILES = ["Optimized", "Warp"] as const satisfies readonly ProfileName[];

@@ -1,8 +1,8 @@
-// The doctor's measuring step. Every finding a build can fix (doctor/fixes.mts) gets a fixed copy
-// of its function in a template of their own, built by `sam build` in the app's folder with the
-// app's builders; then each function and its fixed copies are measured in one run of forced cold
-// starts in the lab, in a fresh random order every round, and each finding gets the paired p50
-// difference (measure/stats.mts).
+// The doctor's measuring step. Every finding a build can fix (its check's fix, doctor/checks.mts)
+// gets a fixed copy of its function in a template of their own, built by `sam build` in the app's
+// folder with the app's builders; then each function and its fixed copies are measured in one run
+// of forced cold starts in the lab, in a fresh random order every round, and each finding gets the
+// paired p50 difference (measure/stats.mts).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,9 +18,8 @@ import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/c
 import { pairedComparison } from "../measure/stats.mts";
 import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
-import { type Examined, examine } from "./checks.mts";
-import type { CheckId, Finding, MeasuredCost } from "./findings.mts";
-import { type BuildFix, fixFor } from "./fixes.mts";
+import { type BuildFix, type CheckId, type Examined, examine, fixFor } from "./checks.mts";
+import type { Finding, MeasuredCost } from "./findings.mts";
 
 /** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
 interface PlannedFix {

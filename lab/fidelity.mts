@@ -2,7 +2,7 @@
 // function and AWS (emulation/local-aws/network.mts) and where a new environment's code comes from
 // (emulation/page-cache.mts). The commands that start a lab take the same two flags.
 
-import { errorMessage, UsageError } from "../core/cli.mts";
+import { errorMessage, type OptionSpec, UsageError } from "../core/cli.mts";
 import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../emulation/local-aws/network.mts";
 
 /**
@@ -21,14 +21,18 @@ export interface Fidelity {
 
 export const LAMBDA_FIDELITY: Fidelity = { network: LAMBDA_NETWORK, codeLoading: "lambda" };
 
-/** parseArgs options for the two flags. */
-export const FIDELITY_FLAGS = { network: { type: "string" }, "code-loading": { type: "string" } } as const;
-
-export const FIDELITY_USAGE = `  --network N       the network between functions and the local AWS: lambda (default: ${describeNetwork(LAMBDA_NETWORK)}),
-                    none (loopback), or dns=MS,rtt=MS
-  --code-loading M  lambda (default: each new environment reads its artifact, layers, a custom runtime's
-                    binary and the managed runtime's SDK copy from storage, not the page cache),
-                    artifact (the same, the runtime's SDK copy in memory) or none`;
+/** The two options of every command that starts a lab. */
+export const FIDELITY_OPTIONS = {
+  network: {
+    value: "N",
+    help: `the network between functions and the local AWS: lambda (default: ${describeNetwork(LAMBDA_NETWORK)}),\nnone (loopback), or dns=MS,rtt=MS`,
+  },
+  "code-loading": {
+    value: "M",
+    oneOf: CODE_LOADINGS,
+    help: "lambda (default: each new environment reads its artifact, layers, a custom runtime's\nbinary and the managed runtime's SDK copy from storage, not the page cache),\nartifact (the same, the runtime's SDK copy in memory) or none",
+  },
+} as const satisfies Record<string, OptionSpec>;
 
 export function fidelityFrom(values: { network?: string; "code-loading"?: string }): Fidelity {
   let network = LAMBDA_FIDELITY.network;
@@ -39,9 +43,8 @@ export function fidelityFrom(values: { network?: string; "code-loading"?: string
       throw new UsageError(`--network: ${errorMessage(error)}`);
     }
   }
-  const codeLoading = (values["code-loading"] ?? LAMBDA_FIDELITY.codeLoading) as CodeLoading;
-  if (!CODE_LOADINGS.includes(codeLoading)) throw new UsageError(`--code-loading must be lambda, artifact or none, not "${codeLoading}"`);
-  return { network, codeLoading };
+  // Checked against FIDELITY_OPTIONS' oneOf by the parser.
+  return { network, codeLoading: (values["code-loading"] ?? LAMBDA_FIDELITY.codeLoading) as CodeLoading };
 }
 
 /** One line for a report: what the run's lab played. */

@@ -1,4 +1,4 @@
-// `npm run invoke -- <LogicalId> [--event FILE] [--profile P] [--template FILE]`: what
+// `warpstart invoke <LogicalId>`: what
 // `sam local invoke` does, without Docker. Builds what is stale, starts the local AWS with the
 // template's resources, runs one cold invoke in the lab, prints the function's log (INIT_START,
 // START, END, REPORT with Init Duration) on stderr and its result on stdout. Exits 0, or 1 with
@@ -6,23 +6,26 @@
 import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
-import { profileNamed } from "../builder/profiles.mts";
-import { errorMessage, parseCommandLine, runCommand, UsageError } from "../core/cli.mts";
-import { buildDirOf, builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
+import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { eventFile, functionEvent } from "../emulation/events.mts";
-import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
+import { FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, withLab } from "./lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "./parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
 import { samBuild } from "./sam.mts";
 
-const USAGE = `usage: npm run invoke -- <LogicalId> [--event FILE] [--profile Raw|Bundled|Optimized|Warp] [--template FILE] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M]
-  --event FILE     the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for
-                   its first event source by sam local generate-event, {} without one)
-  --profile P      build the function with this profile instead of its own (Metadata.BuildProperties.Profile)
-  --template FILE  the SAM template (default: template.yaml)
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  event: {
+    value: "FILE",
+    help: "the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for\nits first event source by sam local generate-event, {} without one)",
+  },
+  profile: { value: "P", help: `build the function with this profile instead of its own (Metadata.BuildProperties.Profile): ${PROFILE_NAMES.join(", ")}` },
+  ...TEMPLATE_OPTION,
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
 const say = (line: string) => console.error(`== ${line}`);
 
@@ -56,24 +59,7 @@ async function servedFunction(
   return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${target.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseCommandLine({
-    options: {
-      event: { type: "string" },
-      profile: { type: "string" },
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      help: { type: "boolean" },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-    allowPositionals: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1)
-    throw new UsageError(positionals.length ? `one function at a time, not ${positionals.join(", ")}` : "which function? Give its logical id");
+async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const [logicalId] = positionals as [string];
   const templateFile = resolve(values.template);
   // One cold invoke: no provisioned environments, whatever samconfig.toml deploys with.
@@ -106,4 +92,12 @@ async function main(): Promise<number> {
   });
 }
 
-runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "invoke",
+    summary: "One cold invoke of a function in the lab, as sam local invoke does, without Docker: its log on stderr, its result on stdout.",
+    options: OPTIONS,
+    positionals: { usage: "<LogicalId>", help: "the function to invoke", min: 1, max: 1, missing: "which function? Give its logical id" },
+  },
+  main,
+);

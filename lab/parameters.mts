@@ -1,18 +1,20 @@
 // The template's parameters as a user gives them to a command that starts a lab: samconfig.toml's
 // parameter_overrides (as sam deploy reads them), and over them --parameter-overrides, in the
-// forms `sam` takes. Every such command declares the flag through PARAMETER_FLAGS.
+// forms `sam` takes. Every such command declares the option through PARAMETER_OPTIONS.
 import { join } from "node:path";
-import { errorMessage, UsageError } from "../core/cli.mts";
+import { errorMessage, type OptionSpec, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate } from "../core/template.mts";
 
-/** parseArgs options for the flag; given more than once, the entries add up. */
-export const PARAMETER_FLAGS = { "parameter-overrides": { type: "string", multiple: true } } as const;
-
-export const PARAMETER_USAGE = `  --parameter-overrides "A=1 B=2"
-                    the template's parameters, as sam deploy takes them (also ParameterKey=A,ParameterValue=1),
-                    over samconfig.toml's parameter_overrides`;
+/** The option of every command that reads the template's parameters; given more than once, the entries add up. */
+export const PARAMETER_OPTIONS = {
+  "parameter-overrides": {
+    value: '"A=1 B=2"',
+    multiple: true,
+    help: "the template's parameters, as sam deploy takes them (also ParameterKey=A,ParameterValue=1),\nover samconfig.toml's parameter_overrides",
+  },
+} as const satisfies Record<string, OptionSpec>;
 
 /**
  * The parameters a lab of `templateFile` (source or built) runs with: samconfig.toml's for

@@ -1,47 +1,35 @@
-// `npm run lab -- [flags]` (flags: see USAGE): the local Lambda lab in the foreground (like
+// `warpstart lab`: the local Lambda lab in the foreground (like
 // `sam local start-lambda` and `sam local start-api`, without Docker) until Ctrl-C: the local AWS
 // with the template's resources, the Lambda API and the template's HTTP API for every built function.
 import { resolve } from "node:path";
-import { onEndingSignal, parseCommandLine, runCommand, UsageError, wholeNumber } from "../core/cli.mts";
-import { builtTemplateOf, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { defineCommand, NO_BUILD_OPTION, onEndingSignal, type Parsed, TEMPLATE_OPTION } from "../core/cli.mts";
+import { builtTemplateOf } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
-import { describeFidelity, FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "./fidelity.mts";
+import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, provisionFailureLines, startLab } from "./lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "./parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
 import { samBuildEach } from "./sam.mts";
 
-const USAGE = `usage: npm run lab -- [--template FILE] [--runtime ${RUNTIME_NAMES.join("|")}] [--port N] [--api-port N] [--provisioned-concurrency N] [--concurrency-limit N] [--idle-timeout SECONDS] [--no-freeze] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build] [--quiet]
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  runtime: { value: "R", oneOf: RUNTIME_NAMES, help: `the runtime every function runs on (the template's Runtime parameter): ${RUNTIME_NAMES.join(", ")}` },
+  port: { value: "N", whole: [1, 65535], help: "the Lambda API's port (default: a free one)" },
+  "api-port": { value: "N", whole: [1, 65535], help: "the HTTP API's port (default: a free one)" },
+  "provisioned-concurrency": { value: "N", whole: [0], help: "provisioned environments per function (the template's ProvisionedConcurrency parameter)" },
+  "concurrency-limit": { value: "N", whole: [1], help: "environments per function at most" },
+  "idle-timeout": { value: "SECONDS", whole: [1], help: "an idle environment is shut down after this long" },
+  "no-freeze": { help: "leave idle environments running (Lambda freezes them between invokes)" },
+  ...NO_BUILD_OPTION,
+  quiet: { help: "leave out the functions' log lines" },
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
-async function main(): Promise<number> {
-  const { values } = parseCommandLine({
-    options: {
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      runtime: { type: "string" },
-      port: { type: "string" },
-      "api-port": { type: "string" },
-      "provisioned-concurrency": { type: "string" },
-      "concurrency-limit": { type: "string" },
-      "idle-timeout": { type: "string" },
-      "no-freeze": { type: "boolean", default: false },
-      "no-build": { type: "boolean", default: false },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const template = resolve(values.template);
-  const provisioned = wholeNumber("provisioned-concurrency", values["provisioned-concurrency"], 0);
+  const provisioned = values["provisioned-concurrency"];
   const runtime = values.runtime;
-  if (runtime !== undefined && !(RUNTIME_NAMES as string[]).includes(runtime))
-    throw new UsageError(`--runtime must be one of ${RUNTIME_NAMES.join(", ")} (the template's Runtime parameter), not "${runtime}"`);
-  const idleSeconds = wholeNumber("idle-timeout", values["idle-timeout"], 1);
+  const idleSeconds = values["idle-timeout"];
   const parameterOverrides = {
     ...parameterOverridesFrom(values, template),
     ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }),
@@ -55,9 +43,9 @@ async function main(): Promise<number> {
   }
   const lab = await startLab({
     template: builtTemplateOf(template),
-    port: wholeNumber("port", values.port, 1),
-    apiPort: wholeNumber("api-port", values["api-port"], 1),
-    concurrencyLimit: wholeNumber("concurrency-limit", values["concurrency-limit"], 1),
+    port: values.port,
+    apiPort: values["api-port"],
+    concurrencyLimit: values["concurrency-limit"],
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     freeze: !values["no-freeze"],
     fidelity: fidelityFrom(values),
@@ -84,4 +72,11 @@ Ctrl-C stops everything.`);
   return new Promise<number>(() => {}); // runs until a signal ends it
 }
 
-runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "lab",
+    summary: "The local Lambda lab until Ctrl-C, as sam local start-lambda and start-api are, without Docker: the Lambda API, the HTTP API and the local AWS.",
+    options: OPTIONS,
+  },
+  main,
+);

@@ -1,4 +1,4 @@
-// `npm run load` (flags: USAGE):
+// `warpstart load`:
 // Artillery against the template's HTTP API, end to end: one scenario per GET route of the
 // template, config.yaml's phases (scaled to --duration) and thresholds. Locally: for provisioned
 // concurrency off and on, start the lab, run Artillery, stop the lab. With --stack: once, against
@@ -10,24 +10,33 @@ import { join, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
-import { parseCommandLine, runCommand, timestamp, UsageError } from "../core/cli.mts";
-import { builtTemplateOf, PROJECT_ROOT, PROJECT_TEMPLATE } from "../core/paths.mts";
+import { defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, timestamp, UsageError } from "../core/cli.mts";
+import { builtTemplateOf } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
 import { templateFunctions } from "../core/template.mts";
 import { installPart } from "../core/tools.mts";
-import { FIDELITY_FLAGS, FIDELITY_USAGE, fidelityFrom } from "../lab/fidelity.mts";
+import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { provisionFailureLines, withLab } from "../lab/lab.mts";
-import { PARAMETER_FLAGS, PARAMETER_USAGE, parameterOverridesFrom } from "../lab/parameters.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 
 const LOAD_DIR = import.meta.dirname;
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
-const USAGE = `usage: npm run load -- [--template FILE] [--duration SECONDS (default 40, at most 600)] [--provisioned N (default 2)] [--max-p99 MS|off (default: config.yaml's)] [--out DIR] [--stack NAME [--region R]] [--parameter-overrides "A=1 B=2"] [--network N] [--code-loading M] [--no-build]
-${PARAMETER_USAGE}
-${FIDELITY_USAGE}`;
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  duration: { value: "SECONDS", whole: [3, MAX_DURATION_S], default: "40", help: "how long Artillery runs (config.yaml's phases, scaled)" },
+  provisioned: { value: "N", whole: [1, 10], default: "2", help: "provisioned environments per function in the run with provisioned concurrency" },
+  "max-p99": { value: "MS|off", help: "the p99 latency a run must stay under (default: config.yaml's)" },
+  out: { value: "DIR", help: "where summary.json and Artillery's reports go (default: results/load-<date-time>)" },
+  stack: { value: "NAME", help: "run against a deployed stack's ApiUrl instead of the local lab" },
+  region: { value: "R", help: "the stack's region (default: AWS_REGION or your AWS config)" },
+  ...NO_BUILD_OPTION,
+  ...PARAMETER_OPTIONS,
+  ...FIDELITY_OPTIONS,
+} as const;
 
 interface VariantSummary {
   requests: number;
@@ -52,41 +61,16 @@ export interface RunSummary {
   variants: Record<string, VariantSummary>;
 }
 
-function options() {
-  const { values } = parseCommandLine({
-    options: {
-      template: { type: "string", default: PROJECT_TEMPLATE },
-      duration: { type: "string", default: "40" },
-      provisioned: { type: "string", default: "2" },
-      "max-p99": { type: "string" },
-      out: { type: "string" },
-      stack: { type: "string" },
-      region: { type: "string" },
-      "no-build": { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-      ...FIDELITY_FLAGS,
-      ...PARAMETER_FLAGS,
-    },
-  });
-  if (values.stack && values["parameter-overrides"])
-    throw new UsageError("--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with");
-  const duration = Number(values.duration);
-  if (!Number.isInteger(duration) || duration < 3 || duration > MAX_DURATION_S)
-    throw new UsageError(`--duration must be a whole number of seconds from 3 to ${MAX_DURATION_S}, not "${values.duration}"`);
-  const provisioned = Number(values.provisioned);
-  if (!Number.isInteger(provisioned) || provisioned < 1 || provisioned > 10)
-    throw new UsageError(`--provisioned must be a whole number from 1 to 10, not "${values.provisioned}"`);
+function options({ values }: Parsed<typeof OPTIONS>) {
   const maxP99 = values["max-p99"];
   if (maxP99 !== undefined && maxP99 !== "off" && !(Number.isInteger(Number(maxP99)) && Number(maxP99) > 0))
     throw new UsageError(`--max-p99 must be a whole number of milliseconds or "off", not "${maxP99}"`);
   return {
     ...values,
-    duration,
-    provisioned,
     maxP99: maxP99 === "off" ? ("off" as const) : maxP99 === undefined ? undefined : Number(maxP99),
     fidelity: fidelityFrom(values),
     parameterOverrides: parameterOverridesFrom(values, resolve(values.template)),
-    out: resolve(values.out ?? join(PROJECT_ROOT, "results", `load-${timestamp()}`)),
+    out: resolve(values.out ?? join("results", `load-${timestamp()}`)),
   };
 }
 
@@ -257,12 +241,8 @@ export async function stackApiUrl(stack: string, region: string | undefined, cli
   return url;
 }
 
-async function main(): Promise<number> {
-  const opts = options();
-  if (opts.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
+  const opts = options(parsed);
   mkdirSync(opts.out, { recursive: true });
   const template = resolve(opts.template);
   const config = scaledConfig(template, opts.duration, opts.maxP99);
@@ -299,4 +279,18 @@ async function main(): Promise<number> {
   return 1;
 }
 
-if (import.meta.main) runCommand(USAGE, main);
+export const command = defineCommand(
+  {
+    name: "load",
+    summary: "Artillery against the template's HTTP API, end to end: locally with provisioned concurrency off and on, or against a deployed stack.",
+    options: OPTIONS,
+    rules: [
+      {
+        given: "stack",
+        excludes: ["parameter-overrides"],
+        message: "--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with",
+      },
+    ],
+  },
+  main,
+);

@@ -14,6 +14,7 @@ import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { BUILD_ERROR, PROVISION_FAILS, TEMPLATE, TOOLS_ENV } from "../support/as-lambda.mts";
 import { bench } from "../support/bench.mts";
 import { outputOf } from "../support/doctor.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-isolation-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -41,7 +42,7 @@ it("npm run bench: the function whose build fails is reported not built, the one
 }, 240_000);
 
 it("npm run invoke of the function whose provisioned INIT fails: its INIT error, on demand", () => {
-  const invoke = spawnSync(NODE22, ["lab/invoke.mts", "--template", TEMPLATE, "IsolationInitThrows"], {
+  const invoke = spawnSync(NODE22, [WARPSTART, "invoke", "--template", TEMPLATE, "IsolationInitThrows"], {
     cwd: PROJECT_ROOT,
     encoding: "utf8",
     timeout: 120_000,
@@ -60,7 +61,7 @@ it.each([
 ])(
   "npm run invoke %s: it answers as on Lambda",
   (name, answer) => {
-    const invoke = spawnSync(NODE22, ["lab/invoke.mts", "--template", TEMPLATE, name], {
+    const invoke = spawnSync(NODE22, [WARPSTART, "invoke", "--template", TEMPLATE, name], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 120_000,

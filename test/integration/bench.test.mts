@@ -100,7 +100,7 @@ describe("bench usage errors", () => {
     const run = bench(...args);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`error: ${message}`);
-    expect(run.stderr).toContain("usage: npm run bench");
+    expect(run.stderr).toContain("usage: warpstart bench");
   });
 });
 

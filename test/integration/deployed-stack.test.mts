@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
-import { fixFor } from "../../doctor/fixes.mts";
+import { fixFor } from "../../doctor/checks.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-stack-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -57,7 +58,7 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
 
   it("npm run bench -- --stack measures the stack's functions and prints and writes what the local bench does", async () => {
     const [cloud, local] = [join(out, "cloud"), join(out, "local")];
-    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Warp,Hello", "--rounds", "2", "--out", cloud]);
+    const run = await standIn.run("bench", ["--stack", "warpstart", "--functions", "Warp,Hello", "--rounds", "2", "--out", cloud]);
     expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0, stderr: expect.not.stringContaining("error") });
     const results = readBenchResults(readFileSync(join(cloud, "results.json"), "utf8"));
     expect(results).toMatchObject({ target: { kind: "aws", stacks: ["warpstart"], region: "us-east-1" }, runtimes: ["node22"], rounds: 2 });
@@ -69,7 +70,7 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
     expect(results.versions).toMatchObject({ "node22 reports": `node ${process.versions.node}`, "V8 code cache (Warp)": "accepted" });
     expect(results.versions).not.toHaveProperty("esbuild");
 
-    const localRun = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), "--no-build", "--functions", "Warp,Hello", "--rounds", "2", "--out", local], {
+    const localRun = spawnSync(NODE22, [WARPSTART, "bench", "--no-build", "--functions", "Warp,Hello", "--rounds", "2", "--out", local], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       env: { ...process.env, CI: "true" },
@@ -87,27 +88,27 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
     expect(fixFor("environment-variables", { fn: {}, pipeline: null } as never)).toEqual({ why: expect.stringContaining("npm run bench -- --stack") });
     const dir = join(out, "sam-app");
     const template = "test/fixtures/sam-apps/doctor/esbuild/template.yaml";
-    const run = await standIn.run("bench/cli.mts", ["--template", template, "--stack", "sam-app", "--functions", "SourceMaps", "--rounds", "1", "--out", dir]);
+    const run = await standIn.run("bench", ["--template", template, "--stack", "sam-app", "--functions", "SourceMaps", "--rounds", "1", "--out", dir]);
     expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0, stderr: expect.not.stringContaining("error") });
     const results = readBenchResults(readFileSync(join(dir, "results.json"), "utf8"));
     expect(results.cells.map((cell) => [cell.name, cell.functionName, cell.samples.length])).toEqual([["SourceMaps", "Hello", 1]]);
   });
 
   it("a stack that does not exist: CloudFormation's ValidationError, with the stack and its region", async () => {
-    const run = await standIn.run("bench/cli.mts", ["--stack", "nope", "--functions", "Warp"]);
+    const run = await standIn.run("bench", ["--stack", "nope", "--functions", "Warp"]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("error: cannot describe the stack nope in us-east-1: Stack with id nope does not exist");
   });
 
   it("a function the stack does not have: named, before anything is measured", async () => {
-    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Optimized"]);
+    const run = await standIn.run("bench", ["--stack", "warpstart", "--functions", "Optimized"]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("error: Optimized is not in the stack warpstart (no OptimizedFunctionName output, no AWS::Lambda::Function Optimized)");
   });
 
   it("a function the stack names and Lambda does not have: its rounds fail with Lambda's ResourceNotFoundException, the others are measured", async () => {
     const dir = join(out, "gone");
-    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Floor,Hello", "--rounds", "1", "--out", dir]);
+    const run = await standIn.run("bench", ["--stack", "warpstart", "--functions", "Floor,Hello", "--rounds", "1", "--out", dir]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
       /^Floor +update +1 +ResourceNotFoundException ×1: Function not found: arn:aws:lambda:us-east-1:123456789012:function:warpstart-Floor-gone$/m,
@@ -120,7 +121,7 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
   });
 
   it("npm run load -- --stack on a stack without an ApiUrl output says so", async () => {
-    const run = await standIn.run("load_test/run.mts", ["--stack", "sam-app", "--out", join(out, "no-api")]);
+    const run = await standIn.run("load", ["--stack", "sam-app", "--out", join(out, "no-api")]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("error: stack sam-app has no ApiUrl output: deploy this project's template (sam deploy) or name a stack that has one");
   });
@@ -137,7 +138,7 @@ describe("the stand-in AWS, its stack deployed with ProvisionedConcurrency=1 (on
   it("npm run bench -- --stack still gets a cold start every round: it invokes $LATEST, the alias keeps its provisioned environment", async () => {
     expect(standIn.lab.lambda.environments("Hello:live")).toMatchObject({ provisioned: 1 });
     const dir = join(out, "provisioned-bench");
-    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Hello", "--rounds", "2", "--out", dir]);
+    const run = await standIn.run("bench", ["--stack", "warpstart", "--functions", "Hello", "--rounds", "2", "--out", dir]);
     expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0, stderr: expect.not.stringContaining("error") });
     const [hello] = readBenchResults(readFileSync(join(dir, "results.json"), "utf8")).cells;
     expect(hello!.failures).toEqual([]);
@@ -155,7 +156,7 @@ describe("the stand-in AWS with a Lambda concurrency limit of 0", () => {
   afterAll(() => standIn?.stop());
 
   it("every invoke is throttled: the rounds fail with Lambda's TooManyRequestsException (after the SDK's retries), and the bench exits 1", async () => {
-    const run = await standIn.run("bench/cli.mts", ["--stack", "warpstart", "--functions", "Hello", "--rounds", "1", "--out", join(out, "throttled")]);
+    const run = await standIn.run("bench", ["--stack", "warpstart", "--functions", "Hello", "--rounds", "1", "--out", join(out, "throttled")]);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/^Hello +cold +1 +TooManyRequestsException ×1: Rate Exceeded\. \(the lab's concurrency limit is 0\)$/m);
   });

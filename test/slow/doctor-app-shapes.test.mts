@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import type { DoctorReport } from "../../doctor/findings.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 interface Expected {
   findings: string[];
@@ -75,7 +76,7 @@ describe.each(Object.keys(EXPECTED))("%s", (app) => {
 
   beforeAll(() => {
     const json = join(scratch, `${app}.json`);
-    const run = spawnSync(NODE22, [join(PROJECT_ROOT, "doctor/cli.mts"), "--template", templateOf(app), "--rounds", "1", "--json", json], {
+    const run = spawnSync(NODE22, [WARPSTART, "doctor", "--template", templateOf(app), "--rounds", "1", "--json", json], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 300_000,

@@ -11,15 +11,16 @@ import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
 import type { RunSummary } from "../../load_test/run.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
+import { WARPSTART } from "../support/warpstart.mts";
 
 it("drives every variant with zero errors, counts cold starts, and provisioned environments serve with PC on", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-load-"));
   try {
-    const run = spawnSync(
-      NODE22,
-      [join(PROJECT_ROOT, "load_test/run.mts"), "--no-build", "--duration", "6", "--provisioned", "1", "--max-p99", "off", "--out", out],
-      { cwd: PROJECT_ROOT, encoding: "utf8", timeout: 240_000 },
-    );
+    const run = spawnSync(NODE22, [WARPSTART, "load", "--no-build", "--duration", "6", "--provisioned", "1", "--max-p99", "off", "--out", out], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
     // the end of its output in the failure message, to see why
     expect({ status: run.status, end: `${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}` }).toMatchObject({ status: 0 });
     const { runs } = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runs: RunSummary[] };
@@ -60,7 +61,7 @@ async function loadHello(standIn: StandInAws, name: string): Promise<RunSummary[
     template,
     "Transform: AWS::Serverless-2016-10-31\nResources:\n  Hello:\n    Type: AWS::Serverless::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n      CodeUri: .\n      Events: { Get: { Type: HttpApi, Properties: { Method: GET, Path: /hello } } }\n",
   );
-  const run = await standIn.run("load_test/run.mts", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
+  const run = await standIn.run("load", ["--stack", "warpstart", "--template", template, "--duration", "3", "--max-p99", "off", "--out", dir]);
   expect({ status: run.status, end: run.stderr.slice(-2000) }).toMatchObject({ status: 0 });
   return (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] }).runs;
 }

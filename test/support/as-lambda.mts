@@ -5,7 +5,7 @@ import { NODE22, VENV_BIN } from "../../core/paths.mts";
 
 export const TEMPLATE = "test/fixtures/sam-apps/as-lambda/template.yaml";
 /** IsolationUndeclaredImport's build error line (SAM's, with the project's builder's), as far as it is ours to pin. */
-export const BUILD_ERROR = `CustomMakeBuilder:MakeBuild - Make Failed: build of IsolationUndeclaredImport failed: IsolationUndeclaredImport: esbuild cannot bundle it: test/fixtures/sam-apps/as-lambda/src/functions/isolation-undeclared-import/index.mts:2: Could not resolve "dayjs"`;
+export const BUILD_ERROR = `CustomMakeBuilder:MakeBuild - Make Failed: error: build of IsolationUndeclaredImport failed: IsolationUndeclaredImport: esbuild cannot bundle it: test/fixtures/sam-apps/as-lambda/src/functions/isolation-undeclared-import/index.mts:2: Could not resolve "dayjs"`;
 /** The console's line for IsolationInitThrows's provisioned concurrency. */
 export const PROVISION_FAILS =
   "provisioned concurrency of IsolationInitThrows failed to initialize, so its alias runs on demand: Runtime.InitError: Error: UPLOADS_BUCKET is not set";

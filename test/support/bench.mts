@@ -1,11 +1,11 @@
 // `npm run bench` as the bench's tests run it: spawned in the project's folder, as a CI job (no
 // progress bar), with `env` added.
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
+import { WARPSTART } from "./warpstart.mts";
 
 export const benchWith = (env: Record<string, string>, ...args: string[]) =>
-  spawnSync(NODE22, [join(PROJECT_ROOT, "bench/cli.mts"), ...args], {
+  spawnSync(NODE22, [WARPSTART, "bench", ...args], {
     cwd: PROJECT_ROOT,
     encoding: "utf8",
     timeout: 240_000,

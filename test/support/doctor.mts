@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { NODE22, PROJECT_ROOT, VENV_BIN } from "../../core/paths.mts";
 import type { DoctorReport } from "../../doctor/findings.mts";
+import { WARPSTART } from "./warpstart.mts";
 
 export const DOCTOR_FIXTURES = "test/fixtures/sam-apps/doctor";
 // As `npm run doctor` runs it (scripts/with-tools.sh): the project's Node, SAM CLI and esbuild first on PATH.
@@ -17,7 +18,7 @@ export type DoctorRun = SpawnSyncReturns<string>;
 export const doctorWith =
   (env: Record<string, string>) =>
   (...args: string[]): DoctorRun =>
-    spawnSync(NODE22, [join(PROJECT_ROOT, "doctor/cli.mts"), ...args], {
+    spawnSync(NODE22, [WARPSTART, "doctor", ...args], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 300_000,

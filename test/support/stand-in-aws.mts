@@ -9,13 +9,13 @@
 // stand-in alone: fake credentials, every endpoint set, the lab's CA trusted.
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
-import { resolve } from "node:path";
 import { CloudFormationClient, CreateStackCommand } from "@aws-sdk/client-cloudformation";
 import { builtTemplateOf, NODE22, PROJECT_ROOT, PROJECT_TEMPLATE } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
 import { LOOPBACK } from "../../emulation/local-aws/network.mts";
 import { REGION } from "../../lab/emulator/lambda-service.mts";
 import { type Lab, type LabOptions, startLab } from "../../lab/lab.mts";
+import { WARPSTART } from "./warpstart.mts";
 
 export interface StandInAws {
   lab: Lab;
@@ -26,8 +26,8 @@ export interface StandInAws {
    * once: a lab function can be a resource of one stack only.
    */
   createStack(name: string, outputs: Record<string, unknown>, functions?: Record<string, string>): Promise<void>;
-  /** Runs a command (e.g. bench/cli.mts, from the project's folder) with Node 22 against the stand-in; `env` adds to its environment. */
-  run(command: string, args: string[], env?: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }>;
+  /** Runs a command of `program` (warpstart's, or a project copy's) in the project's folder with Node 22 against the stand-in; `env` adds to its environment. */
+  run(command: string, args: string[], env?: Record<string, string>, program?: string): Promise<{ status: number | null; stdout: string; stderr: string }>;
   stop(): Promise<void>;
 }
 
@@ -82,9 +82,9 @@ export async function startStandInAws(options: Omit<LabOptions, "template"> = {}
       await cloudformation.send(new CreateStackCommand({ StackName: name, TemplateBody: JSON.stringify(template) }));
     },
     // Asynchronous: the lab answers from this process.
-    run: (command, args, extra = {}) =>
+    run: (command, args, extra = {}, program = WARPSTART) =>
       new Promise((done, fail) => {
-        const child = spawnOwned(NODE22, [resolve(PROJECT_ROOT, command), ...args], { cwd: PROJECT_ROOT, env: { ...env, ...extra }, timeout: 120_000 });
+        const child = spawnOwned(NODE22, [program, command, ...args], { cwd: PROJECT_ROOT, env: { ...env, ...extra }, timeout: 120_000 });
         let [stdout, stderr] = ["", ""];
         child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
           stdout += chunk;

@@ -5,8 +5,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixedTemplate, writeFixedTemplate } from "../../doctor/apply-fixes.mts";
-import { type Examined, examine } from "../../doctor/checks.mts";
-import { type CheckId, finding, type MeasuredCost } from "../../doctor/findings.mts";
+import { type CheckId, type Examined, examine, finding } from "../../doctor/checks.mts";
+import type { MeasuredCost } from "../../doctor/findings.mts";
 import { built } from "../support/built-function.mts";
 
 const READ = "Resources: {}\n";

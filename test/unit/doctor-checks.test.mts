@@ -5,14 +5,21 @@ import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
-import { examine, PROVIDER_MARKERS, runtimeLabel, STATIC_CHECK_IDS, whyNotExamined } from "../../doctor/checks.mts";
+import { CHECKS, examine, finding, PROVIDER_MARKERS, runtimeLabel, STATIC_CHECK_IDS, whyNotExamined } from "../../doctor/checks.mts";
 import { built, templateFunction } from "../support/built-function.mts";
 
 const foundIds = (fn: BuiltFunction) => examine(fn).findings.map((found) => found.id);
 
 it("every check has its section in docs/doctor.md, the place each finding's fix links to", () => {
   const doc = readFileSync(join(PROJECT_ROOT, "docs/doctor.md"), "utf8");
-  for (const id of [...STATIC_CHECK_IDS, "init-error", "invoke-error"]) expect(doc).toContain(`<a id="${id}"></a>`);
+  const anchors = [...doc.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]);
+  const linked = CHECKS.map(({ id }) => finding(id, "found").fix.match(/ \(docs\/doctor\.md#([^)]+)\)$/)?.[1]);
+  expect(linked.filter((anchor) => !anchor || !anchors.includes(anchor))).toEqual([]);
+});
+
+it("each check has an id of its own (a finding names its check by it)", () => {
+  const ids = CHECKS.map((check) => check.id);
+  expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
 });
 
 it("a clean function has no findings and passes every check", () => {

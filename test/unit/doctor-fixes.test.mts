@@ -1,5 +1,5 @@
-// How the doctor builds each finding's fix (doctor/fixes.mts), the template of fixed copies it
-// builds them from, and what a measurement makes of a run's samples (doctor/measure.mts).
+// How the doctor builds each finding's fix (its check's, doctor/checks.mts), the template of fixed
+// copies it builds them from, and what a measurement makes of a run's samples (doctor/measure.mts).
 // The real builds and cold starts are in test/integration/doctor.test.mts.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,8 +8,7 @@ import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import type { TemplateResourceEntry } from "../../core/template.mts";
 import { standInIds } from "../../doctor/app-build.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
-import type { CheckId } from "../../doctor/findings.mts";
-import { type BuildFix, COMMONJS_BANNER, fixFor } from "../../doctor/fixes.mts";
+import { type BuildFix, type CheckId, COMMONJS_BANNER, fixFor } from "../../doctor/checks.mts";
 import { fixesTemplate, measuredCost, samFailureLine } from "../../doctor/measure.mts";
 import type { CellResult, Sample } from "../../measure/cold-starts.mts";
 import { built } from "../support/built-function.mts";

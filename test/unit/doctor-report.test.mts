@@ -2,7 +2,8 @@
 // (doctor/report.mts), and --fail-on (doctor/findings.mts failsAt).
 import type { Metafile } from "esbuild";
 import { graphOf, packageName } from "../../doctor/artifact.mts";
-import { type DoctorReport, failsAt, finding, profilesNotMeasured, STATIC_ONLY } from "../../doctor/findings.mts";
+import { finding } from "../../doctor/checks.mts";
+import { type DoctorReport, failsAt, profilesNotMeasured, STATIC_ONLY } from "../../doctor/findings.mts";
 import { measuringNote, renderJson, renderMarkdown, renderText } from "../../doctor/report.mts";
 
 const input = (bytes: number) => ({ bytes, imports: [] });

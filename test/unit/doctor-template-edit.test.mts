@@ -1,15 +1,16 @@
 // What `npm run doctor -- --fix` writes into a user's template (doctor/template-edit.mts): the
 // changed properties only, in place, on the apps' templates of test/fixtures/app-shapes (and the
 // layouts their owners' editors leave: single quotes, trailing spaces, lists at their key's
-// indentation); and the unified diff it prints.
+// indentation). The diff --fix prints is tested in unified-diff.test.mts.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PROJECT_ROOT } from "../../core/paths.mts";
 import { loadTemplate, type Template, type TemplateResourceEntry } from "../../core/template.mts";
-import { COMMONJS_BANNER } from "../../doctor/fixes.mts";
-import { editTemplate, type TemplateChange, unifiedDiff } from "../../doctor/template-edit.mts";
+import { COMMONJS_BANNER } from "../../doctor/checks.mts";
+import { editTemplate, type TemplateChange } from "../../doctor/template-edit.mts";
+import { unifiedDiff } from "../../doctor/unified-diff.mts";
 
 const APPS = join(PROJECT_ROOT, "test/fixtures/app-shapes");
 const templateOf = (app: string) => join(APPS, app, "template.yaml");
@@ -31,7 +32,7 @@ const buildPropertiesOf = (resource: TemplateResourceEntry): Record<string, unkn
   return resource.Metadata.BuildProperties as Record<string, unknown>;
 };
 
-// The rewrites of doctor/fixes.mts, as they change a resource.
+// The checks' fixes' rewrites (doctor/checks.mts), as they change a resource.
 const toEsm: Rewrite = (resource) => void Object.assign(buildPropertiesOf(resource), { Format: "esm", OutExtension: [".js=.mjs"] });
 const withBanner: Rewrite = (resource) => {
   toEsm(resource);
@@ -175,6 +176,12 @@ describe("editTemplate on an app's template: only the changed properties' lines 
     ]);
     expect(tagged(powertools).length).toBeGreaterThan(10);
     expect(tagged(fixed(powertools, "registerBikeFunction", withBanner, withoutSourceMaps).edited)).toEqual(tagged(powertools));
+  });
+
+  it("a change to the same resource leaves the text as it was", () => {
+    const hello = readFileSync(templateOf("station-board"), "utf8");
+    const { before } = changeOf(hello, "StationBoardFunction");
+    expect(editTemplate(hello, [{ logicalId: "StationBoardFunction", before, after: structuredClone(before) }])).toBe(hello);
   });
 });
 
@@ -372,59 +379,5 @@ describe("editTemplate on a JSON template: edited as JSON, written at its own in
     expect(() => editTemplate(json.replace('"Handler": "index.handler",', '"Handler": "index.handler",,'), [changeOf(json, "Fn", onNode22)])).toThrow(
       /^the template is not valid JSON: .*\. Fix it, then run the doctor again$/,
     );
-  });
-});
-
-describe("unifiedDiff", () => {
-  const lines = (count: number, from = 1) => Array.from({ length: count }, (_, index) => `line ${from + index}`);
-
-  it("--- and +++ with the label, @@ hunks with 3 lines of context", () => {
-    const before = `${lines(10).join("\n")}\n`;
-    const after = before.replace("line 5\n", "line five\n");
-    expect(unifiedDiff(before, after, "template.yaml")).toBe(
-      [
-        "--- template.yaml",
-        "+++ template.yaml",
-        "@@ -2,7 +2,7 @@",
-        " line 2",
-        " line 3",
-        " line 4",
-        "-line 5",
-        "+line five",
-        " line 6",
-        " line 7",
-        " line 8",
-        "",
-      ].join("\n"),
-    );
-  });
-
-  it("changes more than 6 lines apart in hunks of their own, closer ones in one", () => {
-    const before = `${lines(30).join("\n")}\n`;
-    const far = before.replace("line 3\n", "").replace("line 20\n", "line 20\nnew\n");
-    expect(
-      unifiedDiff(before, far, "t")
-        .split("\n")
-        .filter((line) => line.startsWith("@@")),
-    ).toEqual(["@@ -1,6 +1,5 @@", "@@ -18,6 +17,7 @@"]);
-    // 6 unchanged lines between two changes: their contexts meet. 7: they do not (as GNU diff -u).
-    const hunks = (after: string) =>
-      unifiedDiff(before, after, "t")
-        .split("\n")
-        .filter((line) => line.startsWith("@@"));
-    expect(hunks(before.replace("line 3\n", "").replace("line 9\n", "line 9\nnew\n"))).toEqual(["@@ -1,12 +1,12 @@"]);
-    expect(hunks(before.replace("line 3\n", "").replace("line 10\n", "line 10\nnew\n"))).toEqual(["@@ -1,6 +1,5 @@", "@@ -8,6 +7,7 @@"]);
-  });
-
-  it("a last line without a line break is marked, and differs from the same line with one", () => {
-    expect(unifiedDiff("a\nb", "a\nb\n", "t")).toBe("--- t\n+++ t\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
-    expect(unifiedDiff("", "a\n", "t")).toBe("--- t\n+++ t\n@@ -0,0 +1 @@\n+a\n");
-  });
-
-  it("empty when nothing changed", () => {
-    const hello = readFileSync(templateOf("station-board"), "utf8");
-    expect(unifiedDiff(hello, hello, "template.yaml")).toBe("");
-    const { before } = changeOf(hello, "StationBoardFunction");
-    expect(editTemplate(hello, [{ logicalId: "StationBoardFunction", before, after: structuredClone(before) }])).toBe(hello);
   });
 });

@@ -17,7 +17,8 @@ const BELOW_THE_TOOLS = ["contract", "core", "emulation", "measure", "builder", 
  * lib (shipped libraries: the SDK-free SigV4 floor, the stopwatch) ← src, examples;
  * contract ← src; contract ← core (utilities) ← emulation (a function's environment, the local
  * AWS, the runtime stand-in), measure (the forced-cold-start loop, its statistics) ← builder ←
- * lab ← bench, doctor, load_test. test/, scripts/ and the root's config files may use anything.
+ * lab ← bench, doctor, load_test ← cli (the `warpstart` program). test/, scripts/ and the root's
+ * config files may use anything.
  */
 const MAY_USE: Record<string, readonly string[] | "anything"> = {
   contract: [],
@@ -32,6 +33,7 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
   bench: BELOW_THE_TOOLS,
   doctor: BELOW_THE_TOOLS,
   load_test: BELOW_THE_TOOLS,
+  cli: [...BELOW_THE_TOOLS, "bench", "doctor", "load_test"],
   test: "anything",
   scripts: "anything",
   ".": "anything",
@@ -86,15 +88,34 @@ function targetOf(file: string, text: string, topFolders: Set<string>): string |
   return path === "" || path.startsWith("..") ? null : path;
 }
 
-/** Every edge of one file: its imports (static, dynamic, require, export from) and the project paths its strings name. */
+/** Calls that build a path from parts: join(ROOT, "lab", "x.mts"), path.resolve(...). */
+const JOINS = new Set(["join", "resolve"]);
+
+/**
+ * Every edge of one file: its imports (static, dynamic, require, export from) and the project paths
+ * its strings, template literals and join()/resolve() calls name.
+ */
 function edgesOf(file: string, text: string, topFolders: Set<string>): Edge[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const edges: Edge[] = [];
   const specifiers = new Set<ts.Node>();
-  const add = (node: ts.Node, kind: Edge["kind"]) => {
-    if (!ts.isStringLiteralLike(node) || specifiers.has(node)) return;
+  /** The path a node spells, "*" for each part known only at run time; marks what it reads, to count it once. */
+  const pathOf = (node: ts.Node): string | undefined => {
+    let path: string;
+    if (ts.isStringLiteralLike(node)) path = node.text;
+    else if (ts.isTemplateExpression(node)) path = node.head.text + node.templateSpans.map((span) => `*${span.literal.text}`).join("");
+    else if (ts.isCallExpression(node) && JOINS.has((ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression).getText(source)))
+      path = node.arguments.map((argument) => pathOf(argument) ?? "*").join("/");
+    else return undefined;
     specifiers.add(node);
-    const target = targetOf(file, node.text, topFolders);
+    // A run-time base (`${PROJECT_ROOT}/`, join(ROOT, ...)) is where the project's paths start. Not
+    // for a plain string: "*/x" there is a glob.
+    return ts.isStringLiteralLike(node) ? path : path.replace(/^(\*\/)+/, "");
+  };
+  const add = (node: ts.Node, kind: Edge["kind"]) => {
+    if (specifiers.has(node)) return;
+    const path = pathOf(node);
+    const target = path === undefined ? null : targetOf(file, path, topFolders);
     if (target !== null) edges.push({ file, target, kind });
   };
   const visit = (node: ts.Node): void => {
@@ -106,8 +127,8 @@ function edgesOf(file: string, text: string, topFolders: Set<string>): Edge[] {
         callee.kind === ts.SyntaxKind.ImportKeyword ||
         (ts.isIdentifier(callee) && callee.text === "require") ||
         (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === "require");
-      if (loads) add(node.arguments[0], "imports");
-    } else if (ts.isStringLiteralLike(node)) add(node, "names");
+      add(loads ? node.arguments[0] : node, loads ? "imports" : "names");
+    } else if (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node)) add(node, "names");
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -132,7 +153,7 @@ const topFolders = new Set(readdirSync(PROJECT_ROOT, { withFileTypes: true }).fl
 const files = projectFiles();
 const edges = files.flatMap((file) => edgesOf(file, readFileSync(join(PROJECT_ROOT, file), "utf8"), topFolders));
 
-it("the scanner sees every kind of edge: import, export from, import(), require, and path strings", () => {
+it("the scanner sees every kind of edge: import, export from, import(), require, path strings, template literals and join()", () => {
   const text = [
     'import { a } from "../lab/a.mts";',
     'export * from "../lab/b.mts";',
@@ -140,7 +161,13 @@ it("the scanner sees every kind of edge: import, export from, import(), require,
     'require("../lab/d.cjs");',
     'join(PROJECT_ROOT, "lab/runtime");',
     'join(import.meta.dirname, "../lab/e.mjs");',
+    `\`\${PROJECT_ROOT}/lab/f.mts\`;`,
+    `\`lab/\${name}.mts\`;`,
+    'join(ROOT, "lab", "g.mts");',
+    'path.resolve(import.meta.dirname, "..", "lab", "h.mts");',
+    `await import(\`../lab/\${name}.mjs\`);`,
     'const notAPath = "lab is a word"; import "node:fs"; import "yaml";',
+    `const notPaths = [\`\${count} lab/\${name}\`, "*/lab/**", lines.join("\\n"), join(ROOT, "lab")];`,
   ].join("\n");
   expect(edgesOf("builder/x.mts", text, topFolders).map(({ target, kind }) => `${kind} ${target}`)).toEqual([
     "imports lab/a.mts",
@@ -149,6 +176,11 @@ it("the scanner sees every kind of edge: import, export from, import(), require,
     "imports lab/d.cjs",
     "names lab/runtime",
     "names lab/e.mjs",
+    "names lab/f.mts",
+    "names lab/*.mts",
+    "names lab/g.mts",
+    "names lab/h.mts",
+    "imports lab/*.mjs",
   ]);
   // And it reads the project: the lab's paths come from core.
   expect(edges).toContainEqual({ file: "lab/lab.mts", target: "core/paths.mts", kind: "imports" });

@@ -65,7 +65,7 @@ describe("Makefile", () => {
   ])("builds with the template beside the Makefile SAM reads (%s)", (templateFile, makefile, id) => {
     const make = dryRun(makefile, `build-${id}`);
     expect(make.status).toBe(0);
-    expect(make.stdout).toContain(`builder/build.mts --template "${templateFile}" "${id}" "/tmp/artifacts"`);
+    expect(make.stdout).toContain(`cli/warpstart.mts build --template "${templateFile}" "${id}" "/tmp/artifacts"`);
   });
 
   it("says how to install Node 22 when it is missing", () => {
