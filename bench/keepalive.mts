@@ -40,9 +40,9 @@ const OPTIONS = {
   ...FIDELITY_OPTIONS,
 } as const;
 
-/** One variant at one K: every call's latency and the connections the N invokes opened. */
+/** One function at one K: every call's latency and the connections the N invokes opened. */
 export interface KeepAliveRow {
-  variant: string;
+  function: string;
   keepAlive: boolean;
   callsPerInvoke: number;
   /** Measured invokes that answered (the warm-up not counted). */
@@ -57,8 +57,8 @@ export interface KeepAliveRow {
 }
 
 export interface KeepAliveResults {
-  /** 2: records the lab's fidelity. */
-  schema: 2;
+  /** 3: a row names its `function` (schema 2 called it `variant`); 2 added the lab's fidelity. */
+  schema: 3;
   startedAt: string;
   finishedAt: string;
   /** Measured invokes per row. */
@@ -129,8 +129,16 @@ async function measure(
   invokes: number,
   query: Record<string, string>,
 ): Promise<KeepAliveRow> {
-  const variant = fn.logicalId;
-  const row: KeepAliveRow = { variant, keepAlive: keepsAlive(fn), callsPerInvoke, invokes: 0, latenciesMs: [], connections: 0, coldStarts: 0, failures: [] };
+  const row: KeepAliveRow = {
+    function: fn.logicalId,
+    keepAlive: keepsAlive(fn),
+    callsPerInvoke,
+    invokes: 0,
+    latenciesMs: [],
+    connections: 0,
+    coldStarts: 0,
+    failures: [],
+  };
   let event: unknown;
   try {
     event = functionEvent(fn, { ...query, calls: String(callsPerInvoke) });
@@ -139,7 +147,7 @@ async function measure(
     return row;
   }
   try {
-    await invoke(client, variant, event); // warm: INIT done and, with keep-alive, a connection open
+    await invoke(client, fn.logicalId, event); // warm: INIT done and, with keep-alive, a connection open
   } catch (error) {
     row.failures.push(`warm-up: ${errorMessage(error)}`);
     return row;
@@ -147,7 +155,7 @@ async function measure(
   const before = lab.aws.connections();
   for (let i = 0; i < invokes; i++) {
     try {
-      const answer = await invoke(client, variant, event);
+      const answer = await invoke(client, fn.logicalId, event);
       if (answer.calls.count !== callsPerInvoke) throw new Error(`asked for ${callsPerInvoke} calls, the function made ${answer.calls.count}`);
       row.invokes++;
       row.latenciesMs.push(...answer.calls.latenciesMs);
@@ -166,7 +174,7 @@ async function measure(
  */
 export function reuseCheck(row: KeepAliveRow): Check {
   const calls = row.invokes * row.callsPerInvoke;
-  const what = `${row.variant}, K = ${row.callsPerInvoke}: ${row.invokes} invokes (${calls} calls) of one warm environment opened ${row.connections} connection(s)`;
+  const what = `${row.function}, K = ${row.callsPerInvoke}: ${row.invokes} invokes (${calls} calls) of one warm environment opened ${row.connections} connection(s)`;
   if (row.failures.length > 0 || row.invokes === 0) return { ok: false, text: `${what}; ${row.failures.length} invoke(s) failed` };
   if (row.coldStarts > 0) return { ok: false, text: `${what}, but ${row.coldStarts} invoke(s) started a new environment` };
   return row.keepAlive
@@ -178,12 +186,12 @@ const fixed = (value: number | null, digits: number) => (value === null ? "–" 
 
 /** The table, as Markdown padded to aligned columns (readable on a terminal too). */
 export function keepAliveTable(rows: KeepAliveRow[]): string {
-  const header = ["variant", "keep-alive", "K", "calls", "p50 ms/call", "p90 ms/call", "connections", "connections/invoke"];
+  const header = ["function", "keep-alive", "K", "calls", "p50 ms/call", "p90 ms/call", "connections", "connections/invoke"];
   const cells = rows.map((row) => {
     const summary = summarize(row.latenciesMs);
     const perInvoke = row.invokes === 0 ? null : row.connections / row.invokes;
     return [
-      row.variant,
+      row.function,
       row.keepAlive ? "on" : "off",
       String(row.callsPerInvoke),
       String(row.latenciesMs.length),
@@ -199,7 +207,7 @@ export function keepAliveTable(rows: KeepAliveRow[]): string {
 const checkLines = (checks: Check[]) => checks.map((check) => `- ${check.ok ? "OK" : "FAILED"}: ${check.text}`).join("\n");
 
 export function keepAliveMarkdown(results: KeepAliveResults): string {
-  const failures = results.rows.flatMap((row) => row.failures.map((failure) => `- ${row.variant}, K = ${row.callsPerInvoke}: ${failure}`));
+  const failures = results.rows.flatMap((row) => row.failures.map((failure) => `- ${row.function}, K = ${row.callsPerInvoke}: ${failure}`));
   return `${[
     "# Keep-alive and AWS calls (local lab)",
     `${results.startedAt} – ${results.finishedAt}. Per function and K: one warm-up invoke, then ${results.invokes} invokes of the same warm ` +
@@ -237,7 +245,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     }
     const checks = rows.map(reuseCheck);
     const results: KeepAliveResults = {
-      schema: 2,
+      schema: 3,
       startedAt,
       finishedAt: new Date().toISOString(),
       invokes: opts.invokes,

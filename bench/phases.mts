@@ -1,4 +1,4 @@
-// `npm run phases`: where each function's cold start goes, by phase (bench/phase-profile.mts).
+// `npm run phases`: where each function's cold start goes, by phase (bench/phase-analysis.mts).
 // Each round starts every function in the lab, in a shuffled order: once with
 // bench/phase-marks.mjs preloaded (its phases), once without (its Init Duration as the bench sees
 // it, to show what marking costs) and, with the CPU profiler asked for, once more under it.
@@ -40,18 +40,18 @@ import { localVersions } from "./environment.mts";
 import {
   type ColdStartTimeline,
   type CpuProfile,
+  type CpuProfileSplit,
   chunkStepTable,
+  cpuProfileSplit,
+  cpuProfileTable,
+  type FunctionPhases,
   type PhaseResults,
-  type PhaseVariant,
-  type ProfileSplit,
   parseMarks,
   phaseChartSvg,
   phaseDurations,
   phaseReport,
   phaseTable,
-  profileSplit,
-  profileTable,
-} from "./phase-profile.mts";
+} from "./phase-analysis.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,
@@ -95,20 +95,20 @@ function options({ values }: Parsed<typeof OPTIONS>) {
 }
 
 /** How a cold start is run: with the marks (its phases), without (Init as the bench sees it), or with the marks under V8's CPU profiler. */
-type RunKind = "marked" | "plain" | "profiled";
+type RunKind = "marked" | "plain" | "cpuProfiled";
 
 /** What one cold start gave: Init Duration, and with marks its timeline; profiled, its handler load split. */
 interface ColdStart {
   initMs: number;
   timeline: ColdStartTimeline | null;
-  profile: ProfileSplit | null;
+  cpuProfile: CpuProfileSplit | null;
 }
 
 /** NODE_OPTIONS and the marks' variables for a run; a profiled run's profile goes to `profileFile`. */
 function runVariables(kind: RunKind, marksFile: string, profileFile: string): Record<string, string> {
   if (kind === "plain") return {};
   const profiler =
-    kind === "profiled"
+    kind === "cpuProfiled"
       ? ` --cpu-prof --cpu-prof-interval=${PROFILE_INTERVAL_US} --cpu-prof-dir=${dirname(profileFile)} --cpu-prof-name=${basename(profileFile)}`
       : "";
   return { NODE_OPTIONS: `--import=${MARKS_PRELOAD}${profiler}`, WARPSTART_PHASE_MARKS: marksFile, WARPSTART_SDK_CHUNK_CHANNEL: SDK_CHUNK_CHANNEL };
@@ -138,15 +138,15 @@ async function coldStart(lab: Lab, fn: ServedFunction, kind: RunKind, marksFile:
     const outcome = await env.invoke(invocation, INVOKE_TIMEOUT_MS);
     const invokeEndedAt = process.hrtime.bigint();
     if (outcome.kind !== "response") throw new Error(`the first invoke failed (${outcome.kind}): ${env.takeLog().slice(-5).join(" | ")}`);
-    if (kind === "plain") return { initMs: init.initDurationMs, timeline: null, profile: null };
+    if (kind === "plain") return { initMs: init.initDurationMs, timeline: null, cpuProfile: null };
     const marks = parseMarks(readFileSync(marksFile, "utf8"));
     const timeline = { spawnedAt: env.spawnedAt!, readyAt: env.readyAt!, invokeStartedAt, invokeEndedAt, marks };
-    if (kind === "marked") return { initMs: init.initDurationMs, timeline, profile: null };
+    if (kind === "marked") return { initMs: init.initDurationMs, timeline, cpuProfile: null };
     // Node writes the profile as the process exits: the shutdown's SIGTERM makes it exit (bench/phase-marks.mjs).
     await env.shutdown(SHUTDOWN_GRACE_MS);
     if (!existsSync(profileFile)) throw new Error(`the profiled process wrote no CPU profile (${profileFile})`);
     const profile = JSON.parse(readFileSync(profileFile, "utf8")) as CpuProfile;
-    return { initMs: init.initDurationMs, timeline: null, profile: profileSplit(profile, marks, env.readyAt!) };
+    return { initMs: init.initDurationMs, timeline: null, cpuProfile: cpuProfileSplit(profile, marks, env.readyAt!) };
   } finally {
     await env.kill();
   }
@@ -170,18 +170,18 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
   mkdirSync(opts.cpuProf ? join(opts.out, "profiles") : opts.out, { recursive: true });
   try {
-    const variants = new Map<string, PhaseVariant>(
-      opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], profiled: [], failures: [] }]),
+    const phasesOf = new Map<string, FunctionPhases>(
+      opts.names.map((name) => [name, { name, profile: profiles.get(name)!, withMarks: [], initWithoutMarksMs: [], cpuProfiled: [], failures: [] }]),
     );
     const random = mulberry32(Number.parseInt(randomBytes(4).toString("hex"), 16));
-    const kinds: RunKind[] = opts.cpuProf ? ["marked", "plain", "profiled"] : ["marked", "plain"];
+    const kinds: RunKind[] = opts.cpuProf ? ["marked", "plain", "cpuProfiled"] : ["marked", "plain"];
     const runs = opts.names.flatMap((name) => kinds.map((kind) => ({ name, kind })));
     const progress = createProgress(opts.rounds * runs.length, { label: "cold starts" });
     const startedAt = new Date().toISOString();
     for (let round = 0; round < opts.rounds; round++) {
       const order = [...runs].sort(() => random() - 0.5);
       for (const { name, kind } of order) {
-        const variant = variants.get(name)!;
+        const fn = phasesOf.get(name)!;
         const label = kind === "plain" ? "" : ` (${kind})`;
         try {
           const run = await coldStart(
@@ -191,22 +191,22 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
             join(scratch, `${name}-${round}-${kind}.marks`),
             join(opts.out, "profiles", `${name}-${round + 1}.cpuprofile`),
           );
-          if (run.timeline) variant.withMarks.push(phaseDurations(run.timeline));
-          else if (run.profile) variant.profiled.push(run.profile);
-          else variant.initWithoutMarksMs.push(run.initMs);
+          if (run.timeline) fn.withMarks.push(phaseDurations(run.timeline));
+          else if (run.cpuProfile) fn.cpuProfiled.push(run.cpuProfile);
+          else fn.initWithoutMarksMs.push(run.initMs);
         } catch (error) {
-          variant.failures.push(`round ${round + 1}${label}: ${errorMessage(error)}`);
+          fn.failures.push(`round ${round + 1}${label}: ${errorMessage(error)}`);
         }
         progress.tick(`round ${round + 1}/${opts.rounds} ${name}${label}`);
       }
     }
     progress.done();
     const results: PhaseResults = {
-      schema: 1,
+      schema: 2,
       startedAt,
       rounds: opts.rounds,
       fidelity: describeFidelity(lab.fidelity),
-      variants: [...variants.values()],
+      functions: [...phasesOf.values()],
       versions: localVersions([lab.runtime]),
     };
     writeFileSync(join(opts.out, "phases.json"), `${JSON.stringify(results, null, 2)}\n`);
@@ -215,10 +215,10 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     console.log(`Cold start by phase, p50 (ms)\n${phaseTable(results, "text")}`);
     const chunkSteps = chunkStepTable(results, "text");
     if (chunkSteps !== "") console.log(`\nHandler load of Warp's SDK chunk, p50 (ms)\n${chunkSteps}`);
-    const profiled = profileTable(results, "text");
+    const profiled = cpuProfileTable(results, "text");
     if (profiled !== "") console.log(`\nHandler load under V8's CPU profiler, p50 (ms; the profiler slows everything)\n${profiled}`);
-    const failed = results.variants.filter((variant) => variant.failures.length > 0);
-    for (const variant of failed) console.error(`${variant.name} failed ${variant.failures.length} time(s); first: ${variant.failures[0]}`);
+    const failed = results.functions.filter((fn) => fn.failures.length > 0);
+    for (const fn of failed) console.error(`${fn.name} failed ${fn.failures.length} time(s); first: ${fn.failures[0]}`);
     console.error(`== ${relative(process.cwd(), opts.out)}/phases.{json,md,svg}`);
     return failed.length > 0 ? 1 : 0;
   } finally {

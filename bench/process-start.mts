@@ -21,7 +21,7 @@ const IMPORTER = join(PROJECT_ROOT, "bench/import-handler.mjs");
 const HYPERFINE_HINT =
   "run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine)";
 
-interface StartTarget {
+interface StartCase {
   /** The cell's label, e.g. "Optimized (deno)", and its name (without the runtime). */
   label: string;
   name: string;
@@ -51,9 +51,9 @@ export function startCell(label: string, name: string, fn: ServedFunction): Star
 }
 
 /** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
-function startCommand(target: StartTarget): string[] {
-  const runtimeArgs = target.runtime.kind === "custom" ? target.runtime.args : [];
-  return [target.runtime.hostBinary, ...runtimeArgs, IMPORTER, target.handlerFile];
+function startCommand(startCase: StartCase): string[] {
+  const runtimeArgs = startCase.runtime.kind === "custom" ? startCase.runtime.args : [];
+  return [startCase.runtime.hostBinary, ...runtimeArgs, IMPORTER, startCase.handlerFile];
 }
 
 /** Shell quoting for hyperfine's command strings (it splits them itself with --shell=none). */
@@ -90,7 +90,7 @@ export async function measureProcessStart(
   // on a developer's machine share a cache), other cells and the lab's environments do not.
   const optDirs = cells.map(({ optDir }) => (optDir ? copyOptDir(optDir) : null));
   try {
-    const targets = cells.map((cell, i) => {
+    const cases = cells.map((cell, i) => {
       const { runtime } = cell;
       // Lambda's variables and the runtime's own, as its bootstrap sets them.
       const env = {
@@ -99,7 +99,7 @@ export async function measureProcessStart(
       };
       return { label: cell.label, name: cell.name, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
     });
-    return await timeCommands(tool, targets, options);
+    return await timeCommands(tool, cases, options);
   } finally {
     taskRoots.forEach(removeTaskRoot);
     for (const dir of optDirs) if (dir) removeTree(dir);
@@ -109,23 +109,23 @@ export async function measureProcessStart(
 /** One hyperfine run per command (each has its own variables), exported together as one JSON file. */
 async function timeCommands(
   tool: string,
-  targets: Array<StartTarget & { env: Record<string, string> }>,
+  cases: Array<StartCase & { env: Record<string, string> }>,
   options: { runs: number; warmup: number; exportFile: string },
 ): Promise<ProcessStart> {
   const failures: ProcessStart["failures"] = [];
   const results: ProcessStart["results"] = [];
   const exported: unknown[] = [];
-  for (const target of targets) {
-    const commandLine = startCommand(target);
+  for (const startCase of cases) {
+    const commandLine = startCommand(startCase);
     const [command, ...args] = commandLine;
     try {
-      await run(command!, args, { env: target.env, timeout: 30_000 });
+      await run(command!, args, { env: startCase.env, timeout: 30_000 });
     } catch (error) {
       const { stderr, message } = error as { stderr?: string; message: string };
       failures.push({
-        label: target.label,
-        name: target.name,
-        runtime: target.runtime.name,
+        label: startCase.label,
+        name: startCase.name,
+        runtime: startCase.runtime.name,
         message: (stderr || message).trim().split("\n").slice(0, 3).join(" "),
       });
       continue;
@@ -143,19 +143,19 @@ async function timeCommands(
         "--export-json",
         file,
         "--command-name",
-        target.label,
+        startCase.label,
         commandLine.map(quote).join(" "),
       ],
-      { env: target.env, maxBuffer: 16 * 2 ** 20 },
+      { env: startCase.env, maxBuffer: 16 * 2 ** 20 },
     );
     const [result] = (JSON.parse(readFileSync(file, "utf8")) as { results: HyperfineResult[] }).results;
     rmSync(file);
     exported.push(result);
     const ms = (seconds: number) => Math.round(seconds * 1e5) / 100;
     results.push({
-      label: target.label,
-      name: target.name,
-      runtime: target.runtime.name,
+      label: startCase.label,
+      name: startCase.name,
+      runtime: startCase.runtime.name,
       meanMs: ms(result!.mean),
       stddevMs: ms(result!.stddev ?? 0),
       medianMs: ms(result!.median),

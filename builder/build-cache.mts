@@ -70,7 +70,7 @@ export interface Recipe {
   /** The template's resources: Warp's INIT runs against them, Define embeds their names. */
   resources: unknown;
   /** The runtime it deploys to (a custom runtime gets startup caches). */
-  runsOn: string;
+  deployedRuntime: string;
   /** What its layers provide, left out of its bundle (builder/layer-packages.mts). */
   layerPackages: string[];
 }

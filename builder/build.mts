@@ -113,7 +113,7 @@ export interface FunctionBuild {
    * The name of the runtime the function runs on once deployed (core/runtimes.mts), read when first
    * asked: a function whose runtime the lab cannot run is still one whose profile can be asked for.
    */
-  runsOn: () => string;
+  deployedRuntime: () => string;
 }
 
 export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
@@ -125,9 +125,9 @@ export function functionBuild(template: SamTemplate, logicalId: string, profileN
   const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
   if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
   let runtimeName: string | undefined;
-  const runsOn = () => (runtimeName ??= deployedRuntimeName(template.file, logicalId));
+  const deployedRuntime = () => (runtimeName ??= deployedRuntimeName(template.file, logicalId));
   try {
-    return { template, fn, profileName: named, profile: profileNamed(named), runsOn };
+    return { template, fn, profileName: named, profile: profileNamed(named), deployedRuntime };
   } catch (error) {
     throw new BuildError(`${logicalId}: ${(error as Error).message}`);
   }
@@ -262,14 +262,16 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
  * runtimes' startup caches. With WARPSTART_BUILD_CACHE set, a build whose inputs are all as they
  * were is copied from the cache instead (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
  */
-export async function buildFunction(target: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
-  const { template, fn, profile, profileName } = target;
+export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { template, fn, profile, profileName } = fnBuild;
   const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
   const recipe: Recipe | null =
-    buildCacheOn() && ownTree ? { profileName, fn, resources: template.resources, runsOn: target.runsOn(), layerPackages: layerPackages(fn.layers) } : null;
+    buildCacheOn() && ownTree
+      ? { profileName, fn, resources: template.resources, deployedRuntime: fnBuild.deployedRuntime(), layerPackages: layerPackages(fn.layers) }
+      : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
-  const bundle = await bundleFunction(target, outdir, options);
+  const bundle = await bundleFunction(fnBuild, outdir, options);
   shipExecWrapper(fn, outdir);
   const codeCache =
     profile.codeCache && bundle.chunked
@@ -283,7 +285,7 @@ export async function buildFunction(target: FunctionBuild, outdir: string, optio
           deferBuiltins: profile.deferBuiltins,
         })
       : undefined;
-  await warmStartupCache(outdir, bundle.handlerFile, target.runsOn());
+  await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
   const { notes } = bundle;
   if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache, notes });
   return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, notes };
@@ -311,8 +313,8 @@ interface Bundle {
 }
 
 /** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
-async function bundleFunction(target: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
-  const { template, fn, profileName, profile } = target;
+async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
+  const { template, fn, profileName, profile } = fnBuild;
   const { source, format, outputFile } = handlerSource(fn);
   const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
   const defines = templateDefines(template, fn);
@@ -322,7 +324,7 @@ async function bundleFunction(target: FunctionBuild, outdir: string, options: Bu
     .filter((name) => !SDK_PACKAGE.test(`${name}/`))
     .flatMap((name) => [name, `${name}/*`]);
   // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
-  const deployed: Runtime | undefined = RUNTIMES[target.runsOn() as RuntimeName];
+  const deployed: Runtime | undefined = RUNTIMES[fnBuild.deployedRuntime() as RuntimeName];
   const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
   // An app's code (the doctor's builds) gets an SDK package it does not ship where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
   const outsideProject = relative(PROJECT_ROOT, source).startsWith("..");
@@ -442,14 +444,14 @@ export async function buildResource(templateFile: string, logicalId: string, out
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }
-  const target = functionBuild(readTemplate(templateFile), logicalId);
-  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(target, outdir);
+  const fnBuild = functionBuild(readTemplate(templateFile), logicalId);
+  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir);
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
     : "";
   const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
-  const built = `built ${logicalId} (${target.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
+  const built = `built ${logicalId} (${fnBuild.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
   return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
 }
 

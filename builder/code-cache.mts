@@ -84,7 +84,7 @@ export function acceptsPartialInit(fn: Pick<TemplateFunction, "logicalId" | "bui
 /** The runtime whose Node makes every code cache: nodejs22.x, the template's default (a V8 cache is only good for its own V8). */
 export const CODE_CACHE_RUNTIME = RUNTIMES.node22;
 
-export interface CodeCacheTarget {
+export interface CachedArtifact {
   template: SamTemplate;
   fn: TemplateFunction;
   /** The artifact folder (the task root) and the handler module in it. */
@@ -115,7 +115,7 @@ const INIT_STOPPED = "INIT stopped: ";
  * failure does not.
  */
 async function init(
-  target: CodeCacheTarget,
+  artifact: CachedArtifact,
   aws: LocalAws,
   variables: Record<string, string>,
   mode: "write" | "status",
@@ -125,12 +125,12 @@ async function init(
   eventFile: string | undefined,
 ): Promise<Verdict> {
   const runtime = CODE_CACHE_RUNTIME;
-  const { fn } = target;
+  const { fn } = artifact;
   const { taskRoot: artifactDir, optDir } = place;
   const [command, prefix] = node22For(architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment(
-    { name: fn.logicalId, codeDir: target.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
+    { name: fn.logicalId, codeDir: artifact.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
     artifactDir,
     { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
     { accessKeyId, variables },
@@ -147,12 +147,12 @@ async function init(
         ...runtime.nodeFlags(fn.memoryMb),
         CHILD,
         mode,
-        join(artifactDir, target.handlerFile),
+        join(artifactDir, artifact.handlerFile),
         verdictFile,
         JSON.stringify({
           partial: initMode === "partial",
-          invoke: eventFile ? { event: eventFile, exportPath: target.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
-          deferBuiltins: target.deferBuiltins,
+          invoke: eventFile ? { event: eventFile, exportPath: artifact.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
+          deferBuiltins: artifact.deferBuiltins,
         }),
       ],
       variables,
@@ -162,13 +162,13 @@ async function init(
     output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new CodeCacheError(initFailure(fn, target.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
+    throw new CodeCacheError(initFailure(fn, artifact.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
-  if (!refused.length) throw new CodeCacheError(initFailure(fn, target.template.file, output, await aws.calls(accessKeyId)));
+  if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, await aws.calls(accessKeyId)));
   return { verdict: verdict.slice(INIT_STOPPED.length), refused };
 }
 
@@ -183,8 +183,8 @@ interface Placed {
  * A function with layers of the app runs its INIT where Lambda's module paths find what they
  * provide (the lab's task-root layout, writable here for the cache); any other, in its artifact.
  */
-function placeForInit(target: CodeCacheTarget): Placed {
-  const { fn, artifactDir } = target;
+function placeForInit(artifact: CachedArtifact): Placed {
+  const { fn, artifactDir } = artifact;
   if (fn.layers.length === 0) return { taskRoot: artifactDir, remove: () => {} };
   const optDir = prepareLayersDir(fn.layers);
   const taskRoot = prepareTaskRoot({
@@ -228,30 +228,30 @@ export interface CodeCache {
   refused: string[];
 }
 
-export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache> {
-  const initMode = acceptsPartialInit(target.fn) ? "partial" : "full";
+export async function makeCodeCache(artifact: CachedArtifact): Promise<CodeCache> {
+  const initMode = acceptsPartialInit(artifact.fn) ? "partial" : "full";
   const aws = await startLocalAws();
-  const place = placeForInit(target);
+  const place = placeForInit(artifact);
   try {
-    const eventFile = target.firstInvoke ? firstEventFile(target.fn) : undefined;
+    const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
     // What the event names (an S3 object, a table's item) is there, as in the lab.
-    const { attributes } = await createResources(target.template, aws, { eventData: eventFile ? eventDataOf(target.fn) : [] });
-    const variables = templateVariables(target.template, target.fn, attributes);
-    const architectures = [...new Set([target.fn.architecture, HOST_ARCHITECTURE])];
-    const handlerDir = dirname(target.handlerFile);
+    const { attributes } = await createResources(artifact.template, aws, { eventData: eventFile ? eventDataOf(artifact.fn) : [] });
+    const variables = templateVariables(artifact.template, artifact.fn, attributes);
+    const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
+    const handlerDir = dirname(artifact.handlerFile);
     const refused = new Set<string>();
     for (const architecture of architectures) {
-      const written = await init(target, aws, variables, "write", architecture, initMode, place, eventFile);
+      const written = await init(artifact, aws, variables, "write", architecture, initMode, place, eventFile);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
         const when = eventFile
           ? "neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take)"
           : "its INIT loads none of the packages it imports (it imports them dynamically, after INIT)";
         throw new CodeCacheError(
-          `Warp cannot build ${target.fn.logicalId}'s V8 code cache: ${when}, so there is nothing for a cache to hold. Build ${target.fn.logicalId} with the Optimized profile.`,
+          `Warp cannot build ${artifact.fn.logicalId}'s V8 code cache: ${when}, so there is nothing for a cache to hold. Build ${artifact.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(target, aws, variables, "status", architecture, initMode, place, eventFile);
+      const { verdict: status } = await init(artifact, aws, variables, "status", architecture, initMode, place, eventFile);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
@@ -259,15 +259,15 @@ export async function makeCodeCache(target: CodeCacheTarget): Promise<CodeCache>
       }
       // Made where INIT ran: into the artifact, which ships it.
       const made = join(handlerDir, cacheFileOf(architecture));
-      if (place.taskRoot !== target.artifactDir) copyFileSync(join(place.taskRoot, made), join(target.artifactDir, made));
-      if (architecture !== target.fn.architecture) {
+      if (place.taskRoot !== artifact.artifactDir) copyFileSync(join(place.taskRoot, made), join(artifact.artifactDir, made));
+      if (architecture !== artifact.fn.architecture) {
         // Only the lab needs the host's cache: it joins the task root there (emulation/function-environment.mts).
         const file = join(handlerDir, cacheFileOf(architecture));
-        mkdirSync(dirname(join(labOverlayOf(target.artifactDir), file)), { recursive: true });
-        renameSync(join(target.artifactDir, file), join(labOverlayOf(target.artifactDir), file));
+        mkdirSync(dirname(join(labOverlayOf(artifact.artifactDir), file)), { recursive: true });
+        renameSync(join(artifact.artifactDir, file), join(labOverlayOf(artifact.artifactDir), file));
       }
     }
-    return { bytes: statSync(join(target.artifactDir, handlerDir, cacheFileOf(target.fn.architecture))).size, architectures, refused: [...refused] };
+    return { bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size, architectures, refused: [...refused] };
   } finally {
     place.remove();
     await aws.stop();

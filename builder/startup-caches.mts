@@ -24,8 +24,8 @@ async function runWarm(runtime: CustomRuntime, cache: StartupCache, cacheDir: st
 }
 
 /** Warms the startup cache of the custom runtime the function runs on (by name), if it has one, into the artifact: Lambda gets it. */
-export async function warmStartupCache(artifactDir: string, handlerFile: string, runsOn: string): Promise<void> {
-  const runtime = CUSTOM_RUNTIMES.find((candidate) => candidate.name === runsOn);
+export async function warmStartupCache(artifactDir: string, handlerFile: string, deployedRuntime: string): Promise<void> {
+  const runtime = CUSTOM_RUNTIMES.find((candidate) => candidate.name === deployedRuntime);
   if (!runtime?.startupCache) return;
   const cacheDir = join(artifactDir, runtime.startupCache.dir);
   await runWarm(runtime, runtime.startupCache, cacheDir, join(artifactDir, handlerFile));

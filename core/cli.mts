@@ -81,7 +81,11 @@ export interface Parsed<O extends Record<string, OptionSpec>> {
 export function usageOf<O extends Record<string, OptionSpec>>(spec: CommandSpec<O>, program = "warpstart"): string {
   const shown = Object.entries(spec.options as Record<string, OptionSpec>).filter(([, option]) => !option.hidden);
   const flag = (name: string, option: OptionSpec) => `--${name}${option.value ? ` ${option.value}` : ""}`;
-  const line = [`usage: ${program} ${spec.name}`, ...shown.map(([name, option]) => (option.required ? flag(name, option) : `[${flag(name, option)}]`)), spec.positionals?.usage]
+  const line = [
+    `usage: ${program} ${spec.name}`,
+    ...shown.map(([name, option]) => (option.required ? flag(name, option) : `[${flag(name, option)}]`)),
+    spec.positionals?.usage,
+  ]
     .filter(Boolean)
     .join(" ");
   const rows: [string, string][] = shown.map(([name, option]) => [

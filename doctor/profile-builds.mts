@@ -113,14 +113,14 @@ const labRuntimeOf = (fn: TemplateFunction) => (fn.runtime === undefined || whyS
  * Warp runs there; Optimized runs where the function does in the lab.
  */
 function copyRuntime(fn: TemplateFunction, profile: ComparedProfile): { runtime: string; note: string | null } {
-  const runsOn = labRuntimeOf(fn);
-  if (profile === "Warp" && runsOn !== CODE_CACHE_RUNTIME.lambdaRuntime) {
+  const labRuntime = labRuntimeOf(fn);
+  if (profile === "Warp" && labRuntime !== CODE_CACHE_RUNTIME.lambdaRuntime) {
     return {
       runtime: CODE_CACHE_RUNTIME.lambdaRuntime,
-      note: `built for and run on ${CODE_CACHE_RUNTIME.lambdaRuntime}, the runtime Warp's code cache is made for; the function runs on ${runsOn}`,
+      note: `built for and run on ${CODE_CACHE_RUNTIME.lambdaRuntime}, the runtime Warp's code cache is made for; the function runs on ${labRuntime}`,
     };
   }
-  return { runtime: runsOn, note: null };
+  return { runtime: labRuntime, note: null };
 }
 
 /** The profiles' builds, ready for the lab: each copy as built (a function the lab serves beside the app's) and its plan. */

@@ -46,17 +46,17 @@ async function servedFunction(
     say(`sam build ${logicalId} (${existsSync(built) ? `${relative(process.cwd(), templateFile)} changed` : "nothing built yet"})`);
     await samBuild({ template: templateFile, resources: [logicalId], quiet: true });
   }
-  const target = functionBuild(readTemplate(templateFile), logicalId, profile);
-  const ownProfile = target.profileName === functionBuild(target.template, logicalId).profileName;
-  const outdir = ownProfile ? join(buildDirOf(templateFile), logicalId) : join(buildDirOf(templateFile), "..", "profiles", logicalId, target.profileName);
-  const stale = staleReason(templateFile, target.fn, outdir);
+  const fnBuild = functionBuild(readTemplate(templateFile), logicalId, profile);
+  const ownProfile = fnBuild.profileName === functionBuild(fnBuild.template, logicalId).profileName;
+  const outdir = ownProfile ? join(buildDirOf(templateFile), logicalId) : join(buildDirOf(templateFile), "..", "profiles", logicalId, fnBuild.profileName);
+  const stale = staleReason(templateFile, fnBuild.fn, outdir);
   if (stale) {
-    say(`building ${logicalId} (${target.profileName}): ${stale}`);
-    await buildFunction(target, outdir);
+    say(`building ${logicalId} (${fnBuild.profileName}): ${stale}`);
+    await buildFunction(fnBuild, outdir);
   }
   const fn = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId)!;
   // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.
-  return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${target.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
+  return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
 
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {

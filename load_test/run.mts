@@ -38,7 +38,7 @@ const OPTIONS = {
   ...FIDELITY_OPTIONS,
 } as const;
 
-interface VariantSummary {
+interface FunctionSummary {
   requests: number;
   errors: number;
   coldStarts: number;
@@ -58,7 +58,7 @@ export interface RunSummary {
   target: string;
   thresholdsPassed: boolean;
   checks: Check[];
-  variants: Record<string, VariantSummary>;
+  functions: Record<string, FunctionSummary>;
 }
 
 function options({ values }: Parsed<typeof OPTIONS>) {
@@ -117,14 +117,14 @@ export function scaledConfig(template: string, seconds: number, maxP99?: number 
   return config;
 }
 
-/** Per variant, from Artillery's JSON report (counters and summaries of its aggregate). */
+/** Per function, from Artillery's JSON report (counters and summaries of its aggregate). */
 export function summarize(report: {
   aggregate: { counters: Record<string, number>; summaries: Record<string, Record<string, number>> };
-}): Record<string, VariantSummary> {
+}): Record<string, FunctionSummary> {
   const { counters, summaries } = report.aggregate;
-  const variants = Object.keys(counters).flatMap((key) => /^vusers\.created_by_name\.(.+)$/.exec(key)?.[1] ?? []);
+  const functions = Object.keys(counters).flatMap((key) => /^vusers\.created_by_name\.(.+)$/.exec(key)?.[1] ?? []);
   return Object.fromEntries(
-    variants.sort().map((name) => {
+    functions.sort().map((name) => {
       const ok = Object.entries(counters)
         .filter(([key]) => new RegExp(`^plugins\\.metrics-by-endpoint\\.${name}\\.codes\\.2\\d\\d$`).test(key))
         .reduce((sum, [, value]) => sum + value, 0);
@@ -211,11 +211,11 @@ async function artillery(
   return { report, checks: parseChecks(output), passed: code === 0 };
 }
 
-/** A run's verdict line and its per-variant table, as printed at the end. */
+/** A run's verdict line and its per-function table, as printed at the end. */
 export function table(run: RunSummary): string {
-  const header = ["variant", "requests", "errors", "cold starts", "init types", "p50 ms", "p95 ms", "p99 ms", "first-request p99 ms"];
+  const header = ["function", "requests", "errors", "cold starts", "init types", "p50 ms", "p95 ms", "p99 ms", "first-request p99 ms"];
   const fmt = (value: number | null) => (value === null ? "–" : value.toFixed(1));
-  const rows = Object.entries(run.variants).map(([name, v]) => [
+  const rows = Object.entries(run.functions).map(([name, v]) => [
     name,
     String(v.requests),
     String(v.errors),
@@ -252,7 +252,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const runs: RunSummary[] = [];
   if (deployed) {
     const { report, checks, passed } = await artillery(deployed, config, opts.out, "deployed");
-    runs.push({ provisionedConcurrency: "as deployed", target: deployed, thresholdsPassed: passed, checks, variants: summarize(report) });
+    runs.push({ provisionedConcurrency: "as deployed", target: deployed, thresholdsPassed: passed, checks, functions: summarize(report) });
   } else {
     // A function whose build fails is not served, nor its route loaded; the others are.
     let notBuilt = new Map<string, string>();
@@ -268,7 +268,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
       await withLab({ template: builtTemplateOf(template), parameterOverrides, notBuilt, fidelity: opts.fidelity }, async (lab) => {
         for (const line of provisionFailureLines(lab)) console.error(line);
         const { report, checks, passed } = await artillery(lab.apiUrl, config, opts.out, `pc${provisioned}`);
-        runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, variants: summarize(report) });
+        runs.push({ provisionedConcurrency: provisioned, target: lab.apiUrl, thresholdsPassed: passed, checks, functions: summarize(report) });
       });
     }
   }

@@ -112,6 +112,9 @@ fetch_debs() {
   private_apt() { apt-get -qq -o Dir::State="$scratch/state" -o Dir::Cache="$scratch/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User="$(id -un)" "${options[@]}" "$@"; }
   if private_apt update >&2 && (cd "$scratch" && private_apt download "$@" >&2); then
     for deb in "$scratch"/*.deb; do dpkg-deb -x "$deb" "$into"; done
+    # A package's links into files of packages not fetched (its docs) dangle: `sam build --cached`
+    # reads every file under a CodeUri of `.` and stops at the first it cannot open.
+    find "$into" -xtype l -delete
     rm -rf "$scratch"
   else
     rm -rf "$scratch"

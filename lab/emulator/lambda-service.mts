@@ -139,7 +139,7 @@ class LambdaFunction {
 }
 
 /** What a function name (or ARN) and Qualifier name: the function, the version that runs, and whether through its alias. */
-interface Target {
+interface QualifiedFunction {
   fn: LambdaFunction;
   version: FunctionVersion;
   /** The qualifier as named (null: none, $LATEST). */
@@ -206,8 +206,8 @@ export class LambdaService {
    * version, or of the one a qualifier names ($LATEST, the alias or 1: the alias's are version 1's).
    */
   environments(name: string, qualifier?: string): { idle: number; busy: number; provisioned: number; frozen: number; staged: number } {
-    const target = this.target(name, qualifier);
-    const versions = qualifier === undefined && !qualifiedName(name) ? target.fn.versions : [target.version];
+    const qualified = this.qualified(name, qualifier);
+    const versions = qualifier === undefined && !qualifiedName(name) ? qualified.fn.versions : [qualified.version];
     const idle = versions.flatMap((version) => version.idle);
     const busy = versions.flatMap((version) => [...version.busy]);
     return {
@@ -267,7 +267,7 @@ export class LambdaService {
    * GetProvisionedConcurrencyConfig answers it; none on $LATEST, version 1 or a function without one.
    */
   provisionedConcurrencyConfig(name: string, qualifier?: string): ProvisionedConcurrencyConfig {
-    const { fn, viaAlias } = this.target(name, qualifier);
+    const { fn, viaAlias } = this.qualified(name, qualifier);
     if (!viaAlias || !fn.provisioning) throw new ProvisionedConcurrencyConfigNotFound("No Provisioned Concurrency Config found for this function");
     const requested = fn.spec.provisionedConcurrency;
     const allocated = fn.provisioning.status === "READY" ? requested : 0;
@@ -283,7 +283,7 @@ export class LambdaService {
 
   /** A function's settings as the lab serves it (what runs it, its code). */
   served(name: string): ServedFunction {
-    return this.target(name).fn.spec;
+    return this.qualified(name).fn.spec;
   }
 
   get functionNames(): string[] {
@@ -292,8 +292,8 @@ export class LambdaService {
 
   /** The configuration of the version a name (or ARN) and qualifier name; its FunctionArn qualified when a qualifier is named, as Lambda answers. */
   configuration(name: string, qualifier?: string): FunctionConfiguration {
-    const target = this.target(name, qualifier);
-    return { ...target.version.config, FunctionArn: invokedArn(target) };
+    const qualified = this.qualified(name, qualifier);
+    return { ...qualified.version.config, FunctionArn: invokedArn(qualified) };
   }
 
   /**
@@ -310,7 +310,7 @@ export class LambdaService {
       throw new InvalidParameterValue(
         "Current operation does not support versions other than $LATEST. Please set the version to $LATEST or do not set a version in your request.",
       );
-    const { fn } = this.target(name);
+    const { fn } = this.qualified(name);
     const latest = fn.latest;
     if (latest.config.LastUpdateStatus === "InProgress")
       throw new ResourceConflict(`The operation cannot be performed at this time. An update is in progress for resource: ${latest.config.FunctionArn}`);
@@ -350,8 +350,8 @@ export class LambdaService {
    * 1; version 1 itself on those on-demand ones only (provisioned concurrency serves the alias).
    */
   async invoke(name: string, payload: Buffer, qualifier?: string): Promise<InvokeResult> {
-    const target = this.target(name, qualifier);
-    const { fn, version } = target;
+    const qualified = this.qualified(name, qualifier);
+    const { fn, version } = qualified;
     if (this.active >= this.options.concurrencyLimit) {
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
@@ -362,7 +362,7 @@ export class LambdaService {
     // stores the RuntimeExit, the next invoke fails with it, then it resets), and what Lambda's
     // developer guide says of a runtime that crashes during Invoke ("Lambda resets the execution
     // environment"). On Lambda itself a frozen environment cannot die on its own.
-    let env = this.takeIdle(version, target.viaAlias);
+    let env = this.takeIdle(version, qualified.viaAlias);
     let initDurationMs: number | undefined;
     this.active++;
     try {
@@ -379,7 +379,7 @@ export class LambdaService {
         }
         initDurationMs = init.initDurationMs;
       }
-      return await this.run(target, env, payload, log, initDurationMs);
+      return await this.run(qualified, env, payload, log, initDurationMs);
     } finally {
       this.active--;
     }
@@ -436,7 +436,7 @@ export class LambdaService {
 
   /** Ends a function's idle on-demand environments (of every version) now, as the idle timeout would later. */
   async reclaimIdle(name: string): Promise<void> {
-    const { fn } = this.target(name);
+    const { fn } = this.qualified(name);
     await Promise.all(fn.versions.flatMap((version) => version.idle.filter((env) => !this.provisioned.has(env)).map((env) => this.reclaim(version, env))));
   }
 
@@ -446,8 +446,14 @@ export class LambdaService {
     if (index >= 0) await this.discard(version.idle.splice(index, 1)[0]!);
   }
 
-  private async run(target: Target, env: ExecutionEnvironment, payload: Buffer, log: string[], initDurationMs: number | undefined): Promise<InvokeResult> {
-    const { version } = target;
+  private async run(
+    qualified: QualifiedFunction,
+    env: ExecutionEnvironment,
+    payload: Buffer,
+    log: string[],
+    initDurationMs: number | undefined,
+  ): Promise<InvokeResult> {
+    const { version } = qualified;
     const config = version.config;
     version.busy.add(env);
     const requestId = randomUUID();
@@ -460,7 +466,7 @@ export class LambdaService {
         payload,
         deadlineMs: Date.now() + timeoutMs,
         // The ARN it was invoked by, qualifier and all (the context's invokedFunctionArn).
-        functionArn: invokedArn(target),
+        functionArn: invokedArn(qualified),
         // Active tracing samples every invoke here (X-Ray's default rule samples the first each second).
         traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=${config.TracingConfig.Mode === "Active" ? 1 : 0}`,
       },
@@ -511,7 +517,7 @@ export class LambdaService {
    * name: $LATEST (or none), the function's alias (AutoPublishAlias) or the version it published
    * (1). Anything else is Lambda's ResourceNotFoundException, with the qualifier in the ARN.
    */
-  private target(name: string, qualifier?: string): Target {
+  private qualified(name: string, qualifier?: string): QualifiedFunction {
     const parsed = parseFunctionName(name);
     if (parsed.qualifier !== null && qualifier && parsed.qualifier !== qualifier)
       throw new InvalidParameterValue("The derived qualifier from the function name does not match the specified qualifier.");
@@ -593,8 +599,8 @@ function parseFunctionName(identifier: string): { name: string; qualifier: strin
 
 const qualifiedName = (identifier: string) => parseFunctionName(identifier).qualifier !== null;
 
-/** The ARN a target was named by: the function's, with the qualifier if one was named. */
-function invokedArn({ version, qualifier }: Pick<Target, "version" | "qualifier">): string {
+/** The ARN a qualified function was named by: the function's, with the qualifier if one was named. */
+function invokedArn({ version, qualifier }: Pick<QualifiedFunction, "version" | "qualifier">): string {
   const arn = `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${version.config.FunctionName}`;
   return qualifier === null ? arn : `${arn}:${qualifier}`;
 }

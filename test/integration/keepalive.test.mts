@@ -183,7 +183,7 @@ describe("Cjs when STS is down at INIT", () => {
 });
 
 describe("node bench/keepalive.mts", () => {
-  it("measures both variants at K = 1 and 10 and writes the report", () => {
+  it("measures both functions at K = 1 and 10 and writes the report", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-keepalive-"));
     try {
       const run = spawnSync(NODE22, [WARPSTART, "keepalive", "--no-build", "--invokes", "2", "--out", out], {
@@ -193,9 +193,9 @@ describe("node bench/keepalive.mts", () => {
       });
       expect(run.stderr).not.toMatch(/^error:/m);
       expect(run.status).toBe(0);
-      expect(run.stdout).toMatch(/^\| variant +\| keep-alive \| +K \| calls \| p50 ms\/call \| p90 ms\/call \| connections \| connections\/invoke \|$/m);
+      expect(run.stdout).toMatch(/^\| function +\| keep-alive \| +K \| calls \| p50 ms\/call \| p90 ms\/call \| connections \| connections\/invoke \|$/m);
       const results = JSON.parse(readFileSync(join(out, "keepalive.json"), "utf8")) as KeepAliveResults;
-      expect(results.rows.map((row) => [row.variant, row.callsPerInvoke, row.invokes, row.latenciesMs.length])).toEqual([
+      expect(results.rows.map((row) => [row.function, row.callsPerInvoke, row.invokes, row.latenciesMs.length])).toEqual([
         ["Optimized", 1, 2, 2],
         ["Optimized", 10, 2, 20],
         ["NoKeepAlive", 1, 2, 2],

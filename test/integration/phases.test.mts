@@ -5,16 +5,16 @@ import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHUNK_STEPS, PHASES, type PhaseResults } from "../../bench/phase-profile.mts";
+import { CHUNK_STEPS, PHASES, type PhaseResults } from "../../bench/phase-analysis.mts";
 import { NODE22, PROJECT_ROOT } from "../../core/paths.mts";
 import { WARPSTART } from "../support/warpstart.mts";
 
-describe("npm run phases -- --variants Warp,Hello --rounds 1 --cpu-prof", () => {
+describe("npm run phases -- --functions Warp,Hello --rounds 1 --cpu-prof", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-phases-"));
   let run: SpawnSyncReturns<string>;
   let results: PhaseResults;
   beforeAll(() => {
-    run = spawnSync(NODE22, [WARPSTART, "phases", "--no-build", "--variants", "Warp,Hello", "--rounds", "1", "--cpu-prof", "--out", out], {
+    run = spawnSync(NODE22, [WARPSTART, "phases", "--no-build", "--functions", "Warp,Hello", "--rounds", "1", "--cpu-prof", "--out", out], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
       timeout: 120_000,
@@ -32,7 +32,7 @@ describe("npm run phases -- --variants Warp,Hello --rounds 1 --cpu-prof", () => 
   });
 
   it("times every phase of a function that calls AWS during INIT, and no AWS call for one that does not", () => {
-    const [warp, hello] = results.variants;
+    const [warp, hello] = results.functions;
     expect(warp).toMatchObject({ name: "Warp", profile: "Warp", failures: [] });
     expect(warp!.withMarks).toHaveLength(1);
     expect(warp!.initWithoutMarksMs).toHaveLength(1);
@@ -45,12 +45,12 @@ describe("npm run phases -- --variants Warp,Hello --rounds 1 --cpu-prof", () => 
   });
 
   it("--cpu-prof: a third cold start under V8's profiler, its profile kept and its handler load split", () => {
-    const [warp] = results.variants;
-    expect(warp!.profiled).toHaveLength(1);
+    const [warp] = results.functions;
+    expect(warp!.cpuProfiled).toHaveLength(1);
     // Warp's handler load loads builtins, deserializes the chunk's cache, evaluates the chunk, runs
     // the SDK's first call, creates the STS request and runs the handler's own code.
     for (const part of ["builtins", "sdkCache", "sdkEvaluation", "sdkCall", "httpsRequest", "code"] as const) {
-      expect(warp!.profiled[0]![part]).toBeGreaterThan(0);
+      expect(warp!.cpuProfiled[0]![part]).toBeGreaterThan(0);
     }
     expect(existsSync(join(out, "profiles", "Warp-1.cpuprofile"))).toBe(true);
     expect(run.stdout).toContain("Handler load under V8's CPU profiler");

@@ -103,9 +103,9 @@ it("npm run load: the function whose build fails is left out with its route, the
   expect(run.stderr).toContain(`== IsolationUndeclaredImport is left out: its build fails: ${BUILD_ERROR}`);
   expect(run.stderr).toContain(PROVISION_FAILS);
   const { runs } = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { runs: RunSummary[] };
-  for (const { variants } of runs) {
-    expect(Object.keys(variants).sort()).toEqual(["IsolationHealthy", "IsolationInitThrows"]);
-    expect(variants.IsolationHealthy).toMatchObject({ errors: 0, initializationTypes: { "provisioned-concurrency": expect.any(Number) } });
-    expect(variants.IsolationInitThrows!.errors).toBe(variants.IsolationInitThrows!.requests);
+  for (const { functions } of runs) {
+    expect(Object.keys(functions).sort()).toEqual(["IsolationHealthy", "IsolationInitThrows"]);
+    expect(functions.IsolationHealthy).toMatchObject({ errors: 0, initializationTypes: { "provisioned-concurrency": expect.any(Number) } });
+    expect(functions.IsolationInitThrows!.errors).toBe(functions.IsolationInitThrows!.requests);
   }
 }, 300_000);

@@ -13,7 +13,7 @@ import type { RunSummary } from "../../load_test/run.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
 import { WARPSTART } from "../support/warpstart.mts";
 
-it("drives every variant with zero errors, counts cold starts, and provisioned environments serve with PC on", () => {
+it("drives every function with zero errors, counts cold starts, and provisioned environments serve with PC on", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-load-"));
   try {
     const run = spawnSync(NODE22, [WARPSTART, "load", "--no-build", "--duration", "6", "--provisioned", "1", "--max-p99", "off", "--out", out], {
@@ -26,22 +26,22 @@ it("drives every variant with zero errors, counts cold starts, and provisioned e
     const { runs } = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runs: RunSummary[] };
     expect(runs.map((r) => r.provisionedConcurrency)).toEqual([0, 1]);
     // A scenario per GET route: a function a user added without one is not loaded.
-    const variants = templateFunctions(join(PROJECT_ROOT, "template.yaml"))
+    const functions = templateFunctions(join(PROJECT_ROOT, "template.yaml"))
       .filter((fn) => fn.httpPath)
       .map((fn) => fn.logicalId)
       .sort();
     for (const r of runs) {
       expect(r.checks).toEqual([{ expression: "vusers.failed == 0", passed: true }]);
       expect(r.thresholdsPassed).toBe(true);
-      expect(Object.keys(r.variants).sort()).toEqual(variants);
-      for (const v of Object.values(r.variants)) {
+      expect(Object.keys(r.functions).sort()).toEqual(functions);
+      for (const v of Object.values(r.functions)) {
         expect(v.errors).toBe(0);
         expect(v.requests).toBeGreaterThan(0);
         expect(v.coldStarts).toBeGreaterThanOrEqual(1);
       }
     }
-    for (const v of Object.values(runs[0]!.variants)) expect(Object.keys(v.initializationTypes)).toEqual(["on-demand"]);
-    for (const v of Object.values(runs[1]!.variants)) expect(v.initializationTypes["provisioned-concurrency"]).toBeGreaterThan(0);
+    for (const v of Object.values(runs[0]!.functions)) expect(Object.keys(v.initializationTypes)).toEqual(["on-demand"]);
+    for (const v of Object.values(runs[1]!.functions)) expect(v.initializationTypes["provisioned-concurrency"]).toBeGreaterThan(0);
     expect(run.stdout).toContain("provisioned concurrency: 1   thresholds: passed");
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -77,8 +77,8 @@ describe("npm run load -- --stack, against the stand-in AWS whose stack names th
   it("npm run load -- --stack runs Artillery against the stack's ApiUrl", async () => {
     const runs = await loadHello(standIn, "load");
     expect(runs).toEqual([expect.objectContaining({ provisionedConcurrency: "as deployed", target: standIn.lab.apiUrl, thresholdsPassed: true })]);
-    expect(runs[0]!.variants.Hello).toMatchObject({ errors: 0, coldStarts: expect.any(Number) });
-    expect(runs[0]!.variants.Hello!.requests).toBeGreaterThan(0);
+    expect(runs[0]!.functions.Hello).toMatchObject({ errors: 0, coldStarts: expect.any(Number) });
+    expect(runs[0]!.functions.Hello!.requests).toBeGreaterThan(0);
   });
 });
 
@@ -92,7 +92,7 @@ describe("npm run load -- --stack, the stack deployed with ProvisionedConcurrenc
 
   it("npm run load -- --stack reaches the provisioned environment: the stack's API invokes the alias", async () => {
     const runs = await loadHello(standIn, "provisioned-load");
-    expect(runs[0]!.variants.Hello).toMatchObject({
+    expect(runs[0]!.functions.Hello).toMatchObject({
       errors: 0,
       initializationTypes: expect.objectContaining({ "provisioned-concurrency": expect.any(Number) }),
     });

@@ -10,7 +10,7 @@ import { labOverlayOf } from "../../emulation/function-environment.mts";
 let dir: string;
 let input: string;
 const saved = process.env[BUILD_CACHE_VARIABLE];
-const recipe: Recipe = { profileName: "Warp", fn: { logicalId: "Fn", handler: "index.handler" }, resources: [], runsOn: "node22", layerPackages: [] };
+const recipe: Recipe = { profileName: "Warp", fn: { logicalId: "Fn", handler: "index.handler" }, resources: [], deployedRuntime: "node22", layerPackages: [] };
 
 /** A finished build as buildFunction leaves it: the artifact, its lab overlay and its metafile, which names `input`. */
 function build(outdir: string, handler: string): { outfile: string; metafile: string } {

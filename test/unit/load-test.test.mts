@@ -53,7 +53,7 @@ describe("load_test/config.yaml", () => {
 });
 
 describe("summarize", () => {
-  it("counts requests, errors, cold starts and init types per variant, with latency percentiles", () => {
+  it("counts requests, errors, cold starts and init types per function, with latency percentiles", () => {
     const report = {
       aggregate: {
         counters: {
@@ -106,7 +106,7 @@ describe("the verdict of a run", () => {
   });
 
   it("names the failed checks above the table", () => {
-    const run: RunSummary = { provisionedConcurrency: 0, target: "http://127.0.0.1:1", thresholdsPassed: false, checks: parseChecks(output), variants: {} };
+    const run: RunSummary = { provisionedConcurrency: 0, target: "http://127.0.0.1:1", thresholdsPassed: false, checks: parseChecks(output), functions: {} };
     expect(table(run).split("\n")[0]).toBe("provisioned concurrency: 0   thresholds: FAILED (http.response_time.p99 < 1)");
     expect(table({ ...run, thresholdsPassed: true, checks: [{ expression: "vusers.failed == 0", passed: true }] }).split("\n")[0]).toBe(
       "provisioned concurrency: 0   thresholds: passed",

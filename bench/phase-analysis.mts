@@ -105,7 +105,7 @@ export function phaseDurations(timeline: ColdStartTimeline): PhaseDurations {
 }
 
 /** Where a profiled cold start's handler load went, by what V8's CPU profiler saw running. */
-const PROFILE_PARTS = [
+const CPU_PROFILE_PARTS = [
   { id: "builtins", label: "builtins loaded" },
   { id: "httpsRequest", label: "request + TLS socket" },
   { id: "gc", label: "GC" },
@@ -115,8 +115,8 @@ const PROFILE_PARTS = [
   { id: "code", label: "other code" },
 ] as const;
 
-type ProfilePartId = (typeof PROFILE_PARTS)[number]["id"];
-export type ProfileSplit = Record<ProfilePartId, number>;
+type CpuProfilePartId = (typeof CPU_PROFILE_PARTS)[number]["id"];
+export type CpuProfileSplit = Record<CpuProfilePartId, number>;
 
 interface CallFrame {
   functionName: string;
@@ -145,7 +145,7 @@ const inSdkChunk = (frame: CallFrame) => frame.url.endsWith(`/${SDK_CHUNK_FILE}`
 const isChunkWrapper = (frame: CallFrame) => inSdkChunk(frame) && frame.lineNumber === 0 && frame.functionName === "";
 
 /** A stack's part (the sampled frame first): the first frame that names one decides. */
-function partOf(stack: CallFrame[]): ProfilePartId {
+function partOf(stack: CallFrame[]): CpuProfilePartId {
   for (const [i, frame] of stack.entries()) {
     if (frame.functionName === "(garbage collector)") return "gc";
     if (BUILTIN_LOADERS[frame.url]?.includes(frame.functionName)) return "builtins";
@@ -164,7 +164,7 @@ function partOf(stack: CallFrame[]): ProfilePartId {
  * parts of its own: deserializing its code cache, its modules' top-level code, and everything
  * else it runs (client, command and the SDK's request path, for the first time).
  */
-export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>, readyAt: bigint): ProfileSplit {
+export function cpuProfileSplit(profile: CpuProfile, marks: Record<string, bigint>, readyAt: bigint): CpuProfileSplit {
   const from = marks["handler-import"];
   if (from === undefined) throw new Error("the profiled run left no handler-import mark");
   const to = duringInit(marks["aws-request"], readyAt) ?? readyAt;
@@ -177,7 +177,7 @@ export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>,
     for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) stack.push(byId.get(node)!.callFrame);
     return stack;
   };
-  const split = Object.fromEntries(PROFILE_PARTS.map(({ id }) => [id, 0])) as ProfileSplit;
+  const split = Object.fromEntries(CPU_PROFILE_PARTS.map(({ id }) => [id, 0])) as CpuProfileSplit;
   let at = profile.startTime;
   profile.samples.forEach((id, i) => {
     at += profile.timeDeltas[i] ?? 0;
@@ -189,23 +189,24 @@ export function profileSplit(profile: CpuProfile, marks: Record<string, bigint>,
 }
 
 /** One measured function: its cold starts with marks, and Init Duration of the interleaved ones without. */
-export interface PhaseVariant {
+export interface FunctionPhases {
   name: string;
   profile: string;
   withMarks: PhaseDurations[];
   /** Init Duration of the same function's cold starts without the marks: what the marks themselves cost. */
   initWithoutMarksMs: number[];
   /** With --cpu-prof: the handler load of each profiled cold start (a third start per round), by what was running. */
-  profiled: ProfileSplit[];
+  cpuProfiled: CpuProfileSplit[];
   failures: string[];
 }
 
 export interface PhaseResults {
-  schema: 1;
+  /** 2: each function's phases under `functions` (schema 1 called them `variants`). */
+  schema: 2;
   startedAt: string;
   rounds: number;
   fidelity: string;
-  variants: PhaseVariant[];
+  functions: FunctionPhases[];
   versions: Record<string, string>;
 }
 
@@ -213,10 +214,10 @@ const INIT_PHASES: PhaseId[] = ["processStart", "runtimeClient", "handlerLoad", 
 const initOf = (durations: PhaseDurations): number => INIT_PHASES.reduce((sum, id) => sum + durations[id], 0);
 
 /** The p50 of each phase (so the p50s need not add up to the p50 of the whole). */
-function phaseMedians(variant: PhaseVariant): Record<PhaseId, number> {
+function phaseMedians(fn: FunctionPhases): Record<PhaseId, number> {
   const median = (id: PhaseId) =>
     percentile(
-      variant.withMarks.map((durations) => durations[id]),
+      fn.withMarks.map((durations) => durations[id]),
       50,
     );
   return Object.fromEntries(PHASES.map(({ id }) => [id, median(id)])) as Record<PhaseId, number>;
@@ -224,43 +225,43 @@ function phaseMedians(variant: PhaseVariant): Record<PhaseId, number> {
 
 const fmt = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "–");
 const p50Cell = (values: number[]) => fmt(percentile(values, 50));
-const nameCell = (variant: PhaseVariant, format: TableFormat) => (format === "text" ? variant.name : markdownText(variant.name));
+const nameCell = (fn: FunctionPhases, format: TableFormat) => (format === "text" ? fn.name : markdownText(fn.name));
 
 /** A row per function with an SDK chunk: each step of its handler load, p50. "" when none has one. */
 export function chunkStepTable(results: PhaseResults, format: TableFormat): string {
-  const rows = results.variants.flatMap((variant) => {
-    const steps = variant.withMarks.flatMap((durations) => (durations.chunkSteps ? [durations.chunkSteps] : []));
+  const rows = results.functions.flatMap((fn) => {
+    const steps = fn.withMarks.flatMap((durations) => (durations.chunkSteps ? [durations.chunkSteps] : []));
     if (steps.length === 0) return [];
     const stepCells = CHUNK_STEPS.map(({ id }) => p50Cell(steps.map((step) => step[id])));
-    return [[nameCell(variant, format), String(steps.length), ...stepCells, p50Cell(variant.withMarks.map((d) => d.handlerLoad))]];
+    return [[nameCell(fn, format), String(steps.length), ...stepCells, p50Cell(fn.withMarks.map((d) => d.handlerLoad))]];
   });
   return rows.length === 0 ? "" : renderTable(["function", "n", ...CHUNK_STEPS.map((step) => step.label), "handler load"], rows, format);
 }
 
 /** A row per profiled function: each part of its handler load, p50 (profiled runs: the profiler slows them). "" when none was. */
-export function profileTable(results: PhaseResults, format: TableFormat): string {
-  const rows = results.variants
-    .filter((variant) => variant.profiled.length > 0)
-    .map((variant) => {
-      const total = variant.profiled.map((split) => PROFILE_PARTS.reduce((sum, { id }) => sum + split[id], 0));
-      const partCells = PROFILE_PARTS.map(({ id }) => p50Cell(variant.profiled.map((split) => split[id])));
-      return [nameCell(variant, format), String(variant.profiled.length), ...partCells, p50Cell(total)];
+export function cpuProfileTable(results: PhaseResults, format: TableFormat): string {
+  const rows = results.functions
+    .filter((fn) => fn.cpuProfiled.length > 0)
+    .map((fn) => {
+      const total = fn.cpuProfiled.map((split) => CPU_PROFILE_PARTS.reduce((sum, { id }) => sum + split[id], 0));
+      const partCells = CPU_PROFILE_PARTS.map(({ id }) => p50Cell(fn.cpuProfiled.map((split) => split[id])));
+      return [nameCell(fn, format), String(fn.cpuProfiled.length), ...partCells, p50Cell(total)];
     });
-  return rows.length === 0 ? "" : renderTable(["function", "n", ...PROFILE_PARTS.map((part) => part.label), "handler load, profiled"], rows, format);
+  return rows.length === 0 ? "" : renderTable(["function", "n", ...CPU_PROFILE_PARTS.map((part) => part.label), "handler load, profiled"], rows, format);
 }
 
 /** A row per function: each phase's p50, Init p50 with the marks and without them. */
 export function phaseTable(results: PhaseResults, format: TableFormat): string {
-  const rows = results.variants
-    .filter((variant) => variant.withMarks.length > 0)
-    .map((variant) => {
-      const medians = phaseMedians(variant);
+  const rows = results.functions
+    .filter((fn) => fn.withMarks.length > 0)
+    .map((fn) => {
+      const medians = phaseMedians(fn);
       return [
-        nameCell(variant, format),
-        String(variant.withMarks.length),
+        nameCell(fn, format),
+        String(fn.withMarks.length),
         ...PHASES.map(({ id }) => fmt(medians[id])),
-        p50Cell(variant.withMarks.map(initOf)),
-        variant.initWithoutMarksMs.length ? p50Cell(variant.initWithoutMarksMs) : fmt(Number.NaN),
+        p50Cell(fn.withMarks.map(initOf)),
+        fn.initWithoutMarksMs.length ? p50Cell(fn.initWithoutMarksMs) : fmt(Number.NaN),
       ];
     });
   return renderTable(["function", "n", ...PHASES.map((phase) => phase.label), "Init p50", "Init p50, no marks"], rows, format);
@@ -268,7 +269,7 @@ export function phaseTable(results: PhaseResults, format: TableFormat): string {
 
 export function phaseReport(results: PhaseResults): string {
   const legend = PHASES.map((phase) => `- **${phase.label}**: ${phase.says}.`).join("\n");
-  const failures = results.variants.flatMap((variant) => variant.failures.map((failure) => `- ${markdownText(variant.name)}: ${markdownText(failure)}`));
+  const failures = results.functions.flatMap((fn) => fn.failures.map((failure) => `- ${markdownText(fn.name)}: ${markdownText(failure)}`));
   return [
     "# Cold start by phase",
     "",
@@ -293,7 +294,7 @@ export function phaseReport(results: PhaseResults): string {
         "its modules' top-level code, everything else it runs up to the request: the SDK's first call), or else other code (the handler's, " +
         "or an SDK bundled into it). " +
         "The profiler slows everything down: compare the rows, not these times with the phases above.",
-      profileTable(results, "markdown"),
+      cpuProfileTable(results, "markdown"),
     ),
     ...(failures.length ? ["", "## Failures", "", ...failures] : []),
     "",
@@ -320,7 +321,7 @@ const BAR = 18;
 
 /** One stacked bar per function: each phase's p50, in phase order, on a shared ms axis. */
 export function phaseChartSvg(results: PhaseResults, title = "Cold start by phase (p50, ms)"): string {
-  const rows = results.variants.filter((variant) => variant.withMarks.length > 0).map((variant) => ({ name: variant.name, medians: phaseMedians(variant) }));
+  const rows = results.functions.filter((fn) => fn.withMarks.length > 0).map((fn) => ({ name: fn.name, medians: phaseMedians(fn) }));
   const total = (medians: Record<PhaseId, number>) => PHASES.reduce((sum, { id }) => sum + medians[id], 0);
   const ticks = niceTicks(Math.max(1, ...rows.map((row) => total(row.medians))));
   const max = ticks.at(-1)!;

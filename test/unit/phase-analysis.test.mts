@@ -2,15 +2,15 @@ import {
   type ColdStartTimeline,
   type CpuProfile,
   chunkStepTable,
+  cpuProfileSplit,
+  cpuProfileTable,
   type PhaseResults,
   parseMarks,
   phaseChartSvg,
   phaseDurations,
   phaseReport,
   phaseTable,
-  profileSplit,
-  profileTable,
-} from "../../bench/phase-profile.mts";
+} from "../../bench/phase-analysis.mts";
 
 const MS = 1_000_000n;
 
@@ -69,20 +69,20 @@ test("the marks file parses line by line, and anything else in it is an error", 
 function results(): PhaseResults {
   const warp = phaseDurations(timeline());
   return {
-    schema: 1,
+    schema: 2,
     startedAt: "2026-11-23T00:00:00.000Z",
     rounds: 3,
     fidelity: "Lambda's network",
-    variants: [
+    functions: [
       {
         name: "Warp",
         profile: "Warp",
         withMarks: [warp, { ...warp, handlerLoad: 70 }, { ...warp, handlerLoad: 50 }],
         initWithoutMarksMs: [120, 118, 122],
-        profiled: [],
+        cpuProfiled: [],
         failures: [],
       },
-      { name: "A<B>", profile: "Optimized", withMarks: [], initWithoutMarksMs: [], profiled: [], failures: ["round 1: INIT did not complete (init-error)"] },
+      { name: "A<B>", profile: "Optimized", withMarks: [], initWithoutMarksMs: [], cpuProfiled: [], failures: ["round 1: INIT did not complete (init-error)"] },
     ],
     versions: { esbuild: "0.28.2" },
   };
@@ -97,7 +97,7 @@ test("the table gives each phase's p50, Init p50 with and without the marks, and
 test("the chunk table has a row per function with an SDK chunk, and is empty without one", () => {
   const steps = { beforeChunk: 5, chunkCompile: 5, chunkEvaluate: 30, afterChunk: 20 };
   const withChunk = results();
-  withChunk.variants[0]!.withMarks = withChunk.variants[0]!.withMarks.map((durations) => ({ ...durations, chunkSteps: steps }));
+  withChunk.functions[0]!.withMarks = withChunk.functions[0]!.withMarks.map((durations) => ({ ...durations, chunkSteps: steps }));
   expect(chunkStepTable(withChunk, "text")).toMatch(/Warp\s+3\s+5\.0\s+5\.0\s+30\.0\s+20\.0\s+60\.0/);
   expect(chunkStepTable(results(), "text")).toBe("");
 });
@@ -106,7 +106,7 @@ test("the report lists failures and versions; the chart escapes names and draws 
   const report = phaseReport(results());
   expect(report).toContain("round 1: INIT did not complete (init-error)");
   expect(report).toContain("| esbuild | 0.28.2 |");
-  const svg = phaseChartSvg({ ...results(), variants: [{ ...results().variants[0]!, name: "A&B" }] });
+  const svg = phaseChartSvg({ ...results(), functions: [{ ...results().functions[0]!, name: "A&B" }] });
   expect(svg).toContain("A&amp;B");
   expect(svg.match(/<rect x=/g)).toHaveLength(6 + 6); // six phase segments and six legend keys
 });
@@ -149,7 +149,7 @@ test("a profiled handler load is split by the nearest frame up each sample's sta
   // 1040 (a builtin's parse) and 1041: builtins; 1042 request; 1043 GC; 1044 the chunk's Script; 1045 and 1046
   // under the chunk's wrapper; 1047 (a builtin's function the chunk calls) and 1048 the SDK's call; 1049 and 1050
   // the handler's code, the last lasting up to 1101.
-  expect(profileSplit(profile(), marks, 1125n * MS)).toEqual({
+  expect(cpuProfileSplit(profile(), marks, 1125n * MS)).toEqual({
     builtins: 2,
     httpsRequest: 1,
     gc: 1,
@@ -158,12 +158,12 @@ test("a profiled handler load is split by the nearest frame up each sample's sta
     sdkCall: 2,
     code: 1 + 51,
   });
-  expect(() => profileSplit(profile(), { preload: 1n }, 1125n * MS)).toThrow("the profiled run left no handler-import mark");
+  expect(() => cpuProfileSplit(profile(), { preload: 1n }, 1125n * MS)).toThrow("the profiled run left no handler-import mark");
 });
 
 test("the profile table has a row per profiled function, and is empty without one", () => {
   const profiled = results();
-  profiled.variants[0]!.profiled = [{ builtins: 40, httpsRequest: 10, gc: 2, sdkCache: 5, sdkEvaluation: 4, sdkCall: 6, code: 30 }];
-  expect(profileTable(profiled, "text")).toMatch(/Warp\s+1\s+40\.0\s+10\.0\s+2\.0\s+5\.0\s+4\.0\s+6\.0\s+30\.0\s+97\.0/);
-  expect(profileTable(results(), "text")).toBe("");
+  profiled.functions[0]!.cpuProfiled = [{ builtins: 40, httpsRequest: 10, gc: 2, sdkCache: 5, sdkEvaluation: 4, sdkCall: 6, code: 30 }];
+  expect(cpuProfileTable(profiled, "text")).toMatch(/Warp\s+1\s+40\.0\s+10\.0\s+2\.0\s+5\.0\s+4\.0\s+6\.0\s+30\.0\s+97\.0/);
+  expect(cpuProfileTable(results(), "text")).toBe("");
 });
