@@ -1,6 +1,7 @@
-// Builds kept by what went into them, for builds that repeat with the same inputs (the test suite
-// builds the same function in the same profile from many files, and again at every run). On when
-// WARPSTART_BUILD_CACHE names a folder. A build's key has two parts: its recipe (the builder's own
+// Builds kept by what went into them, for builds that repeat with the same inputs: a user's next
+// `sam build` (SAM runs every makefile build again, whatever --cached says), and the test suite,
+// which builds the same function in the same profile from many files. On unless
+// WARPSTART_BUILD_CACHE is "off"; that variable may also name the folder. A build's key has two parts: its recipe (the builder's own
 // code and the lockfiles of every tree it bundles or runs, the profile, the function as the template
 // declares it, the template's resources, the runtime it deploys to) and its ingredients (the
 // content of every file esbuild read, from the build's metafile). Warp's code cache is V8's output
@@ -10,15 +11,22 @@ import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Metafile } from "esbuild";
-import { PROJECT_ROOT } from "../core/paths.mts";
+import { labHomeDir, PROJECT_ROOT } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import { labOverlayOf } from "../emulation/function-environment.mts";
 
-/** The environment variable that turns the cache on: the folder it keeps builds in. */
+/** The environment variable that names the folder builds are kept in, or turns the cache off ("off"). */
 export const BUILD_CACHE_VARIABLE = "WARPSTART_BUILD_CACHE";
 
+/** Where builds are kept: the variable's folder, else the lab's home (outside the project: a build never sees it); null when off. */
+function buildCacheDir(): string | null {
+  const named = process.env[BUILD_CACHE_VARIABLE];
+  if (named === "off") return null;
+  return named ? resolve(named) : join(labHomeDir(), "build-cache");
+}
+
 /** Whether builds are kept and reused in this process. */
-export const buildCacheOn = () => Boolean(process.env[BUILD_CACHE_VARIABLE]);
+export const buildCacheOn = () => buildCacheDir() !== null;
 
 /** What the builder's output depends on besides the function's own files: its code, what it builds in, the trees and Nodes it uses. */
 const BUILDER_INPUTS = ["builder", "core", "emulation", "src", "lib"];
@@ -73,6 +81,8 @@ export interface Recipe {
   deployedRuntime: string;
   /** What its layers provide, left out of its bundle (builder/layer-packages.mts). */
   layerPackages: string[];
+  /** Files the build reads besides what esbuild bundles (the event of Warp's first invoke), by content. */
+  alsoReads: string[];
 }
 
 /** The files a build read, each with its digest, from its metafile (inputs relative to the project, as esbuild writes them). */
@@ -91,11 +101,12 @@ interface Entry<Result> {
 
 /** Where a recipe's entry is kept; null when the cache is off. */
 function entryDir(recipe: Recipe): string | null {
-  const root = process.env[BUILD_CACHE_VARIABLE];
+  const root = buildCacheDir();
   if (!root) return null;
+  const alsoReads = recipe.alsoReads.map((file) => fileDigest(file));
   // Paths inside the project count from its root: a copy of the project (a test's) makes the same builds.
-  const recipeText = JSON.stringify({ builder: builderDigest(), arch: process.arch, ...recipe }).replaceAll(PROJECT_ROOT, "<project>");
-  return join(resolve(root), digest(recipeText));
+  const recipeText = JSON.stringify({ builder: builderDigest(), arch: process.arch, ...recipe, alsoReads }).replaceAll(PROJECT_ROOT, "<project>");
+  return join(root, digest(recipeText));
 }
 
 /** What a folder of the entry holds: the artifact, the lab's overlay beside it, its metafile. */

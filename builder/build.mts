@@ -13,7 +13,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, s
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
-import { appDirOf, PROJECT_ROOT } from "../core/paths.mts";
+import { appDirOf, PROJECT_ROOT, sampleEventOf } from "../core/paths.mts";
 import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -259,15 +259,22 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage): string
 
 /**
  * Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom
- * runtimes' startup caches. With WARPSTART_BUILD_CACHE set, a build whose inputs are all as they
- * were is copied from the cache instead (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
+ * runtimes' startup caches. A build whose inputs are all as they were is copied from the build
+ * cache instead (unless WARPSTART_BUILD_CACHE is "off") (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
  */
 export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const { template, fn, profile, profileName } = fnBuild;
   const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
   const recipe: Recipe | null =
     buildCacheOn() && ownTree
-      ? { profileName, fn, resources: template.resources, deployedRuntime: fnBuild.deployedRuntime(), layerPackages: layerPackages(fn.layers) }
+      ? {
+          profileName,
+          fn,
+          resources: template.resources,
+          deployedRuntime: fnBuild.deployedRuntime(),
+          layerPackages: layerPackages(fn.layers),
+          alsoReads: profile.firstInvoke ? [sampleEventOf(template.file, fn.logicalId)] : [],
+        }
       : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };

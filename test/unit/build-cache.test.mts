@@ -10,7 +10,14 @@ import { labOverlayOf } from "../../emulation/function-environment.mts";
 let dir: string;
 let input: string;
 const saved = process.env[BUILD_CACHE_VARIABLE];
-const recipe: Recipe = { profileName: "Warp", fn: { logicalId: "Fn", handler: "index.handler" }, resources: [], deployedRuntime: "node22", layerPackages: [] };
+const recipe: Recipe = {
+  profileName: "Warp",
+  fn: { logicalId: "Fn", handler: "index.handler" },
+  resources: [],
+  deployedRuntime: "node22",
+  layerPackages: [],
+  alsoReads: [],
+};
 
 /** A finished build as buildFunction leaves it: the artifact, its lab overlay and its metafile, which names `input`. */
 function build(outdir: string, handler: string): { outfile: string; metafile: string } {
@@ -54,6 +61,17 @@ it("gives nothing back once a file the build read has changed, nor for another r
   expect(existsSync(join(dir, "again"))).toBe(false);
 });
 
+it("gives nothing back once a file the build reads besides its bundle (the first invoke's event) has changed", () => {
+  const event = join(dir, "event.json");
+  writeFileSync(event, '{"id":1}');
+  const withEvent = { ...recipe, alsoReads: [event] };
+  const first = build(join(dir, "first"), "built once");
+  keepBuild(withEvent, join(dir, "first"), first.outfile, first.metafile, { bytes: 10 });
+  expect(restoreBuild(withEvent, join(dir, "same"))?.result).toEqual({ bytes: 10 });
+  writeFileSync(event, '{"id":2}');
+  expect(restoreBuild(withEvent, join(dir, "again"))).toBeNull();
+});
+
 it("keeps the last build of a recipe, and nothing when the cache is off", () => {
   const first = build(join(dir, "first"), "built once");
   keepBuild(recipe, join(dir, "first"), first.outfile, first.metafile, { bytes: 10 });
@@ -63,7 +81,7 @@ it("keeps the last build of a recipe, and nothing when the cache is off", () => 
   expect(restoreBuild(recipe, join(dir, "again"))?.result).toEqual({ bytes: 20 });
   expect(readFileSync(join(dir, "again", "index.mjs"), "utf8")).toBe("built twice");
 
-  delete process.env[BUILD_CACHE_VARIABLE];
+  process.env[BUILD_CACHE_VARIABLE] = "off";
   expect(restoreBuild(recipe, join(dir, "off"))).toBeNull();
 });
 

@@ -15,24 +15,27 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
     // The function counts also built with `sam build --parallel`.
     parallel: { type: "string", default: "20" },
+    // The function counts also built again with nothing changed, the pipeline's build cache on.
+    rebuild: { type: "string", default: "20" },
     out: { type: "string", default: join(tmpdir(), "warpstart-build-time.json") },
   },
 });
 const counts = values.functions.split(",").map(Number);
 const parallelCounts = new Set(values.parallel.split(",").filter(Boolean).map(Number));
+const rebuildCounts = new Set(values.rebuild.split(",").filter(Boolean).map(Number));
 const repeat = Number(values.repeat);
 if (counts.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(repeat) || repeat < 1) {
   throw new Error("--functions takes positive integers (1,5,20), --repeat a positive integer");
 }
 
 // The project's tools first on PATH (Node 22 and npm, sam, esbuild), as scripts/with-tools.sh puts them.
-// No WARPSTART_BUILD_CACHE: the pipeline's build cache is on only when it names a folder (jest sets it).
+// WARPSTART_BUILD_CACHE=off: every Warp build a whole one, not one the pipeline kept from an earlier run.
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   PATH: [join(ROOT, "tools/node22/node_modules/.bin"), join(ROOT, ".venv/bin"), join(ROOT, "node_modules/.bin"), process.env.PATH].join(":"),
   SAM_CLI_TELEMETRY: "0",
 };
-delete env.WARPSTART_BUILD_CACHE;
+env.WARPSTART_BUILD_CACHE = "off";
 delete env.WARPSTART_TEMPLATE;
 
 const version = (command: string, args: string[]) => execFileSync(command, args, { env, encoding: "utf8" }).trim();
@@ -103,22 +106,34 @@ function makeApp(builder: Builder, n: number): string {
   return app;
 }
 
-/** `sam build` of a fresh app: its wall time in seconds. The app is removed after, kept when the build fails. */
-async function samBuild(builder: Builder, n: number, parallel: boolean): Promise<number> {
-  const app = makeApp(builder, n);
-  const log = join(app, "sam-build.log");
-  const started = performance.now();
-  const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn("sam", ["build", ...(parallel ? ["--parallel"] : [])], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
+/** `sam build` in `app`: its exit code, its output in the app's sam-build.log. */
+function runSam(app: string, parallel: boolean, runEnv: NodeJS.ProcessEnv): Promise<number | null> {
+  return new Promise((done, fail) => {
+    const child = spawn("sam", ["build", ...(parallel ? ["--parallel"] : [])], { cwd: app, env: runEnv, stdio: ["ignore", "pipe", "pipe"] });
     const output: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
     child.on("error", fail);
     child.on("close", (exit) => {
-      writeFileSync(log, Buffer.concat(output));
+      writeFileSync(join(app, "sam-build.log"), Buffer.concat(output));
       done(exit);
     });
   });
+}
+
+/**
+ * `sam build` of a fresh app: its wall time in seconds. With `rebuild`, the time of a second
+ * `sam build` with nothing changed, the pipeline's build cache on (the first build, untimed, fills
+ * it). The app is removed after, kept when a build fails.
+ */
+async function samBuild(builder: Builder, n: number, parallel: boolean, rebuild = false): Promise<number> {
+  const app = makeApp(builder, n);
+  const log = join(app, "sam-build.log");
+  const cache = rebuild ? mkdtempSync(join(tmpdir(), "build-time-cache-")) : undefined;
+  const runEnv = cache ? { ...env, WARPSTART_BUILD_CACHE: cache } : env;
+  let code = rebuild ? await runSam(app, parallel, runEnv) : 0;
+  const started = performance.now();
+  if (code === 0) code = await runSam(app, parallel, runEnv);
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) {
     const tail = readFileSync(log, "utf8").trim().split("\n").slice(-20).join("\n");
@@ -129,6 +144,7 @@ async function samBuild(builder: Builder, n: number, parallel: boolean): Promise
   const missing = Array.from({ length: n }, (_, i) => built(i + 1)).find((file) => !existsSync(file));
   if (missing) throw new Error(`sam build of ${n} ${LABEL[builder]} function(s) wrote no ${missing}; the app is kept: ${app}`);
   rmSync(app, { recursive: true, force: true });
+  if (cache) rmSync(cache, { recursive: true, force: true });
   return seconds;
 }
 
@@ -150,22 +166,31 @@ interface Run {
   functions: number;
   builder: Builder;
   parallel: boolean;
+  rebuild: boolean;
   repetition: number;
   seconds: number;
 }
 const runs: Run[] = [];
 for (const n of counts) {
-  const variants = [false, ...(parallelCounts.has(n) ? [true] : [])];
+  const modes = [
+    { parallel: false, rebuild: false },
+    ...(parallelCounts.has(n) ? [{ parallel: true, rebuild: false }] : []),
+    ...(rebuildCounts.has(n) ? [{ parallel: false, rebuild: true }] : []),
+  ];
   for (let repetition = 1; repetition <= repeat; repetition++) {
     // The builders alternate, so that a drift of the machine falls on both.
-    for (const parallel of variants) {
+    for (const { parallel, rebuild } of modes) {
       for (const builder of ["warp", "esbuild"] as const) {
-        const seconds = await samBuild(builder, n, parallel);
-        console.error(`N=${n} ${LABEL[builder]}${parallel ? " --parallel" : ""} #${repetition}: ${seconds.toFixed(1)} s`);
-        runs.push({ functions: n, builder, parallel, repetition, seconds });
+        const seconds = await samBuild(builder, n, parallel, rebuild);
+        console.error(`N=${n} ${label(builder, parallel, rebuild)} #${repetition}: ${seconds.toFixed(1)} s`);
+        runs.push({ functions: n, builder, parallel, rebuild, repetition, seconds });
       }
     }
   }
+}
+
+function label(builder: Builder, parallel: boolean, rebuild: boolean): string {
+  return `${LABEL[builder]}${parallel ? " --parallel" : ""}${rebuild ? ", again, nothing changed" : ""}`;
 }
 
 const median = (xs: number[]) => {
@@ -173,19 +198,19 @@ const median = (xs: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const rows = [...new Set(runs.map((run) => `${run.functions}|${run.builder}|${run.parallel}`))].map((key) => {
-  const same = runs.filter((run) => `${run.functions}|${run.builder}|${run.parallel}` === key);
-  const { functions, builder, parallel } = same[0]!;
+const keyOf = (run: Run) => `${run.functions}|${run.builder}|${run.parallel}|${run.rebuild}`;
+const rows = [...new Set(runs.map(keyOf))].map((key) => {
+  const same = runs.filter((run) => keyOf(run) === key);
+  const { functions, builder, parallel, rebuild } = same[0]!;
   const seconds = median(same.map((run) => run.seconds));
-  return { functions, builder, parallel, seconds, secondsPerFunction: seconds / functions, runs: same.map((run) => run.seconds) };
+  return { functions, builder, parallel, rebuild, seconds, secondsPerFunction: seconds / functions, runs: same.map((run) => run.seconds) };
 });
 
 const table = [
   `| N | builder | seconds${repeat > 1 ? ` (median of ${repeat})` : ""} | seconds per function |`,
   "| --: | :-- | --: | --: |",
   ...rows.map(
-    (row) =>
-      `| ${row.functions} | ${LABEL[row.builder]}${row.parallel ? " --parallel" : ""} | ${row.seconds.toFixed(1)} | ${row.secondsPerFunction.toFixed(2)} |`,
+    (row) => `| ${row.functions} | ${label(row.builder, row.parallel, row.rebuild)} | ${row.seconds.toFixed(1)} | ${row.secondsPerFunction.toFixed(2)} |`,
   ),
 ];
 console.log(table.join("\n"));
