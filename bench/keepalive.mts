@@ -10,7 +10,18 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { keepsAlive } from "../builder/build.mts";
-import { defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, timestamp, UsageError, VARIANTS_RULE, wholeNumber } from "../core/cli.mts";
+import {
+  defineCommand,
+  errorMessage,
+  FUNCTIONS_OPTIONS,
+  NO_BUILD_OPTION,
+  type Parsed,
+  TEMPLATE_OPTION,
+  timestamp,
+  UsageError,
+  VARIANTS_RULE,
+  wholeNumber,
+} from "../core/cli.mts";
 import { builtTemplateOf } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
@@ -25,12 +36,13 @@ import type { BenchResults } from "./results.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,
+  ...FUNCTIONS_OPTIONS,
+  // Its own default: the two functions whose keep-alive differs.
   functions: {
     value: "LIST",
     default: "Optimized,NoKeepAlive",
     help: "its functions to measure; a function built with BuildProperties.Define KEEP_ALIVE: false\nruns without keep-alive",
   },
-  variants: { value: "LIST", help: "--functions' old name", hidden: true },
   calls: { value: "LIST", default: "1,10", help: "sequential calls per invoke, ?calls=K" },
   query: { value: "N=V", multiple: true, help: "another query parameter for every invoke (e.g. operation=ListTables; repeatable)" },
   invokes: { value: "N", whole: [1], default: "20", help: "measured invokes per function and K, after one warm-up invoke" },
@@ -76,11 +88,11 @@ export interface Check {
   text: string;
 }
 
-function options({ values, given }: Parsed<typeof OPTIONS>) {
+function options({ values }: Parsed<typeof OPTIONS>) {
   const templateFile = resolve(values.template);
   const parameterOverrides = parameterOverridesFrom(values, templateFile);
   const template = readTemplate(templateFile, parameterOverrides);
-  const chosen = given.has("variants") ? values.variants! : values.functions;
+  const chosen = values.variants ?? values.functions;
   const functions = chosen.split(",").map((name) => {
     const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
     if (!fn)

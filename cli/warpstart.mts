@@ -1,24 +1,7 @@
 #!/usr/bin/env node
-// `warpstart <command> [options]`: every command of the project behind one program. A command's
-// module is loaded only when it runs, so that `warpstart build` (SAM's makefile builder, once per
-// function) loads the builder alone.
-import { type Command, runCommand } from "../core/cli.mts";
-
-type Loader = () => Promise<{ command: Command }>;
-
-/** The commands, in the order a newcomer meets them. */
-const COMMANDS: Record<string, Loader> = {
-  invoke: () => import("../lab/invoke.mts"),
-  lab: () => import("../lab/start-lab.mts"),
-  aws: () => import("../lab/serve-aws.mts"),
-  bench: () => import("../bench/cli.mts"),
-  doctor: () => import("../doctor/cli.mts"),
-  load: () => import("../load_test/run.mts"),
-  phases: () => import("../bench/phases.mts"),
-  keepalive: () => import("../bench/keepalive.mts"),
-  "warp:pin": () => import("../bench/warp-pin.mts"),
-  build: () => import("../builder/build.mts"),
-};
+// `warpstart <command> [options]`: every command of the project behind one program (cli/commands.mts).
+import { runCommand } from "../core/cli.mts";
+import { COMMANDS } from "./commands.mts";
 
 /** The list of commands, each with its summary. */
 async function overview(): Promise<string> {

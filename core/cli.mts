@@ -73,8 +73,6 @@ export type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]: Val
 export interface Parsed<O extends Record<string, OptionSpec>> {
   values: Values<O>;
   positionals: string[];
-  /** The options the command line gave (a default is not given). */
-  given: Set<OptionName<O>>;
 }
 
 /** The usage of a command: the line of its options, then one paragraph per option. */
@@ -111,6 +109,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+  // What the command line gave: a default is not given.
   const given = new Set(Object.keys(parsed.values).filter((name) => parsed.values[name] !== false)) as Set<OptionName<O>>;
   for (const rule of spec.rules ?? []) {
     const trigger = ([] as string[]).concat(rule.given).find((name) => given.has(name as OptionName<O>));
@@ -129,7 +128,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   const { min = 0, max = Number.POSITIVE_INFINITY } = spec.positionals ?? {};
   if (count < min) throw new UsageError(spec.positionals?.missing ?? `give ${spec.positionals?.usage}`);
   if (count > max) throw new UsageError(`${spec.positionals?.usage} takes ${max === 1 ? "one" : max} at a time, not ${parsed.positionals.join(", ")}`);
-  return { values: values as Values<O>, positionals: parsed.positionals, given };
+  return { values: values as Values<O>, positionals: parsed.positionals };
 }
 
 /** "a, b or c". */

@@ -9,6 +9,7 @@ import ts from "typescript";
 import { keepsAlive } from "../builder/build.mts";
 import { CODE_CACHE_RUNTIME, cacheFileOf } from "../builder/code-cache.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
+import { SDK_PACKAGE } from "../builder/sdk.mts";
 import { CUSTOM_RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
@@ -61,9 +62,7 @@ export const CHECKS = [
     severity: "error",
     // The credential providers Lambda never reaches are left to run time on purpose.
     detect: ({ graph }) => {
-      const fromRuntime = graph.runtimeImports.filter(
-        (specifier) => /^@(aws-sdk|smithy)\//.test(specifier) && !UNUSED_CREDENTIAL_PROVIDERS.includes(packageName(specifier)),
-      );
+      const fromRuntime = graph.runtimeImports.filter(isSdk);
       if (fromRuntime.length === 0) return null;
       return `imports ${listed(fromRuntime)} unbundled: INIT resolves and loads the SDK file by file from the runtime's own copy (or a layer's)`;
     },
@@ -399,7 +398,8 @@ const buildPropertiesOf = (resource: TemplateResourceEntry): Record<string, unkn
   return resource.Metadata.BuildProperties as Record<string, unknown>;
 };
 
-const isSdk = (specifier: string) => /^@(aws-sdk|smithy)\//.test(specifier) && !UNUSED_CREDENTIAL_PROVIDERS.includes(specifier);
+/** An SDK package the function needs (a credential provider Lambda never reaches is not one). */
+const isSdk = (specifier: string) => SDK_PACKAGE.test(specifier) && !UNUSED_CREDENTIAL_PROVIDERS.includes(packageName(specifier));
 
 const NOT_BUNDLED = "the function is not bundled (SAM's npm builder): the fix adds a bundler (BuildMethod: esbuild), which the doctor does not choose for you";
 
