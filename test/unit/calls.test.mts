@@ -3,7 +3,7 @@
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { routeEvent } from "../../emulation/events.mts";
+import { routeEvent } from "warpstart/events";
 import { type CallerIdentity, identityHandler, MAX_CALLS, requestedCalls, sequentialCalls, startedAtInit } from "../../src/functions/identity/identity.mts";
 
 const sts = mockClient(STSClient);

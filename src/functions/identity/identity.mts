@@ -2,8 +2,8 @@
 // caller identity: masking, the event's `calls` parameter, the response, the handler. No SDK,
 // no I/O at import.
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { CODE_CACHE_STATUS, type CodeCacheStatus } from "warpstart/contract";
 import { stopwatch } from "../../../lib/stopwatch.mts";
-import { CODE_CACHE_STATUS, type CodeCacheStatus } from "../../contract.mts";
 import { artifactBytes, runtimeBuildDate } from "./artifact.mts";
 
 const ACCOUNT_ID = /(?<!\d)\d{12}(?!\d)/g;

@@ -1,0 +1,480 @@
+// One esbuild pipeline for every function of a template: SAM's makefile builder runs
+// `make build-<LogicalId>`, whose one pattern rule runs
+//   warpstart build --template <template.yaml> <LogicalId> <ARTIFACTS_DIR>
+// The template says the rest: the handler's source from CodeUri + Handler
+// (src/functions/x/index.handler -> src/functions/x/index.mts, .ts, .mjs, .js, .cts or .cjs), its
+// profile from Metadata.BuildProperties.Profile (builder/profiles.mts), the constants to embed
+// from BuildProperties.Define. The build writes what the runtime loads at the handler's path
+// (src/functions/x/index.mjs, or .cjs for a CommonJS source; Warp adds sdk.cjs and sdk.<arch>.cache
+// beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
+// custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
+
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
+import { appDirOf, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
+import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { labOverlayOf } from "../emulation/function-environment.mts";
+import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
+import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
+import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
+import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
+import { type CodeCache, makeCodeCache } from "./code-cache.mts";
+import { layerPackages } from "./layer-packages.mts";
+import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
+import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
+import {
+  type ChunkLibraries,
+  chunkEntry,
+  chunkLibraries,
+  installedVersion,
+  packageOf,
+  replaceFiles,
+  runtimeServing,
+  SDK_PACKAGE,
+  type SdkImports,
+  scanSdkImports,
+  sdkFromChunk,
+  sdkFromRuntime,
+  sdkFromRuntimeCopy,
+  sdkFromTree,
+  sdkServing,
+  serviceHosts,
+} from "./sdk.mts";
+import { warmStartupCache } from "./startup-caches.mts";
+
+/** The folder whose node_modules holds a profile's SDK tree. */
+const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
+  published: join(PACKAGE_ROOT, "published"),
+  patched: join(PACKAGE_ROOT, "patches"),
+};
+const SOURCE_EXTENSIONS = [".mts", ".ts", ".mjs", ".js", ".cts", ".cjs"];
+
+export class BuildError extends Error {
+  override name = "BuildError";
+}
+
+/** A function's handler, read as the runtime reads it: [dir/]module.export, split at the first dot of the file name. */
+export function handlerParts(handler: string): { module: string; exportPath: string } {
+  const slash = handler.lastIndexOf("/");
+  const dot = handler.indexOf(".", slash + 1);
+  if (dot <= slash + 1 || dot === handler.length - 1 || handler.includes("..")) {
+    throw new BuildError(`Handler "${handler}" is not of the form path/to/module.export (e.g. src/functions/hello/index.handler)`);
+  }
+  return { module: handler.slice(0, dot), exportPath: handler.slice(dot + 1) };
+}
+
+/** What a build makes of a function: its source, module format, and the file the runtime loads. */
+export interface HandlerSource {
+  source: string;
+  format: "esm" | "cjs";
+  /** The built handler module, relative to the artifact (the task root). */
+  outputFile: string;
+}
+
+/**
+ * The handler's source and the module format the build writes: BuildProperties.Format (esm or
+ * cjs, as SAM's esbuild builder names it), else the source's own (.cts/.cjs are CommonJS,
+ * anything else an ES module: the project is "type": "module").
+ */
+export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler" | "buildProperties">): HandlerSource {
+  const { module } = handlerParts(fn.handler);
+  const source = SOURCE_EXTENSIONS.map((extension) => join(fn.codeDir, `${module}${extension}`)).find((file) => existsSync(file));
+  if (!source) {
+    throw new BuildError(
+      `${fn.logicalId}: its Handler ${fn.handler} names the source ${module}.{${SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(",")}} in ${fn.codeDir} (CodeUri), and there is none: write the handler there or fix Handler.`,
+    );
+  }
+  const declared = fn.buildProperties.Format;
+  if (declared !== undefined && declared !== "esm" && declared !== "cjs")
+    throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
+  const format = declared ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
+  return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
+}
+
+/** The handler module in a built artifact (its handler's module path, .mjs or .cjs), relative to the artifact. */
+export function builtHandlerFile(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler">): string {
+  const { module } = handlerParts(fn.handler);
+  const built = [".mjs", ".cjs"].map((extension) => `${module}${extension}`).find((file) => existsSync(join(fn.codeDir, file)));
+  if (!built) throw new BuildError(`${fn.logicalId}: ${fn.codeDir} holds no built ${module}.mjs or .cjs: build it first (sam build)`);
+  return built;
+}
+
+/** One function of a template, to be built with a profile (its own, or one asked for). */
+export interface FunctionBuild {
+  template: SamTemplate;
+  fn: TemplateFunction;
+  profileName: string;
+  profile: Profile;
+  /**
+   * The name of the runtime the function runs on once deployed (core/runtimes.mts), read when first
+   * asked: a function whose runtime the lab cannot run is still one whose profile can be asked for.
+   */
+  deployedRuntime: () => string;
+}
+
+export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
+  const fn = template.functions.find((candidate) => candidate.logicalId === logicalId);
+  if (!fn)
+    throw new BuildError(
+      `${logicalId} is not a function of ${template.file} (its functions: ${template.functions.map((f) => f.logicalId).join(", ") || "none"})`,
+    );
+  const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
+  if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
+  let runtimeName: string | undefined;
+  const deployedRuntime = () => (runtimeName ??= deployedRuntimeName(template.file, logicalId));
+  try {
+    return { template, fn, profileName: named, profile: profileNamed(named), deployedRuntime };
+  } catch (error) {
+    throw new BuildError(`${logicalId}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The runtime a function runs on as sam build builds it: the template with the build parameters of
+ * the app's samconfig.toml ([default.build.parameters]), where a Runtime parameter may choose it.
+ */
+function deployedRuntimeName(templateFile: string, logicalId: string): string {
+  const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
+  return runtimeOf(readTemplate(templateFile, overrides).functions.find((f) => f.logicalId === logicalId)!).name;
+}
+
+/**
+ * Metadata.BuildProperties.Define: constants embedded at build time instead of environment
+ * variables. A value is a string, number or boolean, or `!Ref` to a resource of the template
+ * with a fixed name (embedded as that name: a secret's too, which GetSecretValue takes as SecretId).
+ */
+export function templateDefines(template: SamTemplate, fn: TemplateFunction): Record<string, string> {
+  const define = fn.buildProperties.Define ?? {};
+  if (typeof define !== "object" || Array.isArray(define))
+    throw new BuildError(`${fn.logicalId}: Metadata.BuildProperties.Define must be a map of constant names to values`);
+  return Object.fromEntries(
+    Object.entries(define as Record<string, unknown>).map(([name, value]) => {
+      if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new BuildError(`${fn.logicalId}: Define ${name}: not an identifier a handler can use`);
+      if (["string", "number", "boolean"].includes(typeof value)) return [name, JSON.stringify(value)];
+      const ref = (value as { Ref?: unknown } | null)?.Ref;
+      const resource = template.resources.find((candidate) => candidate.logicalId === ref);
+      if (!resource) {
+        throw new BuildError(
+          `${fn.logicalId}: Define ${name}: ${JSON.stringify(value)} cannot be embedded at build time; use a string, a number, a boolean or !Ref to a resource of the template with a fixed name (a parameter's value is chosen at deploy time: pass it through Environment instead)`,
+        );
+      }
+      const type = NAMED_TYPES[resource.type];
+      const resourceName = fixedName(resource);
+      if (!type || resourceName === null) {
+        throw new BuildError(
+          `${fn.logicalId}: Define ${name}: !Ref ${resource.logicalId} has no name before deploy time${type ? `: give it one (${type.nameProperty}) so the build can embed it` : ` (${resource.type})`}, or pass it through Environment instead`,
+        );
+      }
+      return [name, JSON.stringify(resourceName)];
+    }),
+  );
+}
+
+/** Whether a function is built with keep-alive: the template's Define KEEP_ALIVE (the identity handlers read it), on unless false. */
+export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
+  (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
+
+/** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
+function sdkVersion(imports: SdkImports, tree: string | null): string {
+  if (!tree) return "provided by the runtime";
+  const packages = [...new Set([...imports.keys()].map(packageOf).filter((pkg) => pkg.startsWith("@aws-sdk/client-")))];
+  const versions = packages.map((pkg) => `${pkg}@${installedVersion(tree, pkg)}`);
+  const distinct = [...new Set(versions.map((version) => version.split("@").pop()))];
+  return packages.length === 0 ? "none" : distinct.length === 1 ? distinct[0]! : versions.join(", ");
+}
+
+/** The packages patches/ pins (the overrides scripts/sync-sdk-trees.mjs writes for them), at their versions in the tree. */
+function patchedPins(tree: string): Record<string, string> {
+  const { overrides = {} } = JSON.parse(readFileSync(join(tree, "package.json"), "utf8")) as { overrides?: Record<string, string> };
+  return Object.fromEntries(Object.keys(overrides).map((pkg) => [pkg, installedVersion(tree, pkg) ?? "none"]));
+}
+
+/**
+ * What an ES-module bundle of CommonJS code needs that Node gives CommonJS modules: a real
+ * `require` (esbuild's stand-in throws "Dynamic require of ... is not supported") and the module's
+ * path, which in a bundle is the bundle's (as SAM users' banners make it).
+ */
+const COMMONJS_IN_ESM: Pick<EsbuildOptions, "banner" | "define"> = {
+  banner: { js: 'import { createRequire as __warpstartCreateRequire } from "node:module";\nconst require = __warpstartCreateRequire(import.meta.url);' },
+  define: { __filename: "import.meta.filename", __dirname: "import.meta.dirname" },
+};
+
+/**
+ * The entry of the handler's bundle: its source, or, for an ES module built from a CommonJS source
+ * (`exports.handler = ...`), a module re-exporting the handler's export from it: esbuild's ES-module
+ * bundle of a CommonJS entry exports only `default`, and the runtime looks the handler up by name.
+ */
+function handlerEntry(fn: TemplateFunction, source: string, fromCommonJs: boolean): Pick<EsbuildOptions, "entryPoints" | "stdin"> {
+  if (!fromCommonJs) return { entryPoints: [source] };
+  const [exported] = handlerParts(fn.handler).exportPath.split(".");
+  return { stdin: { contents: `export { ${exported} } from ${JSON.stringify(source)};`, resolveDir: dirname(source), sourcefile: "<handler>", loader: "js" } };
+}
+
+export interface BuildResult {
+  /** The built handler module (absolute). */
+  outfile: string;
+  metafile: string;
+  bytes: number;
+  codeCache?: CodeCache;
+  /** What the build could not do as its profile says, a line each. */
+  notes?: string[];
+  /** Whether it came from the build cache (builder/build-cache.mts) rather than a build made now. */
+  kept?: true;
+}
+
+export interface BuildOptions {
+  /** Bundle the SDK from this folder's node_modules instead of the profile's tree (e.g. a tree with one patch taken back out). */
+  sdkTree?: string;
+}
+
+/** Runs esbuild for a function; what esbuild could not do becomes one line per error, with where it happened. */
+async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const { errors } = error as { errors?: EsbuildMessage[] };
+    if (!errors?.length) throw new BuildError(`${fn.logicalId}: esbuild failed: ${(error as Error).message}`);
+    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message)}`).join("\n"));
+  }
+}
+
+/**
+ * One esbuild error in a line: the file and line, what went wrong, and esbuild's own hint, or
+ * ours when the package it cannot resolve has only its types installed (@types/<name>): an
+ * `import { X } from "aws-lambda"` of types stays an import under verbatimModuleSyntax.
+ */
+function describeEsbuildError({ text, location, notes }: EsbuildMessage): string {
+  const where = location ? `${relative(PACKAGE_ROOT, resolve(PACKAGE_ROOT, location.file))}:${location.line}: ` : "";
+  const unresolved = /^Could not resolve "([^"./][^"]*)"$/.exec(text)?.[1];
+  const typesOnly = unresolved && existsSync(join(PACKAGE_ROOT, "node_modules/@types", unresolved.replace(/^@([^/]+)\//, "$1__")));
+  const hint = typesOnly
+    ? `only its types are installed, as @types/${unresolved}: import them with \`import type\`, which the project's tsconfig.json (verbatimModuleSyntax) asks for`
+    : notes.map((note) => note.text).find((note) => note.length > 0);
+  return `${where}${text}${hint ? ` (${hint})` : ""}`;
+}
+
+/**
+ * Builds one function into outdir (emptied first): its bundle, Warp's code cache of it, the custom
+ * runtimes' startup caches. A build whose inputs are all as they were is copied from the build
+ * cache instead (unless WARPSTART_BUILD_CACHE is "off") (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
+ */
+export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { template, fn, profile, profileName } = fnBuild;
+  const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
+  const recipe: Recipe | null =
+    buildCacheOn() && ownTree
+      ? {
+          profileName,
+          fn,
+          resources: template.resources,
+          deployedRuntime: fnBuild.deployedRuntime(),
+          layerPackages: layerPackages(fn.layers),
+          alsoReads: profile.firstInvoke ? [sampleEventOf(template.file, fn.logicalId)] : [],
+        }
+      : null;
+  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
+  if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
+  const bundle = await bundleFunction(fnBuild, outdir, options);
+  shipExecWrapper(fn, outdir);
+  const codeCache =
+    profile.codeCache && bundle.chunked
+      ? await makeCodeCache({
+          template,
+          fn,
+          artifactDir: outdir,
+          handlerFile: bundle.handlerFile,
+          exportPath: handlerParts(fn.handler).exportPath,
+          firstInvoke: profile.firstInvoke,
+          deferBuiltins: profile.deferBuiltins,
+        })
+      : undefined;
+  await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
+  const { notes } = bundle;
+  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache, notes });
+  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, notes };
+}
+
+/** The exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec), for a function whose AWS_LAMBDA_EXEC_WRAPPER names it. */
+function shipExecWrapper(fn: TemplateFunction, outdir: string): void {
+  if (fn.environment.AWS_LAMBDA_EXEC_WRAPPER !== WARP_EXEC_WRAPPER) return;
+  const shipped = join(outdir, relative("/var/task", WARP_EXEC_WRAPPER));
+  copyFileSync(join(PACKAGE_ROOT, "src/warp/warp-exec"), shipped);
+  chmodSync(shipped, 0o755);
+}
+
+/** A function's esbuild bundle in outdir: the handler and, when its profile loads the SDK as a chunk, the chunk. */
+interface Bundle {
+  outfile: string;
+  /** The handler module, relative to outdir. */
+  handlerFile: string;
+  metafile: string;
+  bytes: number;
+  /** Whether the SDK and the libraries are a chunk beside the handler (what Warp's code cache is made of). */
+  chunked: boolean;
+  /** What the build could not do as its profile says, a line each. */
+  notes: string[];
+}
+
+/** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
+async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
+  const { template, fn, profileName, profile } = fnBuild;
+  const { source, format, outputFile } = handlerSource(fn);
+  const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
+  const defines = templateDefines(template, fn);
+  // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
+  // But the SDK: a profile's build bundles it (its own tree's), whoever else ships a copy.
+  const fromLayers = layerPackages(fn.layers)
+    .filter((name) => !SDK_PACKAGE.test(`${name}/`))
+    .flatMap((name) => [name, `${name}/*`]);
+  // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
+  const deployed: Runtime | undefined = RUNTIMES[fnBuild.deployedRuntime() as RuntimeName];
+  const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
+  // An app's code (the doctor's builds) gets an SDK package it does not ship where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
+  const outsideProject = relative(PACKAGE_ROOT, source).startsWith("..");
+  const shared = (plugins: Plugin[]): EsbuildOptions => ({
+    ...profile.esbuild,
+    external: [...(profile.esbuild.external ?? []), ...fromLayers],
+
+    absWorkingDir: PACKAGE_ROOT,
+    platform: "node",
+    target: "node22",
+    metafile: true,
+    logLevel: "silent",
+    define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
+    plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime))] : plugins,
+  });
+  const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
+  // Raw leaves to the runtime what it carries.
+  const carries = (pkg: string) => runtimeCarries(runtime, pkg);
+  const withLibraries = Boolean(profile.sdkChunk && profile.libraryChunk && tree);
+  const scan = await esbuildStep(fn, () => scanSdkImports({ ...shared([]), entryPoints: [source] }, serve ?? runtimeServing(carries), withLibraries));
+  if (scan.problems.length) throw new BuildError(`${fn.logicalId}: ${scan.problems.join(`\n${fn.logicalId}: `)}`);
+  const { imports } = scan;
+  // A function that imports no package has no chunk to load nor cache: Warp builds it as Optimized does.
+  let chunked = Boolean(profile.sdkChunk && tree && imports.size + scan.libraries.size > 0);
+  const treePlugins = (handler: boolean, libraries: ChunkLibraries = new Map()) =>
+    tree && serve
+      ? [
+          handler && chunked ? sdkFromChunk(tree, serve, profile.earlyLookup ? serviceHosts(imports, tree) : [], libraries) : sdkFromTree(tree, serve),
+          ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
+        ]
+      : [sdkFromRuntime(carries)];
+  const esm = (options: EsbuildOptions): EsbuildOptions =>
+    scan.hasCommonJs ? { ...options, ...COMMONJS_IN_ESM, define: { ...options.define, ...COMMONJS_IN_ESM.define } } : options;
+  const withVersion = (options: EsbuildOptions): EsbuildOptions => ({
+    ...options,
+    define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },
+  });
+
+  const outfile = join(outdir, outputFile);
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(labOverlayOf(outdir), { recursive: true, force: true });
+  mkdirSync(dirname(outfile), { recursive: true });
+  const metafiles: Metafile[] = [];
+  let libraries: ChunkLibraries = new Map();
+  let notes: string[] = [];
+  if (chunked) {
+    const chunkOptions = (held: ChunkLibraries): EsbuildOptions =>
+      withVersion({
+        ...withImportMeta(shared(treePlugins(false))),
+        stdin: { contents: chunkEntry(imports, held), resolveDir: PACKAGE_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
+        outfile: join(dirname(outfile), SDK_CHUNK_FILE),
+        format: "cjs",
+      });
+    libraries = chunkLibraries(scan.libraries, PACKAGE_ROOT);
+    try {
+      metafiles.push((await build(chunkOptions(libraries))).metafile!);
+    } catch (error) {
+      // A library CommonJS cannot hold (top-level await): the handler's bundle keeps the libraries, and the chunk the SDK, if any.
+      const first = (error as { errors?: EsbuildMessage[] }).errors?.[0];
+      if (!libraries.size || !first) throw error;
+      notes = [`its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first)}`];
+      libraries = new Map();
+      chunked = imports.size > 0;
+      if (chunked) metafiles.push((await esbuildStep(fn, () => build(chunkOptions(libraries)))).metafile!);
+    }
+  }
+  const handlerOptions = withVersion({
+    ...shared(treePlugins(true, libraries)),
+    ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry),
+    outfile,
+    format,
+  });
+  const inFormat = format === "esm" ? esm(handlerOptions) : withImportMeta(handlerOptions);
+  metafiles.push((await esbuildStep(fn, () => build(inFormat))).metafile!);
+  return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
+}
+
+/**
+ * An ES module in a CommonJS bundle (a CommonJS handler's, Warp's chunk) keeps its import.meta, as
+ * the bundle's file (esbuild's own leaves it empty); node:url only when the url is read.
+ */
+function withImportMeta(options: EsbuildOptions): EsbuildOptions {
+  const meta =
+    'var __warpstartImportMeta = { dirname: __dirname, filename: __filename, get url() { return require("node:url").pathToFileURL(__filename).href; } };';
+  return { ...options, banner: { js: meta }, define: { ...options.define, "import.meta": "__warpstartImportMeta" } };
+}
+
+/** The bundles' metafiles merged into <outdir>.meta.json (what staleReason reads), and the bytes they wrote. */
+function writeMetafile(outdir: string, metafiles: Metafile[]): { metafile: string; bytes: number } {
+  const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
+  const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
+  writeFileSync(metafile, JSON.stringify(merged));
+  return { metafile, bytes: Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0) };
+}
+
+/**
+ * Why a function's artifact in outdir is out of date with its sources (null: it is not): missing,
+ * or older than the template or any input its last build read (esbuild's metafile).
+ */
+export function staleReason(templateFile: string, fn: TemplateFunction, outdir: string): string | null {
+  const built = join(outdir, handlerSource(fn).outputFile);
+  const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
+  if (!existsSync(built) || !existsSync(metafile)) return `${fn.logicalId} has not been built`;
+  const builtAt = statSync(metafile).mtimeMs;
+  // Files only: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...).
+  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as Metafile).inputs).filter(
+    (input) => !input.startsWith("<") && !/^[\w-]+:/.test(input),
+  );
+  const newer = [templateFile, ...inputs.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
+  return newer ? `${relative(PACKAGE_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
+}
+
+/** Builds a template resource: a function, or a custom runtime's layer. */
+export async function buildResource(templateFile: string, logicalId: string, outdir: string): Promise<string> {
+  // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
+  if (loadTemplate(templateFile).Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion") {
+    await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
+    return `built the ${logicalId} layer: ${outdir}`;
+  }
+  const fnBuild = functionBuild(readTemplate(templateFile), logicalId);
+  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir);
+  const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
+  const cache = codeCache
+    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
+    : "";
+  const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
+  const built = `built ${logicalId} (${fnBuild.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
+  return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
+}
+
+export const command = defineCommand(
+  {
+    name: "build",
+    summary: "Builds one function or layer of a template into a folder: the command of SAM's makefile builder (BuildMethod: makefile).",
+    options: { ...TEMPLATE_OPTION },
+    positionals: { usage: "<LogicalId> <ARTIFACTS_DIR>", help: "the resource, and the folder to build it into", min: 2, max: 2 },
+  },
+  async ({ values, positionals: [logicalId, outdir] }) => {
+    try {
+      console.log(await buildResource(resolve(values.template), logicalId!, resolve(outdir!)));
+    } catch (error) {
+      throw new Error(`build of ${logicalId} failed: ${errorMessage(error)}`);
+    }
+    return 0;
+  },
+);

@@ -1,0 +1,57 @@
+// Where the package finds its tools and keeps its state: one place for every path.
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { privateDir, privateTempDir } from "./processes.mts";
+
+/**
+ * The package's folder: its code, and beside it the tools it installs (tools/, .venv, the SDK trees).
+ * Installed in an app, it is the copy warpstart.mjs makes outside node_modules (Node strips
+ * types only outside node_modules); in this repository, packages/warpstart itself.
+ */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const VENV_BIN = join(PACKAGE_ROOT, ".venv/bin");
+export const NODE22 = join(PACKAGE_ROOT, "tools/node22/node_modules/.bin/node");
+export const STATE_DIR = join(PACKAGE_ROOT, ".lab");
+
+let labHome: string | undefined;
+/**
+ * Where the lab's execution environments live: outside the project, so that what a task root's
+ * ancestors hold is only what Lambda's /var/task sees (its layers, the runtime's copy of the SDK),
+ * never the project's node_modules; in the user's cache folder, on storage (a /tmp in memory would
+ * keep the code a new environment reads from ever leaving the page cache), private, one folder per
+ * project. The system's temporary folder where there is no cache folder to write to.
+ */
+export function labHomeDir(): string {
+  if (labHome) return labHome;
+  const project = createHash("sha256").update(PACKAGE_ROOT).digest("hex").slice(0, 12);
+  let base: string;
+  try {
+    const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    base = privateDir(cache, "warpstart-lab");
+  } catch {
+    base = privateTempDir("warpstart-lab");
+  }
+  labHome = join(base, project);
+  mkdirSync(labHome, { recursive: true });
+  return labHome;
+}
+/** Where `sam build`, run in a template's folder, writes its artifacts and the built template. */
+export const buildDirOf = (template: string) => join(dirname(resolve(template)), ".aws-sam/build");
+/** The built template `sam build` writes for a source template. */
+export const builtTemplateOf = (template: string) => join(buildDirOf(template), "template.yaml");
+/** The SAM app folder of a template, built (…/.aws-sam/build/template.yaml) or not: where its samconfig.toml is. */
+export const appDirOf = (template: string) => {
+  const dir = dirname(resolve(template));
+  return dir.endsWith(`${sep}.aws-sam${sep}build`) ? dirname(dirname(dir)) : dir;
+};
+/** The folder of a SAM app whose files the lab loads into its local AWS (docs/lab.md#the-seed-folder): beside template.yaml, as LocalStack's init hooks sit beside a project. */
+export const seedDirOf = (template: string) => join(appDirOf(template), "local-aws");
+/** The template of what a command reads when none is named: template.yaml in the folder it runs in, as `sam` reads it. */
+export const DEFAULT_TEMPLATE = "template.yaml";
+/** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
+export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
+export const SETUP_HINT = `run \`bash ${join(PACKAGE_ROOT, "scripts/setup.sh")}\` (every warpstart command runs it for you)`;

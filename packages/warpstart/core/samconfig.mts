@@ -1,0 +1,45 @@
+// A SAM app's samconfig.toml, read as SAM CLI reads it, with a TOML parser; and parameter
+// overrides in the forms `sam` takes them, from there or from a command line.
+import { existsSync, readFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
+import { errorMessage } from "./cli.mts";
+
+/** The two forms of an entry `sam` takes (Key=Value, ParameterKey=Key,ParameterValue=Value), a value quoted when it holds spaces; anything else is a bad entry. */
+const ENTRY = /ParameterKey=([^\s,=]+),ParameterValue=("(?:\\.|[^"\\])*"|\S*)|([^\s=]+)=("(?:\\.|[^"\\])*"|\S*)|(\S+)/g;
+const unquoted = (value: string) => (/^".*"$/s.test(value) ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value);
+
+/**
+ * Parameter overrides as `sam deploy --parameter-overrides` takes them: entries separated by
+ * spaces, each Key=Value or ParameterKey=Key,ParameterValue=Value. `bad` says what is wrong with
+ * an entry that is neither (it names where the entry came from).
+ */
+export function parseParameterOverrides(entries: string[], bad: (entry: string) => string): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const text of entries) {
+    for (const [whole, longKey, longValue, key, value, other] of text.matchAll(ENTRY)) {
+      if (other !== undefined) throw new Error(bad(whole));
+      overrides[(longKey ?? key)!] = unquoted((longValue ?? value)!);
+    }
+  }
+  return overrides;
+}
+
+/**
+ * parameter_overrides of a SAM app's samconfig.toml for a command (its default environment's
+ * [default.<command>.parameters], else [default.global.parameters]), in SAM's string form
+ * ("A=1 B=2") or its array form (["A=1", "B=2"]).
+ */
+export function samconfigParameterOverrides(file: string, command: "build" | "deploy" = "deploy"): Record<string, string> {
+  if (!existsSync(file)) return {};
+  let config: { default?: Record<string, { parameters?: { parameter_overrides?: unknown } }> };
+  try {
+    config = parseToml(readFileSync(file, "utf8")) as typeof config;
+  } catch (error) {
+    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
+  }
+  const overrides = config.default?.[command]?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
+  return parseParameterOverrides(
+    Array.isArray(overrides) ? overrides.map(String) : [String(overrides)],
+    (entry) => `${file}: parameter_overrides entry "${entry}" is not Name=Value`,
+  );
+}

@@ -1,0 +1,123 @@
+// `warpstart adopt`: an app's Node.js functions moved onto the package's pipeline (doctor/adoption.mts
+// says what that takes, per function). Only the properties that change are rewritten
+// (doctor/template-edit.mts); the diff is printed; --dry-run writes nothing. What is not adopted
+// stays as it was, with one line saying why; what the owner must still do, one line each.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { PROFILE_NAMES } from "../builder/profiles.mts";
+import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { appDirOf } from "../core/paths.mts";
+import { loadTemplate, readTemplate } from "../core/template.mts";
+import { installedRule, makefileText, planOf } from "./adoption.mts";
+import { writeFixedTemplate } from "./apply-fixes.mts";
+import { editTemplate } from "./template-edit.mts";
+import { unifiedDiff } from "./unified-diff.mts";
+
+/**
+ * The profile a function gets when --profile names none: Warp, the fastest on every function the
+ * bench and the doctor have measured it on (docs/corpus, docs/public-apps.md) but where its build
+ * says it cannot make its code cache, and then the build names Optimized.
+ */
+const ADOPTED_PROFILE = "Warp";
+
+const OPTIONS = {
+  ...TEMPLATE_OPTION,
+  profile: { value: "NAME", default: ADOPTED_PROFILE, oneOf: PROFILE_NAMES, help: "the profile every adopted function is built with" },
+  "dry-run": { help: "print the diff and what would be written, and write nothing" },
+} as const;
+
+/** Refuses what is not a SAM app, saying what it is. */
+function samTemplateOf(templateFile: string): string {
+  const dir = dirname(templateFile);
+  if (!existsSync(templateFile)) {
+    if (existsSync(join(dir, "cdk.json")))
+      throw new UsageError(
+        `${dir} is a CDK app (cdk.json), not a SAM app: adopt moves the functions of a SAM template (template.yaml); CDK's NodejsFunction builds with esbuild itself`,
+      );
+    const serverless = ["serverless.yml", "serverless.yaml", "serverless.ts"].find((name) => existsSync(join(dir, name)));
+    if (serverless)
+      throw new UsageError(
+        `${dir} is a Serverless Framework project (${serverless}), not a SAM app: adopt moves the functions of a SAM template (template.yaml)`,
+      );
+    throw new UsageError(`${templateFile} does not exist: run adopt in a SAM app's folder, or give --template`);
+  }
+  const template = loadTemplate(templateFile);
+  if (template.Resources && Object.values(template.Resources).some((resource) => resource?.Type === "AWS::CDK::Metadata"))
+    throw new UsageError(`${templateFile} is CloudFormation that CDK synthesized, not a SAM template: adopt moves the functions of a SAM app's own template`);
+  const transform = [template.Transform].flat();
+  if (!transform.some((name) => typeof name === "string" && name.startsWith("AWS::Serverless")))
+    throw new UsageError(`${templateFile} is not a SAM template (no Transform: AWS::Serverless-2016-10-31): adopt moves the functions of a SAM app`);
+  return readFileSync(templateFile, "utf8");
+}
+
+/** One line on the app's lockfile when the pipeline would read its node_modules otherwise than npm installs them, or null. */
+function lockfileLine(appDir: string): string | null {
+  if (existsSync(join(appDir, "package-lock.json"))) return null;
+  if (existsSync(join(appDir, "yarn.lock")))
+    return "yarn.lock: the pipeline bundles node_modules as Yarn installed them (a Plug'n'Play install has none: set nodeLinker: node-modules); warpstart's own SDK trees follow npm's package-lock.json";
+  if (existsSync(join(appDir, "pnpm-lock.yaml")))
+    return "pnpm-lock.yaml: the pipeline bundles node_modules as pnpm links them; warpstart's own SDK trees follow npm's package-lock.json";
+  return "no package-lock.json: the functions are built from node_modules as they are installed; npm install writes one that pins them";
+}
+
+async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
+  const templateFile = resolve(values.template);
+  const text = samTemplateOf(templateFile);
+  const appDir = appDirOf(templateFile);
+  const template = readTemplate(templateFile);
+  const resources = loadTemplate(templateFile).Resources;
+  const names = template.functions.map((fn) => fn.logicalId);
+  const unknown = positionals.filter((name) => !names.includes(name));
+  if (unknown.length > 0) throw new UsageError(`${unknown.join(", ")}: not a function of ${templateFile}; its functions: ${names.join(", ") || "none"}`);
+  const chosen = template.functions.filter((fn) => positionals.length === 0 || positionals.includes(fn.logicalId));
+
+  const lines: string[] = [];
+  const lockfile = lockfileLine(appDir);
+  if (lockfile) lines.push(lockfile);
+  for (const key of Object.keys(resources).filter((id) => id.startsWith("Fn::ForEach")))
+    lines.push(`${key}: the functions it makes are not adopted (adopt rewrites resources as written: give them BuildMethod: makefile by hand)`);
+
+  const rule = installedRule(appDir);
+  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, values.profile, appDir));
+  const adopted = plans.flatMap((plan) => ("adoption" in plan ? [plan.adoption] : []));
+  for (const plan of plans) {
+    if ("why" in plan) lines.push(`${plan.logicalId}: not adopted: ${plan.why}`);
+    else lines.push(`${plan.logicalId}: adopted as ${values.profile}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
+  }
+  console.log(lines.join("\n"));
+  if (adopted.length === 0) {
+    console.error(`error: nothing adopted in ${relative(process.cwd(), templateFile) || templateFile}`);
+    return 1;
+  }
+
+  const label = relative(process.cwd(), templateFile) || templateFile;
+  const adoptedText = editTemplate(
+    text,
+    adopted.map((adoption) => adoption.change),
+  );
+  const makefiles = [...new Set(adopted.map((adoption) => adoption.makefile))].filter((file) => !existsSync(file));
+  const written = makefiles.map((file) => [file, makefileText(dirname(file), templateFile, rule)] as const);
+  console.log(
+    [unifiedDiff(text, adoptedText, label), ...written.map(([file, content]) => unifiedDiff("", content, relative(process.cwd(), file) || file))].join(""),
+  );
+  if (values["dry-run"]) {
+    console.log("--dry-run: nothing written");
+    return 0;
+  }
+  writeFixedTemplate(templateFile, text, adoptedText, "adopt");
+  for (const [file, content] of written) writeFileSync(file, content);
+  const ids = adopted.map((adoption) => adoption.change.logicalId);
+  console.log(`adopted ${ids.join(", ")}: next, sam build, then npx warpstart invoke ${ids[0]} (and npx warpstart bench to measure them)`);
+  return 0;
+}
+
+export const command = defineCommand(
+  {
+    name: "adopt",
+    summary:
+      "Moves a SAM app's Node.js functions onto warpstart's pipeline: BuildMethod makefile with a profile, a Makefile that includes the package's rule; prints the diff, --dry-run writes nothing.",
+    options: OPTIONS,
+    positionals: { usage: "[Function ...]", help: "the functions to adopt (default: every Node.js function of the template)" },
+  },
+  main,
+);

@@ -1,0 +1,154 @@
+// What moving one function onto the package's pipeline takes (`warpstart adopt`, and --fix when it
+// writes a profile): a function SAM builds with its esbuild or npm builder becomes `BuildMethod:
+// makefile` with a profile, its source and module format kept as its builder read them, and a
+// Makefile that includes the package's rule goes where SAM looks for it (its CodeUri folder); or
+// the one line that says why it is not moved, and the lines that say what its owner must still do.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { handlerSource } from "../builder/build.mts";
+import { errorMessage } from "../core/cli.mts";
+import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
+import { whyNotExamined } from "./checks.mts";
+import { pipelineSource } from "./profile-builds.mts";
+import type { TemplateChange } from "./template-edit.mts";
+
+/** The runtimes the pipeline builds for (Warp's code cache is made by the package's Node 22). */
+const PIPELINE_RUNTIMES = ["nodejs22.x", "nodejs24.x"];
+
+/** The Makefile that includes the package's rule, beside the template or in a CodeUri folder. */
+const RULE_FILE = "warpstart.mk";
+
+/** One function adopted: its template change, the Makefile it is built by, and what to know. */
+export interface Adoption {
+  change: TemplateChange;
+  makefile: string;
+  notes: string[];
+}
+
+export type Plan = { logicalId: string; adoption: Adoption } | { logicalId: string; why: string };
+
+/** The builder a function had: SAM's esbuild builder, its npm builder (no BuildMethod, or a Node runtime's name), else null. */
+function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
+  if (fn.buildMethod === "esbuild") return "esbuild";
+  if (fn.buildMethod === null || fn.buildMethod.startsWith("nodejs")) return "npm";
+  return null;
+}
+
+/** The nearest package.json from a folder up to the app's, or null. */
+function manifestOf(dir: string, appDir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, "package.json"))) return join(at, "package.json");
+    if (at === appDir || at === dirname(at) || relative(appDir, at).startsWith("..")) return null;
+  }
+}
+
+/** The module format SAM's builder gave the handler: esbuild's Format (cjs by default); for npm's, Node's own reading of the file. */
+function formatOf(fn: TemplateFunction, builder: "esbuild" | "npm", source: string, manifest: string | null): "esm" | "cjs" {
+  if (builder === "esbuild") return fn.buildProperties.Format === "esm" ? "esm" : "cjs";
+  if (/\.m[jt]s$/.test(source)) return "esm";
+  if (/\.c[jt]s$/.test(source)) return "cjs";
+  const type = manifest ? (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type : undefined;
+  return type === "module" ? "esm" : "cjs";
+}
+
+/** The @aws-sdk packages the handler's own file imports that its package.json does not list: the runtime gave them. */
+function sdkFromRuntime(source: string, manifest: string | null): string[] {
+  const code = readFileSync(source, "utf8");
+  const imported = new Set([...code.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](@aws-sdk\/[\w-]+)/g)].map((match) => match[1]!));
+  const listed = manifest ? { ...dependenciesOf(manifest), ...devDependenciesOf(manifest) } : {};
+  return [...imported].filter((pkg) => !(pkg in listed)).sort();
+}
+
+const manifestField = (field: "dependencies" | "devDependencies") => (manifest: string) =>
+  (JSON.parse(readFileSync(manifest, "utf8")) as Record<string, Record<string, string> | undefined>)[field] ?? {};
+const dependenciesOf = manifestField("dependencies");
+const devDependenciesOf = manifestField("devDependencies");
+
+/** The package's rule as the app installed it: node_modules/warpstart/warpstart.mk in the app's folder or above. */
+export function installedRule(appDir: string): string {
+  for (let at = appDir; ; at = dirname(at)) {
+    const rule = join(at, "node_modules/warpstart", RULE_FILE);
+    if (existsSync(rule)) return rule;
+    if (at === dirname(at)) {
+      throw new Error(
+        `warpstart is not installed in ${appDir}: the Makefiles adopt writes include its rule (node_modules/warpstart/${RULE_FILE}). Run npm install --save-dev warpstart (or the packed tarball: npm install --save-dev ./warpstart-<version>.tgz) there first`,
+      );
+    }
+  }
+}
+
+/** The Makefile of a folder that builds its functions with the package's rule. */
+export function makefileText(dir: string, templateFile: string, rule: string): string {
+  const from = (path: string) => relative(dir, path) || ".";
+  return `# SAM's makefile builder (BuildMethod: makefile) runs \`make build-<LogicalId>\` here for the functions whose
+# CodeUri is this folder: the warpstart package's rule builds them (written by warpstart adopt).
+HERE := $(dir $(lastword $(MAKEFILE_LIST)))
+WARPSTART_TEMPLATE ?= $(abspath $(HERE)${from(templateFile)})
+WARPSTART_MK := $(HERE)${from(rule)}
+ifeq ($(wildcard $(WARPSTART_MK)),)
+$(error warpstart is not installed ($(WARPSTART_MK) is missing): run npm install)
+endif
+include $(WARPSTART_MK)
+`;
+}
+
+/** Whether a Makefile is one that includes the package's rule. */
+export const includesRule = (makefile: string) => readFileSync(makefile, "utf8").includes(RULE_FILE);
+
+/** What adopting one function takes, or why it is not adopted. */
+export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, profile: string, appDir: string): Plan {
+  const { logicalId } = fn;
+  const skip = (why: string): Plan => ({ logicalId, why });
+  if (before.Properties?.PackageType === "Image") return skip("it is a container image (PackageType: Image): adopt takes zip functions");
+  const notExamined = whyNotExamined(fn);
+  if (notExamined) return skip(notExamined.replaceAll("the doctor examines", "adopt takes"));
+  if (!PIPELINE_RUNTIMES.includes(fn.runtime ?? ""))
+    return skip(
+      `it runs on ${fn.runtime}: the pipeline builds for ${PIPELINE_RUNTIMES.join(" and ")}; move it to nodejs22.x first (the doctor's runtime check says what that buys)`,
+    );
+  if (before.Properties?.InlineCode !== undefined) return skip("its code is inline (InlineCode): nothing to build");
+  if (!existsSync(fn.codeDir)) return skip(`its CodeUri ${relative(appDir, fn.codeDir) || "."} is not a folder of the app: adopt builds code on disk`);
+  const makefile = join(fn.codeDir, "Makefile");
+  if (fn.buildMethod === "makefile") {
+    return skip(
+      existsSync(makefile) && includesRule(makefile)
+        ? "it is built by warpstart already"
+        : `it is built by a Makefile of the app's own (${relative(appDir, makefile)}), which adopt never overwrites`,
+    );
+  }
+  const builder = samBuilderOf(fn);
+  if (builder === null) return skip(`SAM builds it with its ${fn.buildMethod} builder, which the pipeline does not replace`);
+  if (existsSync(makefile) && !includesRule(makefile))
+    return skip(`its CodeUri folder holds a Makefile of the app's own (${relative(appDir, makefile)}), which adopt never overwrites`);
+  const source = pipelineSource(fn, false);
+  if ("why" in source) return skip(source.why);
+  let file: string;
+  try {
+    file = handlerSource({ ...fn, ...source, buildProperties: {} }).source;
+  } catch (error) {
+    return skip(errorMessage(error).replace(`${logicalId}: `, ""));
+  }
+  const manifest = manifestOf(fn.codeDir, appDir);
+  const format = formatOf(fn, builder, file, manifest);
+  const notes: string[] = [];
+  if (source.handler !== fn.handler) notes.push(`Handler ${fn.handler} → ${source.handler} (the pipeline names the source; SAM esbuild named its output)`);
+  const dropped = Object.keys(fn.buildProperties).filter((key) => key !== "Format" && key !== "EntryPoints");
+  if (dropped.length > 0)
+    notes.push(
+      `SAM esbuild's ${dropped.join(", ")} left behind: the pipeline minifies, targets the function's Node, gives ES bundles a require and bundles the SDK itself`,
+    );
+  for (const pkg of sdkFromRuntime(file, manifest))
+    notes.push(
+      `it imports ${pkg}, which ${manifest ? relative(appDir, manifest) : "no package.json"} does not list (the runtime gave it): the build bundles the ${fn.runtime} runtime's copy at its release; npm install ${pkg} to choose the version`,
+    );
+  if (manifest && Object.keys(dependenciesOf(manifest)).length > 0 && !existsSync(join(dirname(manifest), "node_modules")))
+    notes.push(
+      `${relative(appDir, dirname(manifest)) || "."}/node_modules is not installed: run npm install there before sam build (SAM's ${builder} builder installed it; the makefile builder does not)`,
+    );
+  const after = structuredClone(before);
+  const { BuildMethod: _method, BuildProperties: _properties, ...metadata } = (before.Metadata ?? {}) as Record<string, unknown>;
+  after.Metadata = { ...metadata, BuildMethod: "makefile", BuildProperties: { Profile: profile, Format: format } };
+  if (source.handler !== fn.handler) after.Properties = { ...after.Properties, Handler: source.handler };
+  return { logicalId, adoption: { change: { logicalId, before, after }, makefile, notes } };
+}
+

@@ -1,0 +1,195 @@
+// The local Lambda lab: the local AWS (with the template's resources), the Lambda API and the
+// template's HTTP API for every function of the built template, on 127.0.0.1 free ports.
+// stop() ends everything it started.
+
+import { join } from "node:path";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { errorMessage, onEndingSignal } from "../core/cli.mts";
+import { appDirOf, builtTemplateOf, DEFAULT_TEMPLATE } from "../core/paths.mts";
+import type { Runtime } from "../core/runtimes.mts";
+import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { eventDataOf } from "../emulation/events.mts";
+import { servicesOf, templateVariables } from "../emulation/function-environment.mts";
+import { type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
+import { type CreatedResources, createResources, type EventData } from "../emulation/local-aws/resources.mts";
+import { InvokeApi } from "./emulator/invoke-api.mts";
+import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
+import { type Fidelity, LAMBDA_FIDELITY } from "./fidelity.mts";
+import { servedFunctions } from "./functions.mts";
+import { HttpApi } from "./http-api.mts";
+
+export interface Lab {
+  /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
+  endpoint: string;
+  /** The HTTP API's base URL (routes as in template.yaml, e.g. GET /optimized). */
+  apiUrl: string;
+  aws: LocalAws;
+  /** What the lab created in the local AWS, and what it did not. */
+  resources: CreatedResources;
+  lambda: LambdaService;
+  /** The lab's name of a template function on a runtime (core/runtimes.mts name), if it serves it there. */
+  functionOn(logicalId: string, runtime: string): string | undefined;
+  /** What the template's own functions run on (its Runtime parameter). */
+  runtime: Runtime;
+  /** The functions it does not serve, and why (a published layer, an environment it cannot evaluate); it serves the others. */
+  refused: ReadonlyMap<string, string>;
+  /** The functions whose provisioned environments failed to initialize, and the runtime's error: it serves them, their alias on demand. */
+  provisionFailures: ReadonlyMap<string, string>;
+  fidelity: Fidelity;
+  stop(): Promise<void>;
+}
+
+// Code loading comes from `fidelity`, with the network, not from the service's own option.
+export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeLoading" | "refused"> {
+  /** The built template to serve (default .aws-sam/build/template.yaml). */
+  template?: string;
+  /** Template parameters, as sam deploy's --parameter-overrides (default: samconfig.toml's). */
+  parameterOverrides?: Record<string, string>;
+  port?: number;
+  apiPort?: number;
+  /** Functions served beside the template's (e.g. the bench's builds in other profiles); their template environment is the template's. */
+  extraFunctions?: TemplateFunction[];
+  /** Serve only these of the template's functions (default: all). */
+  only?: string[];
+  /** Also serve every template function on these runtimes, as <LogicalId>-<runtime> (lab/functions.mts). */
+  runtimes?: Runtime[];
+  /** Receives every line functions print (with the function's name). */
+  onFunctionLine?: (functionName: string, line: string) => void;
+  /** What of Lambda's network and code loading the lab plays (default: both, LAMBDA_FIDELITY). */
+  fidelity?: Fidelity;
+  /** Serve a function whose layer is a published one (an ARN) without that layer, instead of refusing it (the doctor says so). */
+  withoutForeignLayers?: boolean;
+  /** Functions of the template whose build failed, each with its build's error line (lab/sam.mts samBuildEach): refused, saying so. */
+  notBuilt?: ReadonlyMap<string, string>;
+}
+
+/** Why the lab cannot give a function the layers it asks for (null: it can). */
+function foreignLayersRefusal(fn: TemplateFunction): string | null {
+  if (fn.foreignLayers.length === 0) return null;
+  return `its layer ${fn.foreignLayers.join(" and ")} is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer`;
+}
+
+/** Why the lab cannot give a function its provisioned concurrency (null: it can): SAM attaches it to the alias, and without one refuses the template. */
+function provisionedRefusal(fn: TemplateFunction): string | null {
+  if (fn.provisionedConcurrency === 0 || fn.alias) return null;
+  return "its ProvisionedConcurrencyConfig has no alias to serve (SAM refuses it: To set ProvisionedConcurrencyConfig AutoPublishALias must be defined on the function)";
+}
+
+/** One line per function whose provisioned concurrency failed (Lab.provisionFailures), for the console of a command that starts a lab. */
+export const provisionFailureLines = (lab: Pick<Lab, "provisionFailures">) =>
+  [...lab.provisionFailures].map(([name, why]) => `provisioned concurrency of ${name} failed to initialize, so its alias runs on demand: ${why}`);
+
+/**
+ * What the generated events of the functions served say exists, one entry per datum: the one
+ * place every path that sends a generated event goes through (npm run invoke, the bench, the
+ * doctor, the tests) is the lab they send it to. A function whose event cannot be generated gets
+ * nothing here; sending it its event says why.
+ */
+function eventDataOfAll(functions: TemplateFunction[]): EventData[] {
+  const data = new Map<string, EventData>();
+  for (const fn of functions) {
+    try {
+      for (const datum of eventDataOf(fn)) data.set(JSON.stringify({ ...datum, function: undefined }), datum);
+    } catch {
+      // functionEvent fails the same way where the event is sent, with its own message.
+    }
+  }
+  return [...data.values()];
+}
+
+/** The lines a command shows about the local AWS: what it did not create, and each problem with the app's values and seeds. */
+export function localAwsNotes(resources: CreatedResources): string[] {
+  return [...(resources.notCreated ? [resources.notCreated] : []), ...resources.problems];
+}
+
+/** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
+export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
+  return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
+}
+
+export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  const templateFile = options.template ?? builtTemplateOf(DEFAULT_TEMPLATE);
+  const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
+  const template = readTemplate(templateFile, overrides);
+  const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
+  const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
+  // One function the lab cannot serve as the template has it is refused, and says why; the others are served.
+  const refused = new Map<string, string>();
+  let aws: LocalAws | undefined;
+  let resources: CreatedResources;
+  try {
+    aws = await startLocalAws({ network: fidelity.network });
+    resources = await createResources(template, aws, { eventData: eventDataOfAll(served.functions) });
+    for (const fn of served.functions) {
+      const notBuilt = options.notBuilt?.get(fn.logicalId);
+      const why = (notBuilt && `its build fails: ${notBuilt}`) || (options.withoutForeignLayers ? null : foreignLayersRefusal(fn)) || provisionedRefusal(fn);
+      if (why) {
+        refused.set(fn.logicalId, why);
+        continue;
+      }
+      try {
+        fn.variables = templateVariables(template, fn, resources.attributes);
+      } catch (error) {
+        refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
+      }
+    }
+    if (refused.size === served.functions.length) {
+      throw new Error(`the lab can serve none of the functions: ${[...refused].map(([name, why]) => `${name}: ${why}`).join("; ")}`);
+    }
+  } catch (error) {
+    await aws?.stop();
+    served.cleanup();
+    throw error;
+  }
+  const functions = served.functions.filter((fn) => !refused.has(fn.logicalId));
+  const services = { ...servicesOf(aws), calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
+  const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine, refused });
+  const invokeApi = new InvokeApi(lambda);
+  const httpApi = new HttpApi(lambda, functions);
+  let stopped: Promise<void> | undefined;
+  // lab.aws, not aws: a test may replace the local AWS (stop it, start another on the same port).
+  const stop = () =>
+    (stopped ??= Promise.all([invokeApi.close(), httpApi.close(), lambda.close()])
+      .then(() => lab.aws.stop())
+      .finally(served.cleanup));
+  const lab: Lab = {
+    endpoint: "",
+    apiUrl: "",
+    aws,
+    resources,
+    lambda,
+    functionOn: served.nameOn,
+    runtime: functions[0]!.runsOn,
+    fidelity,
+    refused,
+    provisionFailures: new Map(),
+    stop,
+  };
+  try {
+    // Provisioned environments are initialized before any endpoint takes traffic.
+    lab.provisionFailures = await lambda.provision();
+    lab.endpoint = await invokeApi.listen(options.port);
+    lab.apiUrl = await httpApi.listen(options.apiPort);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return lab;
+}
+
+/**
+ * Runs `work` against a lab started with `options` and stops the lab however the run ends: Ctrl-C,
+ * SIGTERM and SIGHUP included (then exit 130). Whatever ends this process without running code,
+ * its children end with it (core/processes.mts).
+ */
+export async function withLab<T>(options: LabOptions, work: (lab: Lab) => Promise<T>): Promise<T> {
+  const lab = await startLab(options);
+  const removeHandlers = onEndingSignal(() => lab.stop());
+  try {
+    return await work(lab);
+  } finally {
+    removeHandlers();
+    await lab.stop();
+  }
+}

@@ -1,0 +1,111 @@
+// Runs SAM CLI from the package's venv, in a SAM app's folder (where its samconfig.toml is read).
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { errorMessage } from "../core/cli.mts";
+import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
+import { removeTree, spawnOwned } from "../core/processes.mts";
+import { templateFunctions } from "../core/template.mts";
+import { notInstalled, SamError } from "../emulation/sam-cli.mts";
+
+/** Runs `sam <args>` in a folder (default: the current one); resolves with its output, rejects with it on failure. */
+export function sam(args: string[], { quiet = false, cwd = process.cwd(), venvBin = VENV_BIN, env = {} as Record<string, string> } = {}): Promise<string> {
+  const bin = join(venvBin, "sam");
+  if (!existsSync(bin)) return Promise.reject(notInstalled(venvBin));
+  return new Promise((resolve, reject) => {
+    const child = spawnOwned(bin, args, {
+      cwd,
+      env: { ...process.env, ...env, SAM_CLI_TELEMETRY: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output: string[] = [];
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.on("data", (chunk: Buffer) => {
+        output.push(chunk.toString());
+        if (!quiet) process.stderr.write(chunk);
+      });
+    }
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve(output.join("")) : reject(new SamError(`sam ${args.join(" ")} failed (exit ${code}):\n${output.join("").slice(-4000)}`)),
+    );
+  });
+}
+
+interface SamBuildOptions {
+  /** Default: the project's template. */
+  template?: string;
+  /** Only these logical ids (default: all). */
+  resources?: string[];
+  quiet?: boolean;
+  /** The SAM app whose folder (and samconfig.toml) the build runs in (default: the template's own). */
+  appDir?: string;
+  /** Where the artifacts and built template go (default: the app's .aws-sam/build). */
+  buildDir?: string;
+  /** Added to the build's environment (the Makefile reads WARPSTART_TEMPLATE). */
+  env?: Record<string, string>;
+  /** Logical ids left out of the build (SAM's --exclude): the built template names them as written. */
+  exclude?: string[];
+}
+
+/**
+ * `sam build` of a template (default: template.yaml in the current folder, as sam reads it), in its app's folder with its samconfig.toml's
+ * settings (build in source, parallel, makefile builder); with logical ids, only those.
+ */
+export function samBuild(options: SamBuildOptions = {}): Promise<string> {
+  const template = resolve(options.template ?? DEFAULT_TEMPLATE);
+  const appDir = options.appDir ?? dirname(template);
+  const args = ["build", ...(options.resources ?? []), "--template-file", appDir === dirname(template) ? basename(template) : template];
+  if (options.buildDir) args.push("--build-dir", options.buildDir);
+  for (const id of options.exclude ?? []) args.push("--exclude", id);
+  // SAM looks for samconfig.toml beside the template: a template elsewhere builds with the app's settings.
+  const appConfig = join(appDir, "samconfig.toml");
+  if (appDir !== dirname(template) && existsSync(appConfig)) args.push("--config-file", appConfig);
+  return sam(args, { quiet: options.quiet, cwd: appDir, env: options.env });
+}
+
+/**
+ * `sam build` of every function that builds. SAM stops at the first function whose build fails, so
+ * then each one is built alone (into a folder of its own, removed after) to find the ones that fail,
+ * and the others are built again, without them, where `sam build` puts them. Resolves with each
+ * function left out and its build's error line; when every function fails (or there is one to
+ * build), rejects with SAM's own error, as `samBuild` does.
+ */
+export async function samBuildEach(options: SamBuildOptions = {}, say?: (line: string) => void): Promise<Map<string, string>> {
+  try {
+    await samBuild(options);
+    return new Map();
+  } catch (error) {
+    const template = resolve(options.template ?? DEFAULT_TEMPLATE);
+    const ids = templateFunctions(template)
+      .map((fn) => fn.logicalId)
+      .filter((id) => !options.resources || options.resources.includes(id))
+      .filter((id) => !options.exclude?.includes(id));
+    if (ids.length < 2) throw error;
+    say?.(`sam build failed: building its ${ids.length} functions one by one to find the ones that fail`);
+    const failed = new Map<string, string>();
+    const scratch = mkdtempSync(join(tmpdir(), "warpstart-build-each-"));
+    try {
+      for (const id of ids) {
+        try {
+          await samBuild({ ...options, resources: [id], buildDir: join(scratch, id) });
+        } catch (alone) {
+          failed.set(id, buildErrorLine(errorMessage(alone)));
+        }
+      }
+    } finally {
+      removeTree(scratch);
+    }
+    if (failed.size === ids.length) throw error;
+    for (const [id, line] of failed) say?.(`${id} is left out: its build fails: ${line}`);
+    await samBuild({ ...options, exclude: [...(options.exclude ?? []), ...failed.keys()] });
+    return failed;
+  }
+}
+
+/** The line of a failed `sam build`'s output that says what failed: SAM's `Error:` line (its builder's own error), else its last. */
+function buildErrorLine(output: string): string {
+  const lines = output.split("\n").map((line) => line.trim());
+  const error = lines.findLast((line) => line.startsWith("Error: "));
+  return error ? error.slice("Error: ".length) : (lines.findLast(Boolean) ?? output);
+}

@@ -1,0 +1,2 @@
+export declare const DEPENDENCIES: string;
+export declare function lockText(folder?: string): string;

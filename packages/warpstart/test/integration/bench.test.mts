@@ -1,0 +1,205 @@
+// `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
+// every function, then the files a user opens; --ablate, --profiles, and what a user sees when the
+// command line or hyperfine is wrong. No timing is asserted: only that it measured. The runtime
+// matrix (--runtimes node22,node24,deno,bun): test/slow/runtime-matrix.test.mts.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BenchResults, readBenchResults } from "../../bench/results.mts";
+import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
+import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
+import { bench, benchWith } from "../support/bench.mts";
+import { DEMO_ROOT, EXAMPLES_TEMPLATE } from "../support/demo.mts";
+import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
+
+describe("npm run bench -- --rounds 2", () => {
+  const out = mkdtempSync(join(tmpdir(), "warpstart-bench-"));
+  let run: ReturnType<typeof bench>;
+  let results: BenchResults;
+  beforeAll(() => {
+    run = bench("--no-build", "--rounds", "2", "--out", out);
+    // As written: schema 6, with cells.
+    results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("exits 0 and says where the report is", () => {
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`Report: ${join(out, "report.md")}`);
+    expect(run.stdout).toMatch(/^test\s+# of samples\s+p0\s+p50\s+p90\s+p95\s+p99\s+p100$/m);
+  });
+
+  it("writes every cell's raw samples, paired by round, with versions and machine", () => {
+    expect(results).toMatchObject({ schema: 6, rounds: 2, target: { kind: "local", fidelity: LAMBDA_FIDELITY }, runtimes: ["node22"] });
+    expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile])).toEqual(FUNCTION_NAMES.map((name) => [name, name, profileOf(name)]));
+    expect(results.cells.every((cell) => cell.runtime === "node22")).toBe(true);
+    // The template's FloorOf: only the Floor names a function it is the Floor of.
+    expect(results.cells.filter((cell) => cell.floorOf !== undefined).map((cell) => [cell.name, cell.floorOf])).toEqual([["Floor", "Warp"]]);
+    for (const cell of results.cells) {
+      expect(cell.failures).toEqual([]);
+      expect(cell.samples.map((sample) => sample.round)).toEqual([0, 1]);
+      expect(cell.initMs).toHaveLength(2);
+      expect(cell.e2eMs).toHaveLength(2);
+      for (const sample of cell.samples) {
+        expect(sample.initMs).toBeGreaterThan(0);
+        expect(sample.e2eMs).toBeGreaterThan(0);
+        expect(sample.warmE2eMs).toBeGreaterThan(0);
+      }
+    }
+    const sts = installedSdk();
+    expect(results.versions).toMatchObject({
+      "runtime node22": process.versions.node,
+      "node22 reports": `node ${process.versions.node}`,
+      "@aws-sdk/client-sts": sts,
+      "sdk (Optimized)": sts,
+    });
+    expect(results.versions["aws-lambda-ric (nodejs22.x)"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.versions["@aws-sdk/* (nodejs22.x's copy, Raw)"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.versions.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(results.machine.cpuCount).toBeGreaterThan(0);
+  });
+
+  it("writes a Markdown report with the seed's tables and the ratios", () => {
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).toContain("| test | # of samples | p0 | p50 | p90 | p95 | p99 | p100 |");
+    for (const name of FUNCTION_NAMES) expect(report).toMatch(new RegExp(`^\\| ${name} \\| 2 \\|`, "m"));
+    expect(report).toMatch(/vs Raw/);
+    expect(report).toMatch(/vs Optimized/);
+    expect(report).toContain("\n## Init Duration: each function vs its Floor\n");
+    expect(report).toContain("chart.svg");
+  });
+
+  it("draws one box per cell in the SVG chart", () => {
+    const svg = readFileSync(join(out, "chart.svg"), "utf8");
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
+    expect(svg.match(/<rect [^>]*class="box"/g)).toHaveLength(FUNCTION_NAMES.length);
+  });
+});
+
+describe("bench usage errors", () => {
+  it.each([
+    [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
+    [["--functions", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${FUNCTION_NAMES.join(", ")}`],
+    // --variants, --functions' old name, still works.
+    [["--variants", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${FUNCTION_NAMES.join(", ")}`],
+    [["--functions", "Raw", "--variants", "Raw"], "--variants is --functions' old name: give one of them"],
+    [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
+    [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
+    [["--exec-wrapper", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
+    [
+      ["--runtimes", "node22,quickjs"],
+      '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, bun-no-cache (without its startup cache)',
+    ],
+    [
+      ["--runtimes", "./bin/llrt"],
+      `--runtimes: llrt is not installed: ${join(DEMO_ROOT, "bin/llrt")} is missing; give the path of an installed runtime's binary`,
+    ],
+    [["--runtimes", "deno", "--stack", "warpstart"], "with --stack, the runtimes are the stacks' own"],
+  ])("%j says %s and exits 2", (args, message) => {
+    const run = bench(...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`error: ${message}`);
+    expect(run.stderr).toContain("usage: warpstart bench");
+  });
+});
+
+describe("npm run bench -- --runtimes without hyperfine", () => {
+  it("says what to install before it measures anything", () => {
+    // With --variants, --functions' old name.
+    const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      "error: hyperfine is not installed: run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine).",
+    );
+    expect(run.stderr).not.toContain("starting the lab");
+  });
+});
+
+describe("npm run bench -- --runtimes when hyperfine fails", () => {
+  it("still writes the cold starts it measured, and exits 1 with hyperfine's error", () => {
+    const dir = mkdtempSync(join(tmpdir(), "warpstart-broken-hyperfine-"));
+    try {
+      // Answers --version, fails every measurement.
+      writeFileSync(
+        join(dir, "hyperfine"),
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "hyperfine 0.0.0"; exit 0; }\necho "hyperfine: simulated failure" >&2\nexit 3\n',
+        { mode: 0o755 },
+      );
+      const out = join(dir, "out");
+      const run = benchWith(
+        { PATH: `${dir}:${process.env.PATH}` },
+        "--no-build",
+        "--rounds",
+        "1",
+        "--runtimes",
+        "node22",
+        "--functions",
+        "Floor",
+        "--out",
+        out,
+      );
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain("error: the process-start comparison failed");
+      expect(run.stderr).toContain("hyperfine: simulated failure");
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.cells.map((cell) => [cell.name, cell.runtime, cell.samples.length])).toEqual([["Floor", "node22", 1]]);
+      expect(results.processStart).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("npm run bench -- --ablate --rounds 1", () => {
+  it("measures Optimized, Warp and Warp without each optimization, with ratios against Warp", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-ablate-"));
+    try {
+      const run = bench("--no-build", "--ablate", "--rounds", "1", "--out", out);
+      expect(run.status).toBe(0);
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      const profiles = ["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)];
+      expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile])).toEqual(profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]));
+      expect(results.cells.every((cell) => cell.failures.length === 0 && cell.samples.length === 1)).toBe(true);
+      expect(results.versions).toMatchObject({ "V8 code cache (Warp/Warp)": "accepted", "V8 code cache (Warp/Warp-no-noSharedConfigFiles)": "accepted" });
+      expect(results.versions["V8 code cache (Warp/Warp-no-codeCache)"]).toBeUndefined();
+      expect(run.stdout).toContain("Init Duration vs Warp");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("npm run bench -- --template examples/template.yaml --functions SsmParameter --profiles Bundled,Optimized,Warp --rounds 1", () => {
+  it("builds the function in each profile and measures them side by side, each entry naming function and profile", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-profiles-"));
+    try {
+      const run = bench(
+        "--no-build",
+        "--template",
+        EXAMPLES_TEMPLATE,
+        "--functions",
+        "SsmParameter",
+        "--profiles",
+        "Bundled,Optimized,Warp",
+        "--rounds",
+        "1",
+        "--out",
+        out,
+      );
+      expect(run.stderr).not.toMatch(/^error:/m);
+      expect(run.status).toBe(0);
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile, cell.samples.length, cell.failures.length])).toEqual([
+        ["SsmParameter/Bundled", "SsmParameter", "Bundled", 1, 0],
+        ["SsmParameter/Optimized", "SsmParameter", "Optimized", 1, 0],
+        ["SsmParameter/Warp", "SsmParameter", "Warp", 1, 0],
+      ]);
+      expect(results.versions["V8 code cache (SsmParameter/Warp)"]).toBe("accepted");
+      expect(run.stdout).toContain("Init Duration vs Bundled");
+      expect(run.stdout).toMatch(/^SsmParameter\/Warp\s+1\s/m);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});

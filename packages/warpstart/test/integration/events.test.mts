@@ -1,0 +1,108 @@
+// The events functions get without --event, made by the real `sam local generate-event` for the
+// fixture app's triggers: each shaped as its service sends it, with the template's names in it,
+// kept under .lab/events/ once made; and what `npm run invoke` says of a trigger the generator
+// has no event for.
+import { spawnSync } from "node:child_process";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { NODE22, PACKAGE_ROOT, STATE_DIR } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
+import { functionEvent } from "../../emulation/events.mts";
+import { DEMO_ROOT } from "../support/demo.mts";
+import { WARPSTART } from "../support/warpstart.mts";
+
+const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
+const GENERATED_DIR = join(STATE_DIR, "events");
+const functions = readTemplate(FIXTURE).functions;
+const fn = (logicalId: string) => functions.find((candidate) => candidate.logicalId === logicalId)!;
+
+// The generator itself runs, not a copy kept by an earlier run.
+beforeAll(() => rmSync(GENERATED_DIR, { recursive: true, force: true }));
+
+it.each([
+  ["OnUpload", "an S3 put of an object in the template's bucket", {}, { Records: [{ eventSource: "aws:s3", s3: { bucket: { name: "fixture-uploads" } } }] }],
+  [
+    "OnOrder",
+    "an SQS message from the template's queue",
+    {},
+    { Records: [{ eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:123456789012:fixture-orders" }] },
+  ],
+  [
+    "PostOrder",
+    "an HTTP API request of the route, with the query string asked for",
+    { calls: "2" },
+    {
+      version: "2.0",
+      routeKey: "POST /orders",
+      rawPath: "/orders",
+      rawQueryString: "calls=2",
+      queryStringParameters: { calls: "2" },
+      requestContext: { routeKey: "POST /orders", http: { method: "POST", path: "/orders" } },
+    },
+  ],
+  [
+    "GetOrder",
+    "a REST API request of the resource, its path parameter given a value, with no query string",
+    {},
+    {
+      httpMethod: "GET",
+      resource: "/orders/{id}",
+      path: "/orders/1",
+      pathParameters: { id: "1" },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+    },
+  ],
+  [
+    "Nightly",
+    "a scheduled event of the template's rule",
+    {},
+    { "detail-type": "Scheduled Event", source: "aws.events", resources: ["arn:aws:events:us-east-1:123456789012:rule/fixture-nightly"] },
+  ],
+  [
+    "OnChange",
+    "DynamoDB stream records of the template's table, keyed as it is",
+    {},
+    // The generator's records (an INSERT, a MODIFY and a REMOVE), keyed by the table's own key, not the generator's Id.
+    {
+      Records: [
+        ...["INSERT", "MODIFY"].map((eventName) =>
+          expect.objectContaining({
+            eventName,
+            eventSource: "aws:dynamodb",
+            eventSourceARN: expect.stringMatching(/:table\/fixture-table\/stream\//),
+            dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } }, NewImage: { id: { S: "101" }, Message: { S: expect.any(String) } } }),
+          }),
+        ),
+        expect.objectContaining({ eventName: "REMOVE", dynamodb: expect.objectContaining({ Keys: { id: { S: "101" } } }) }),
+      ],
+    },
+  ],
+])("%s gets %s", (logicalId, _, query, shape) => {
+  expect(functionEvent(fn(logicalId), query)).toMatchObject(shape);
+});
+
+it("keeps each event it made under .lab/events/ and sends that copy from then on", () => {
+  rmSync(GENERATED_DIR, { recursive: true, force: true });
+  // Its key within the event's Filter (prefix scratch/, suffix .json), as S3 sends it.
+  expect(functionEvent(fn("OnScratch"))).toMatchObject({
+    Records: [{ s3: { bucket: { name: "warpstart-lab-scratch" }, object: { key: "scratch/test/key.json" } } }],
+  });
+  const kept = readdirSync(GENERATED_DIR);
+  expect(kept).toEqual([expect.stringMatching(/^[0-9a-f]+\.json$/)]);
+  const copy = join(GENERATED_DIR, kept[0]!);
+  writeFileSync(copy, JSON.stringify({ kept: true }));
+  expect(functionEvent(fn("OnScratch"))).toEqual({ kept: true });
+  rmSync(copy); // the next run makes it again
+});
+
+it("npm run invoke of a function whose trigger the generator has no event for names it, says to give --event and exits 2 before starting anything", () => {
+  const invoke = spawnSync(NODE22, [WARPSTART, "invoke", "--template", FIXTURE, "OnThing"], { cwd: DEMO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(invoke.status).toBe(2);
+  expect(invoke.stderr).toContain(
+    "error: OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
+      "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
+  );
+  expect(invoke.stderr).toContain("usage: warpstart invoke");
+  expect(invoke.stderr).not.toContain("sam build");
+});

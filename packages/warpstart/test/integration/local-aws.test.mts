@@ -1,0 +1,148 @@
+// The local AWS: every service moto implements behind TLS with keep-alive, trusted through the
+// lab's own CA only, with the template's resources created in it, every call recorded by the
+// access key that signed it, and clear errors for a busy port or a missing tool.
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
+import { readTemplate } from "../../core/template.mts";
+import { assertPortFree, type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { createResources } from "../../emulation/local-aws/resources.mts";
+import { EXAMPLES_TEMPLATE } from "../support/demo.mts";
+
+let aws: LocalAws;
+beforeAll(async () => {
+  aws = await startLocalAws();
+});
+afterAll(async () => {
+  await aws?.stop();
+});
+
+/** GET / over one agent; resolves with whether the socket was a reused one. */
+function get(agent: Agent): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${aws.endpoint}/`, { agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(req.reusedSocket));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+it("listens on 127.0.0.1 with a certificate from the lab's CA", () => {
+  expect(aws.endpoint).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  expect(readFileSync(aws.caFile, "utf8")).toContain("BEGIN CERTIFICATE");
+});
+
+it("answers the SDK's GetCallerIdentity over TLS", async () => {
+  const client = new STSClient({
+    region: "us-east-1",
+    endpoint: aws.endpoint,
+    credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret" },
+    requestHandler: { httpsAgent: new Agent({ ca: readFileSync(aws.caFile) }) },
+  });
+  const identity = await client.send(new GetCallerIdentityCommand({}));
+  expect(identity).toMatchObject({ Account: "123456789012", Arn: "arn:aws:sts::123456789012:user/moto" });
+  client.destroy();
+});
+
+it("keeps connections alive: the second request reuses the socket", async () => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: readFileSync(aws.caFile) });
+  expect(await get(agent)).toBe(false);
+  expect(await get(agent)).toBe(true);
+  agent.destroy();
+});
+
+it("is not trusted without the lab's CA", async () => {
+  await expect(get(new Agent({ ca: [] as string[] }))).rejects.toThrow(/certificate/);
+});
+
+it("says which port is busy when a fixed port is in use", async () => {
+  const busy: Server = await new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => resolve(server));
+  });
+  const { port } = busy.address() as { port: number };
+  try {
+    await expect(startLocalAws({ port })).rejects.toThrow(`port 127.0.0.1:${port} is already in use; stop whatever listens there or pick another port.`);
+  } finally {
+    busy.close();
+  }
+});
+
+it("says what to do when moto, the local AWS itself, is missing from the venv", async () => {
+  // A venv whose gunicorn and python exist, with no moto in its site-packages.
+  const venv = mkdtempSync(join(tmpdir(), "warpstart-no-moto-"));
+  try {
+    mkdirSync(join(venv, "bin"));
+    mkdirSync(join(venv, "lib/python3.11/site-packages"), { recursive: true });
+    for (const tool of ["gunicorn", "python"]) writeFileSync(join(venv, "bin", tool), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    await expect(startLocalAws({ venvBin: join(venv, "bin") })).rejects.toThrow(
+      `moto is not installed in the Python venv ${venv} (it is the local AWS); ${SETUP_HINT}`,
+    );
+  } finally {
+    rmSync(venv, { recursive: true, force: true });
+  }
+});
+
+it("says how to install gunicorn when the venv is missing", async () => {
+  const emptyVenv = mkdtempSync(join(tmpdir(), "warpstart-no-venv-"));
+  try {
+    await expect(startLocalAws({ venvBin: emptyVenv })).rejects.toThrow(
+      `gunicorn not found at ${emptyVenv}/gunicorn: the Python venv is missing; ${SETUP_HINT}`,
+    );
+  } finally {
+    rmSync(emptyVenv, { recursive: true, force: true });
+  }
+});
+
+it("frees its port when stopped", async () => {
+  const other = await startLocalAws();
+  await other.stop();
+  await expect(assertPortFree(other.port)).resolves.toBeUndefined();
+});
+
+describe("every service, one endpoint", () => {
+  const credentials = (accessKeyId: string) => ({ accessKeyId, secretAccessKey: "secret" });
+  const tls = () => ({ httpsAgent: new Agent({ ca: readFileSync(aws.caFile) }) });
+
+  it("creates a template's resources and answers for them, with what Ref and Fn::GetAtt resolve to", async () => {
+    const { attributes, notCreated } = await createResources(readTemplate(EXAMPLES_TEMPLATE), aws);
+    expect(notCreated).toBeNull();
+    expect(attributes).toMatchObject({
+      GreetingParameter: { Ref: "/warpstart/examples/greeting" },
+      ApiKeySecret: { Ref: expect.stringMatching(/^arn:aws:secretsmanager:us-east-1:123456789012:secret:warpstart\/examples\/api-key-\w{6}$/) },
+      ItemsTable: { Ref: "warpstart-examples-items", Arn: "arn:aws:dynamodb:us-east-1:123456789012:table/warpstart-examples-items" },
+    });
+    const ssm = new SSMClient({ region: "us-east-1", endpoint: aws.endpoint, credentials: credentials("ASIATESTRESOURCES00"), requestHandler: tls() });
+    expect((await ssm.send(new GetParameterCommand({ Name: "/warpstart/examples/greeting" }))).Parameter?.Value).toBe("hello from Parameter Store");
+    ssm.destroy();
+  });
+
+  it("records each call by the access key that signed it: service, operation, status and the error it answered", async () => {
+    const ssm = new SSMClient({
+      region: "us-east-1",
+      endpoint: aws.endpoint,
+      credentials: credentials("ASIATESTCALLS000000"),
+      requestHandler: tls(),
+      maxAttempts: 1,
+    });
+    await expect(ssm.send(new GetParameterCommand({ Name: "/not/declared" }))).rejects.toMatchObject({ name: "ParameterNotFound" });
+    ssm.destroy();
+    expect(await aws.calls("ASIATESTCALLS000000")).toEqual([
+      expect.objectContaining({ accessKeyId: "ASIATESTCALLS000000", service: "ssm", operation: "GetParameter", status: 400, errorCode: "ParameterNotFound" }),
+    ]);
+  });
+
+  it("names, in one line, what a template declares that it cannot create", async () => {
+    const { notCreated } = await createResources(readTemplate(join(PACKAGE_ROOT, "test/fixtures/sam-apps/unsupported-resource/template.yaml")), aws);
+    expect(notCreated).toBe(
+      "The lab's local AWS did not create GraphApi (AWS::AppSync::GraphQLApi: moto's CloudFormation does not implement this type): a function that calls it fails in the lab.",
+    );
+  });
+});

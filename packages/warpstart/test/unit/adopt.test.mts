@@ -1,0 +1,211 @@
+// `warpstart adopt` in process, on copies of the adopt fixture app (one function per builder and
+// per reason not to adopt): what it writes, what it leaves, and the line a user sees for each.
+// That an adopted app builds and answers: test/slow/package-install.test.mts.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { parseCommand } from "../../core/cli.mts";
+import { PACKAGE_ROOT } from "../../core/paths.mts";
+import { CFN_TAGS } from "../../core/template.mts";
+import { command } from "../../doctor/adopt.mts";
+
+const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/adopt");
+const scratch = mkdtempSync(join(tmpdir(), "warpstart-adopt-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of the fixture app with the package installed in it (node_modules/warpstart), as npm install leaves it. */
+function appCopy(installed = true): string {
+  const app = mkdtempSync(join(scratch, "app-"));
+  cpSync(FIXTURE, app, { recursive: true });
+  if (installed) {
+    mkdirSync(join(app, "node_modules"));
+    symlinkSync(PACKAGE_ROOT, join(app, "node_modules/warpstart"));
+  }
+  return app;
+}
+
+/** Runs adopt in `app` with `args`: its exit code, what it printed, or the error it threw. */
+async function adopt(app: string, ...args: string[]): Promise<{ code: number | null; out: string; error: string | null }> {
+  const printed: string[] = [];
+  const saved = { log: console.log, error: console.error };
+  console.log = console.error = (line: unknown) => void printed.push(String(line));
+  const cwd = process.cwd();
+  process.chdir(app);
+  try {
+    const code = await command.run(parseCommand(command.spec, args));
+    return { code, out: printed.join("\n"), error: null };
+  } catch (error) {
+    return { code: null, out: printed.join("\n"), error: (error as Error).message };
+  } finally {
+    process.chdir(cwd);
+    Object.assign(console, saved);
+  }
+}
+
+type Resource = { Metadata?: unknown; Properties: Record<string, unknown> };
+const resources = (app: string) =>
+  (parse(readFileSync(join(app, "template.yaml"), "utf8"), { customTags: CFN_TAGS }) as { Resources: Record<string, Resource> }).Resources;
+
+describe("on an app of SAM's own builders", () => {
+  const app = appCopy();
+  const original = readFileSync(join(FIXTURE, "template.yaml"), "utf8");
+  let run: Awaited<ReturnType<typeof adopt>>;
+  beforeAll(async () => {
+    run = await adopt(app);
+  });
+
+  it("moves the esbuild function: makefile, its profile and format, Handler naming the source, esbuild's own settings left behind", () => {
+    expect(run.code).toBe(0);
+    const orders = resources(app).Orders!;
+    expect(orders.Metadata).toEqual({ BuildMethod: "makefile", BuildProperties: { Format: "esm", Profile: "Warp" } });
+    expect(orders.Properties.Handler).toBe("src/app.handler");
+    expect(run.out).toContain("Orders: adopted as Warp\n  Handler app.handler → src/app.handler");
+    expect(run.out).toContain("SAM esbuild's Minify, Target, OutExtension left behind");
+    expect(run.out).toContain("orders/node_modules is not installed: run npm install there before sam build");
+  });
+
+  it("moves the npm builder's CommonJS function as CommonJS, and names the SDK client the runtime gave it", () => {
+    expect(resources(app).Hello!.Metadata).toEqual({ BuildMethod: "makefile", BuildProperties: { Profile: "Warp", Format: "cjs" } });
+    expect(run.out).toContain(
+      "it imports @aws-sdk/client-s3, which hello/package.json does not list (the runtime gave it): the build bundles the nodejs22.x runtime's copy at its release",
+    );
+  });
+
+  it("writes a Makefile in each CodeUri folder that includes the package's rule and names the template", () => {
+    const makefile = readFileSync(join(app, "orders/Makefile"), "utf8");
+    expect(makefile).toContain("WARPSTART_TEMPLATE ?= $(abspath $(HERE)../template.yaml)");
+    expect(makefile).toContain("WARPSTART_MK := $(HERE)../node_modules/warpstart/warpstart.mk");
+    expect(existsSync(join(app, "hello/Makefile"))).toBe(true);
+  });
+
+  it.each([
+    ["Legacy", "it runs on nodejs18.x: the pipeline builds for nodejs22.x and nodejs24.x; move it to nodejs22.x first"],
+    ["OwnBuild", "it is built by a Makefile of the app's own (own-build/Makefile), which adopt never overwrites"],
+    ["Resizer", "it is a container image (PackageType: Image): adopt takes zip functions"],
+    ["Report", "python3.12 is not Node.js"],
+  ])("leaves %s as it was, and says why in one line", (id, why) => {
+    expect(run.out).toContain(`${id}: not adopted: ${why}`);
+    expect(resources(app)[id]).toEqual((parse(original, { customTags: CFN_TAGS }) as { Resources: Record<string, unknown> }).Resources[id]);
+  });
+
+  it("keeps the template's comments and every line it does not change, and prints the diff", () => {
+    const now = readFileSync(join(app, "template.yaml"), "utf8");
+    expect(now).toContain("# Plain CommonJS through SAM's npm builder; the SDK client it uses came from the runtime.");
+    const was = original.split("\n");
+    const is = now.split("\n");
+    expect(is.filter((line) => !was.includes(line))).toEqual([
+      "      Handler: src/app.handler",
+      "        Profile: Warp",
+      "        Profile: Warp",
+      "        Format: cjs",
+    ]);
+    expect(was.filter((line) => !is.includes(line))).toEqual([
+      "      BuildMethod: esbuild",
+      "        Minify: true",
+      "        Target: es2022",
+      "        OutExtension:",
+      "          - .js=.mjs",
+      "        EntryPoints:",
+      "          - src/app.ts",
+    ]);
+    expect(run.out).toContain("--- template.yaml\n+++ template.yaml");
+    expect(run.out).toContain("+++ orders/Makefile");
+  });
+
+  it("says no package-lock.json pins what it builds", () => {
+    expect(run.out).toContain("no package-lock.json: the functions are built from node_modules as they are installed");
+  });
+
+  it("run again: what it adopted is warpstart's already, and nothing is written", async () => {
+    const again = await adopt(app);
+    expect(again.out).toContain("Orders: not adopted: it is built by warpstart already");
+    expect(again.code).toBe(1);
+    expect(again.out).toContain("error: nothing adopted in template.yaml");
+  });
+});
+
+it("--dry-run prints the diff and writes nothing", async () => {
+  const app = appCopy();
+  const run = await adopt(app, "--dry-run", "--profile", "Optimized", "Hello");
+  expect(run.code).toBe(0);
+  expect(run.out).toContain("Hello: adopted as Optimized");
+  expect(run.out).not.toContain("Orders:");
+  expect(run.out).toContain("+        Profile: Optimized");
+  expect(run.out).toContain("--dry-run: nothing written");
+  expect(readFileSync(join(app, "template.yaml"), "utf8")).toBe(readFileSync(join(FIXTURE, "template.yaml"), "utf8"));
+  expect(existsSync(join(app, "hello/Makefile"))).toBe(false);
+});
+
+describe("what it refuses, with the message a user sees", () => {
+  it("an app that has not installed the package", async () => {
+    const app = appCopy(false);
+    expect((await adopt(app)).error).toBe(
+      `warpstart is not installed in ${app}: the Makefiles adopt writes include its rule (node_modules/warpstart/warpstart.mk). Run npm install --save-dev warpstart (or the packed tarball: npm install --save-dev ./warpstart-<version>.tgz) there first`,
+    );
+    expect(readFileSync(join(app, "template.yaml"), "utf8")).toBe(readFileSync(join(FIXTURE, "template.yaml"), "utf8"));
+  });
+
+  it.each([
+    ["cdk.json", "is a CDK app (cdk.json), not a SAM app"],
+    ["serverless.yml", "is a Serverless Framework project (serverless.yml), not a SAM app"],
+  ])("a folder with %s and no template.yaml", async (file, message) => {
+    const app = mkdtempSync(join(scratch, "other-"));
+    writeFileSync(join(app, file), "{}\n");
+    expect((await adopt(app)).error).toBe(
+      `${app} ${message}: adopt moves the functions of a SAM template (template.yaml)${file === "cdk.json" ? "; CDK's NodejsFunction builds with esbuild itself" : ""}`,
+    );
+  });
+
+  it("CloudFormation that is not SAM", async () => {
+    const app = mkdtempSync(join(scratch, "cfn-"));
+    writeFileSync(
+      join(app, "template.yaml"),
+      "Resources:\n  Fn:\n    Type: AWS::Lambda::Function\n    Properties: { Runtime: nodejs22.x, Handler: index.handler }\n",
+    );
+    expect((await adopt(app)).error).toBe(
+      `${join(app, "template.yaml")} is not a SAM template (no Transform: AWS::Serverless-2016-10-31): adopt moves the functions of a SAM app`,
+    );
+  });
+
+  it("an app with no Node.js function: each one's line, and nothing adopted", async () => {
+    const app = appCopy();
+    const run = await adopt(app, "Report", "Resizer");
+    expect(run.code).toBe(1);
+    expect(run.out).toContain("Report: not adopted: python3.12 is not Node.js");
+    expect(run.out).toContain("Resizer: not adopted: it is a container image");
+    expect(run.out).toContain("error: nothing adopted in template.yaml");
+  });
+
+  it("a function the template does not have", async () => {
+    const app = appCopy();
+    expect((await adopt(app, "Nope")).error).toBe(
+      `Nope: not a function of ${join(app, "template.yaml")}; its functions: Orders, Hello, Legacy, OwnBuild, Resizer, Report`,
+    );
+  });
+
+  it.each([
+    ["yarn.lock", "yarn.lock: the pipeline bundles node_modules as Yarn installed them"],
+    ["pnpm-lock.yaml", "pnpm-lock.yaml: the pipeline bundles node_modules as pnpm links them"],
+  ])("a %s: one line, and the rest adopted", async (lockfile, line) => {
+    const app = appCopy();
+    writeFileSync(join(app, lockfile), "\n");
+    const run = await adopt(app, "--dry-run", "Hello");
+    expect(run.out).toContain(line);
+    expect(run.out).toContain("Hello: adopted as Warp");
+  });
+
+  it("a template with Fn::ForEach: one line for what it makes, the rest adopted", async () => {
+    const app = appCopy();
+    const text = readFileSync(join(app, "template.yaml"), "utf8")
+      .replace("Transform: AWS::Serverless-2016-10-31", "Transform:\n  - AWS::LanguageExtensions\n  - AWS::Serverless-2016-10-31")
+      .replace(
+        "Resources:\n",
+        `Resources:\n  Fn::ForEach::Workers:\n    - Name\n    - [A, B]\n    - Worker\${Name}:\n        Type: AWS::Serverless::Function\n        Properties: { CodeUri: hello/, Handler: app.lambdaHandler }\n`,
+      );
+    writeFileSync(join(app, "template.yaml"), text);
+    const run = await adopt(app, "--dry-run", "Hello");
+    expect(run.out).toContain("Fn::ForEach::Workers: the functions it makes are not adopted");
+    expect(run.out).toContain("Hello: adopted as Warp");
+  });
+});
