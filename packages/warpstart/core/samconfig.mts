@@ -24,19 +24,31 @@ export function parseParameterOverrides(entries: string[], bad: (entry: string) 
   return overrides;
 }
 
+type Samconfig = { default?: Record<string, { parameters?: Record<string, unknown> }> };
+
+/** A samconfig.toml as TOML ({} where there is none). */
+function samconfigOf(file: string): Samconfig {
+  if (!existsSync(file)) return {};
+  try {
+    return parseToml(readFileSync(file, "utf8")) as Samconfig;
+  } catch (error) {
+    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
+  }
+}
+
+/** A setting of `sam <command>` in a samconfig.toml's default environment (its [default.global.parameters] else), or undefined. */
+export const samconfigSetting = (file: string, command: string, key: string): unknown => {
+  const { default: environment } = samconfigOf(file);
+  return environment?.[command]?.parameters?.[key] ?? environment?.global?.parameters?.[key];
+};
+
 /**
  * parameter_overrides of a SAM app's samconfig.toml for a command (its default environment's
  * [default.<command>.parameters], else [default.global.parameters]), in SAM's string form
  * ("A=1 B=2") or its array form (["A=1", "B=2"]).
  */
 export function samconfigParameterOverrides(file: string, command: "build" | "deploy" = "deploy"): Record<string, string> {
-  if (!existsSync(file)) return {};
-  let config: { default?: Record<string, { parameters?: { parameter_overrides?: unknown } }> };
-  try {
-    config = parseToml(readFileSync(file, "utf8")) as typeof config;
-  } catch (error) {
-    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
-  }
+  const config = samconfigOf(file);
   const overrides = config.default?.[command]?.parameters?.parameter_overrides ?? config.default?.global?.parameters?.parameter_overrides ?? [];
   return parseParameterOverrides(
     Array.isArray(overrides) ? overrides.map(String) : [String(overrides)],

@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
+import { samconfigSetting } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate } from "../core/template.mts";
 import { installedRule, makefileText, planOf } from "./adoption.mts";
 import { writeFixedTemplate } from "./apply-fixes.mts";
@@ -50,6 +51,12 @@ function samTemplateOf(templateFile: string): string {
   return readFileSync(templateFile, "utf8");
 }
 
+/** One line when `sam build` would copy each CodeUri folder before its makefile build, or null. */
+function buildInSourceLine(appDir: string): string | null {
+  if (samconfigSetting(join(appDir, "samconfig.toml"), "build", "build_in_source") === true) return null;
+  return "samconfig.toml: set build_in_source = true under [default.build.parameters] (or sam build --build-in-source): SAM's makefile builder otherwise copies each CodeUri folder, node_modules and all, before every build; the pipeline reads the source where it is";
+}
+
 /** One line on the app's lockfile when the pipeline would read its node_modules otherwise than npm installs them, or null. */
 function lockfileLine(appDir: string): string | null {
   if (existsSync(join(appDir, "package-lock.json"))) return null;
@@ -72,8 +79,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const chosen = template.functions.filter((fn) => positionals.length === 0 || positionals.includes(fn.logicalId));
 
   const lines: string[] = [];
-  const lockfile = lockfileLine(appDir);
-  if (lockfile) lines.push(lockfile);
+  for (const line of [lockfileLine(appDir), buildInSourceLine(appDir)]) if (line) lines.push(line);
   for (const key of Object.keys(resources).filter((id) => id.startsWith("Fn::ForEach")))
     lines.push(`${key}: the functions it makes are not adopted (adopt rewrites resources as written: give them BuildMethod: makefile by hand)`);
 

@@ -19,7 +19,7 @@ const PIPELINE_RUNTIMES = ["nodejs22.x", "nodejs24.x"];
 const RULE_FILE = "warpstart.mk";
 
 /** One function adopted: its template change, the Makefile it is built by, and what to know. */
-export interface Adoption {
+interface Adoption {
   change: TemplateChange;
   makefile: string;
   notes: string[];
@@ -151,4 +151,3 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   if (source.handler !== fn.handler) after.Properties = { ...after.Properties, Handler: source.handler };
   return { logicalId, adoption: { change: { logicalId, before, after }, makefile, notes } };
 }
-

@@ -49,7 +49,9 @@ function withProfile(
   try {
     rule = installedRule(appDir);
   } catch {
-    return { why: `warpstart is not installed in the app: npm install --save-dev warpstart, then npx warpstart adopt --profile ${profile} ${source.logicalId}` };
+    return {
+      why: `warpstart is not installed in the app: npm install --save-dev warpstart, then npx warpstart adopt --profile ${profile} ${source.logicalId}`,
+    };
   }
   const plan = planOf(source, after, profile, appDir);
   if ("why" in plan) return { why: plan.why };

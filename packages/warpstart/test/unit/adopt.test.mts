@@ -113,8 +113,9 @@ describe("on an app of SAM's own builders", () => {
     expect(run.out).toContain("+++ orders/Makefile");
   });
 
-  it("says no package-lock.json pins what it builds", () => {
+  it("says no package-lock.json pins what it builds, and that sam build should build in source", () => {
     expect(run.out).toContain("no package-lock.json: the functions are built from node_modules as they are installed");
+    expect(run.out).toContain("samconfig.toml: set build_in_source = true under [default.build.parameters]");
   });
 
   it("run again: what it adopted is warpstart's already, and nothing is written", async () => {

@@ -102,7 +102,9 @@ describe("what --fix writes", () => {
       const { templateFile, text, examined } = examinedApp(true);
       const fixed = fixedTemplate(templateFile, text, examined);
       expect(fixed.applied).toEqual(["Hello: Profile Warp (25.0 ms faster)"]);
-      expect(fixed.text).toContain("      Handler: app.lambdaHandler\n    Metadata:\n      BuildMethod: makefile\n      BuildProperties:\n        Profile: Warp\n        Format: cjs\n");
+      expect(fixed.text).toContain(
+        "      Handler: app.lambdaHandler\n    Metadata:\n      BuildMethod: makefile\n      BuildProperties:\n        Profile: Warp\n        Format: cjs\n",
+      );
       expect(fixed.makefiles.map(([file]) => file)).toEqual([join(dirname(templateFile), "hello/Makefile")]);
       expect(fixed.makefiles[0]![1]).toContain("include $(WARPSTART_MK)");
     });
@@ -113,7 +115,9 @@ describe("what --fix writes", () => {
         text,
         makefiles: [],
         applied: [],
-        leftOut: ["Hello: Profile Warp (25.0 ms faster): warpstart is not installed in the app: npm install --save-dev warpstart, then npx warpstart adopt --profile Warp Hello"],
+        leftOut: [
+          "Hello: Profile Warp (25.0 ms faster): warpstart is not installed in the app: npm install --save-dev warpstart, then npx warpstart adopt --profile Warp Hello",
+        ],
       });
     });
   });
