@@ -10,7 +10,7 @@
 // the user's cache, one per version and content, made on first use.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +45,15 @@ function homeOf(pkg) {
   }
   if (existsSync(join(home, "package.json"))) return home;
   say(`first use of warpstart ${version}: its home is ${home} (a copy of the package, where its pinned tools install)`);
-  const copy = (into) => cpSync(pkg, into, { recursive: true, force: false, filter: (source) => !relative(pkg, source).split(sep).includes("node_modules") });
+  // File by file, leaving what is there: a home may hold its tools already (links to folders).
+  const copy = (into) => {
+    for (const file of packageFiles(pkg)) {
+      const to = join(into, relative(pkg, file));
+      if (existsSync(to)) continue;
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(file, to);
+    }
+  };
   if (existsSync(home)) {
     copy(home);
     return home;

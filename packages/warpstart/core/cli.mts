@@ -5,7 +5,7 @@
 // a closed terminal (SIGHUP).
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_TEMPLATE } from "./paths.mts";
+import { DEFAULT_TEMPLATE, samTemplateHere } from "./paths.mts";
 import type { SamTemplate } from "./template.mts";
 
 /** A mistake in the command line: the message, then the usage, exit 2. */
@@ -21,6 +21,8 @@ export interface OptionSpec {
   help: string;
   /** Its value when not given; shown in the usage. */
   default?: string;
+  /** Its value when not given, worked out when the command runs (`default` is what the usage shows). */
+  defaultFrom?: () => string;
   /** Given more than once, the values add up. */
   multiple?: true;
   /** A whole number from the first to the second (no upper bound when absent). */
@@ -121,7 +123,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   const values: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(spec.options)) {
     if (option.required && parsed.values[name] === undefined) throw new UsageError(`--${name} is required: ${option.help}`);
-    const raw = parsed.values[name] ?? (option.value ? option.default : false) ?? (option.multiple ? [] : undefined);
+    const raw = parsed.values[name] ?? (option.value ? (option.defaultFrom?.() ?? option.default) : false) ?? (option.multiple ? [] : undefined);
     if (typeof raw === "string" && option.oneOf && !option.oneOf.includes(raw)) throw new UsageError(`--${name} must be ${orList(option.oneOf)}, not "${raw}"`);
     values[name] = typeof raw === "string" && option.whole ? wholeNumber(name, raw, ...option.whole) : raw;
   }
@@ -225,7 +227,12 @@ export function onEndingSignal(cleanup: () => Promise<unknown>, code = 130): () 
 
 /** The options most commands share, declared once. */
 export const TEMPLATE_OPTION = {
-  template: { value: "FILE", help: "the SAM template, as sam reads it", default: DEFAULT_TEMPLATE },
+  template: {
+    value: "FILE",
+    help: "the SAM template, as sam reads it: template.yaml, .yml or .json here",
+    default: DEFAULT_TEMPLATE,
+    defaultFrom: samTemplateHere,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export const NO_BUILD_OPTION = {

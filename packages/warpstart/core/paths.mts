@@ -1,6 +1,6 @@
 // Where the package finds its tools and keeps its state: one place for every path.
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,6 +52,8 @@ export const appDirOf = (template: string) => {
 export const seedDirOf = (template: string) => join(appDirOf(template), "local-aws");
 /** The template of what a command reads when none is named: template.yaml in the folder it runs in, as `sam` reads it. */
 export const DEFAULT_TEMPLATE = "template.yaml";
+/** The template `sam` reads in the current folder when none is named: the first of template.yaml, .yml and .json there. */
+export const samTemplateHere = () => ["template.yaml", "template.yml", "template.json"].find((name) => existsSync(name)) ?? DEFAULT_TEMPLATE;
 /** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
 export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
 export const SETUP_HINT = `run \`bash ${join(PACKAGE_ROOT, "scripts/setup.sh")}\` (every warpstart command runs it for you)`;

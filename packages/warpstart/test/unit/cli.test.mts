@@ -2,8 +2,11 @@
 // declaration, checked here in process; then each command's own declaration on the mistakes a
 // user makes.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { COMMANDS } from "../../cli/commands.mts";
-import { type Command, defineCommand, type OptionSpec, parseCommand, UsageError, usageOf } from "../../core/cli.mts";
+import { type Command, defineCommand, type OptionSpec, parseCommand, TEMPLATE_OPTION, UsageError, usageOf } from "../../core/cli.mts";
 
 /** Every command of `warpstart`, by the name a user types (loaded one by one: jest's module linker does not take them at once). */
 const commands: Record<string, Command> = {};
@@ -143,5 +146,28 @@ describe("each command's declaration", () => {
     [build, ["Fn"], "give <LogicalId> <ARTIFACTS_DIR>"],
   ] as [Command, string[], string][])("%#: %j says %s", (command, args, message) => {
     expect(() => parseCommand(command.spec, args)).toThrow(new UsageError(message));
+  });
+});
+
+describe("--template's default, as sam finds a template", () => {
+  const spec = { name: "x", summary: "x", options: TEMPLATE_OPTION };
+  const scratch = mkdtempSync(join(tmpdir(), "warpstart-cli-template-"));
+  const here = process.cwd();
+  afterAll(() => {
+    process.chdir(here);
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it.each([
+    [[], "template.yaml"],
+    [["template.json"], "template.json"],
+    [["template.json", "template.yml"], "template.yml"],
+    [["template.yml", "template.yaml"], "template.yaml"],
+  ])("in a folder holding %j: %s", (files, expected) => {
+    const dir = mkdtempSync(join(scratch, "app-"));
+    for (const file of files) writeFileSync(join(dir, file), "Resources: {}\n");
+    process.chdir(dir);
+    expect(parseCommand(spec, []).values.template).toBe(expected);
+    expect(parseCommand(spec, ["--template", "other.yaml"]).values.template).toBe("other.yaml");
   });
 });
