@@ -238,19 +238,30 @@ async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Prom
   } catch (error) {
     const { errors } = error as { errors?: EsbuildMessage[] };
     if (!errors?.length) throw new BuildError(`${fn.logicalId}: esbuild failed: ${(error as Error).message}`);
-    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message)}`).join("\n"));
+    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message, fn.codeDir)}`).join("\n"));
+  }
+}
+
+/** Whether a package has only its types installed where a file would resolve it (node_modules/@types/<name> in its folder or above). */
+function typesOnlyFor(file: string, name: string): boolean {
+  const types = join("node_modules/@types", name.replace(/^@([^/]+)\//, "$1__"));
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, types))) return true;
+    if (dir === dirname(dir)) return false;
   }
 }
 
 /**
- * One esbuild error in a line: the file and line, what went wrong, and esbuild's own hint, or
- * ours when the package it cannot resolve has only its types installed (@types/<name>): an
- * `import { X } from "aws-lambda"` of types stays an import under verbatimModuleSyntax.
+ * One esbuild error in a line: the file (from the function's CodeUri, as its Handler is) and line,
+ * what went wrong, and esbuild's own hint, or ours when the package it cannot resolve has only its
+ * types installed (@types/<name>): an `import { X } from "aws-lambda"` of types stays an import
+ * under verbatimModuleSyntax.
  */
-function describeEsbuildError({ text, location, notes }: EsbuildMessage): string {
-  const where = location ? `${relative(PACKAGE_ROOT, resolve(PACKAGE_ROOT, location.file))}:${location.line}: ` : "";
+function describeEsbuildError({ text, location, notes }: EsbuildMessage, codeDir: string): string {
+  const file = location ? resolve(PACKAGE_ROOT, location.file) : null;
+  const where = file ? `${relative(codeDir, file)}:${location!.line}: ` : "";
   const unresolved = /^Could not resolve "([^"./][^"]*)"$/.exec(text)?.[1];
-  const typesOnly = unresolved && existsSync(join(PACKAGE_ROOT, "node_modules/@types", unresolved.replace(/^@([^/]+)\//, "$1__")));
+  const typesOnly = unresolved && file && typesOnlyFor(file, unresolved);
   const hint = typesOnly
     ? `only its types are installed, as @types/${unresolved}: import them with \`import type\`, which the project's tsconfig.json (verbatimModuleSyntax) asks for`
     : notes.map((note) => note.text).find((note) => note.length > 0);
@@ -392,7 +403,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
       // A library CommonJS cannot hold (top-level await): the handler's bundle keeps the libraries, and the chunk the SDK, if any.
       const first = (error as { errors?: EsbuildMessage[] }).errors?.[0];
       if (!libraries.size || !first) throw error;
-      notes = [`its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first)}`];
+      notes = [`its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first, fn.codeDir)}`];
       libraries = new Map();
       chunked = imports.size > 0;
       if (chunked) metafiles.push((await esbuildStep(fn, () => build(chunkOptions(libraries)))).metafile!);

@@ -76,7 +76,7 @@ it("a builtin a package requires for what neither INIT nor the build's invoke di
 
 it("a package with top-level await stays in the handler's bundle, and the build says so in one line", () => {
   expect(builds.get("LibraryAwaits-Warp")!.notes).toEqual([
-    `its packages stay in the handler's bundle, out of the code cache: test/fixtures/sam-apps/warp-libraries/node_modules/shape-esm-awaits/index.js:2: Top-level await is currently not supported with the "cjs" output format`,
+    `its packages stay in the handler's bundle, out of the code cache: node_modules/shape-esm-awaits/index.js:2: Top-level await is currently not supported with the "cjs" output format`,
   ]);
   expect(builds.get("LibraryAwaits-Warp")!.codeCache).toBeUndefined();
 });

@@ -6,7 +6,7 @@ import { DEMO_ROOT } from "./demo.mts";
 
 export const TEMPLATE = relative(DEMO_ROOT, join(PACKAGE_ROOT, "test/fixtures/sam-apps/as-lambda/template.yaml"));
 /** IsolationUndeclaredImport's build error line (SAM's, with the project's builder's), as far as it is ours to pin. */
-export const BUILD_ERROR = `CustomMakeBuilder:MakeBuild - Make Failed: error: build of IsolationUndeclaredImport failed: IsolationUndeclaredImport: esbuild cannot bundle it: test/fixtures/sam-apps/as-lambda/src/functions/isolation-undeclared-import/index.mts:2: Could not resolve "dayjs"`;
+export const BUILD_ERROR = `CustomMakeBuilder:MakeBuild - Make Failed: error: build of IsolationUndeclaredImport failed: IsolationUndeclaredImport: esbuild cannot bundle it: src/functions/isolation-undeclared-import/index.mts:2: Could not resolve "dayjs"`;
 /** The console's line for IsolationInitThrows's provisioned concurrency. */
 export const PROVISION_FAILS =
   "provisioned concurrency of IsolationInitThrows failed to initialize, so its alias runs on demand: Runtime.InitError: Error: UPLOADS_BUCKET is not set";
