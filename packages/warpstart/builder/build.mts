@@ -178,6 +178,26 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
 export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
   (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
+/** The version of a package the app installs where `file` would resolve it (its folder's node_modules, then each folder above), or null. */
+function appVersionOf(file: string, pkg: string): string | null {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const version = installedVersion(dir, pkg);
+    if (version) return version;
+    if (dir === dirname(dir)) return null;
+  }
+}
+
+/**
+ * One line per SDK package the profile's tree serves at another version than the app installs:
+ * the bundle holds the tree's (the one patches/ patches, or published/), never silently.
+ */
+export function treeVersionNotes(imports: SdkImports, tree: string, sdk: SdkSource, source: string): string[] {
+  return [...new Set([...imports.keys()].map(packageOf))].flatMap((pkg) => {
+    const [ours, theirs] = [installedVersion(tree, pkg), appVersionOf(source, pkg)];
+    return ours && theirs && ours !== theirs ? [`bundles ${pkg} ${ours} from warpstart's ${sdk} SDK tree, where the app installs ${theirs}`] : [];
+  });
+}
+
 /** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
 function sdkVersion(imports: SdkImports, tree: string | null): string {
   if (!tree) return "provided by the runtime";
@@ -387,7 +407,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   mkdirSync(dirname(outfile), { recursive: true });
   const metafiles: Metafile[] = [];
   let libraries: ChunkLibraries = new Map();
-  let notes: string[] = [];
+  let notes = tree ? treeVersionNotes(imports, tree, profile.sdk, source) : [];
   if (chunked) {
     const chunkOptions = (held: ChunkLibraries): EsbuildOptions =>
       withVersion({
@@ -403,7 +423,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
       // A library CommonJS cannot hold (top-level await): the handler's bundle keeps the libraries, and the chunk the SDK, if any.
       const first = (error as { errors?: EsbuildMessage[] }).errors?.[0];
       if (!libraries.size || !first) throw error;
-      notes = [`its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first, fn.codeDir)}`];
+      notes = [...notes, `its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first, fn.codeDir)}`];
       libraries = new Map();
       chunked = imports.size > 0;
       if (chunked) metafiles.push((await esbuildStep(fn, () => build(chunkOptions(libraries)))).metafile!);

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
+import { handlerParts, handlerSource, templateDefines, treeVersionNotes } from "../../builder/build.mts";
 import { acceptsPartialInit } from "../../builder/code-cache.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
@@ -215,5 +215,31 @@ describe("acceptsPartialInit (BuildProperties.WarpPartialInit)", () => {
     expect(() => acceptsPartialInit({ logicalId: "Quotes", buildProperties: { WarpPartialInit: "yes" } })).toThrow(
       'Quotes: Metadata.BuildProperties.WarpPartialInit must be true or false, not "yes"',
     );
+  });
+});
+
+describe("an SDK tree's version against the app's", () => {
+  const root = mkdtempSync(join(tmpdir(), "warpstart-tree-versions-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const install = (dir: string, pkg: string, version: string) => {
+    mkdirSync(join(dir, "node_modules", pkg), { recursive: true });
+    writeFileSync(join(dir, "node_modules", pkg, "package.json"), JSON.stringify({ name: pkg, version }));
+  };
+  const tree = join(root, "patches");
+  const app = join(root, "app");
+  install(tree, "@aws-sdk/client-sts", "3.1169.0");
+  install(tree, "@aws-sdk/client-s3", "3.1169.0");
+  install(app, "@aws-sdk/client-sts", "3.1100.0");
+  install(app, "@aws-sdk/client-s3", "3.1169.0");
+  const imports = new Map<string, "*">([
+    ["@aws-sdk/client-sts", "*"],
+    ["@aws-sdk/client-s3/dist-es/index.js", "*"],
+    ["@aws-sdk/client-lambda", "*"],
+  ]);
+
+  it("says, per package, where the bundle's differs from what the app installs; nothing where they agree or the app has none", () => {
+    expect(treeVersionNotes(imports, tree, "patched", join(app, "src/handler.mts"))).toEqual([
+      "bundles @aws-sdk/client-sts 3.1169.0 from warpstart's patched SDK tree, where the app installs 3.1100.0",
+    ]);
   });
 });
