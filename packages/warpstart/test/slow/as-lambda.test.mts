@@ -50,7 +50,7 @@ it("npm run doctor on an app in which every function's build fails: SAM's own er
   expect(run.status).toBe(1);
   expect(run.stderr).toContain("== sam build failed: building its 2 functions one by one to find the ones that fail");
   expect(run.stderr).toContain(
-    "error: sam build of the app in test/fixtures/sam-apps/as-lambda failed, so there is nothing to examine: sam build --template-file isolation-every-build-fails.yaml failed (exit 1):",
+    `error: sam build of the app in ${dirname(TEMPLATE)} failed, so there is nothing to examine: sam build --template-file isolation-every-build-fails.yaml failed (exit 1):`,
   );
   expect(run.stdout).toBe("");
 }, 120_000);

@@ -3,8 +3,8 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { builtTemplateOf, PACKAGE_ROOT } from "../../core/paths.mts";
-import { DEMO_TEMPLATE } from "./demo.mts";
+import { builtTemplateOf } from "../../core/paths.mts";
+import { DEMO_ROOT, DEMO_TEMPLATE } from "./demo.mts";
 
 export const USER_FUNCTION = "Mine";
 
@@ -42,7 +42,7 @@ function withResource(text: string, resource: string): string {
 export function templateWithUserFunction(): { template: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "warpstart-user-function-"));
   const template = join(dir, "template.yaml");
-  cpSync(join(PACKAGE_ROOT, "src"), join(dir, "src"), { recursive: true }); // the demo's handlers, whose sources the checks find
+  cpSync(join(DEMO_ROOT, "src"), join(dir, "src"), { recursive: true }); // the demo's handlers, whose sources the checks find
   mkdirSync(join(dir, "src/functions/mine"));
   writeFileSync(join(dir, "src/functions/mine/index.mts"), "export const handler = async () => ({ greeting: process.env.GREETING });\n");
   writeFileSync(template, withResource(readFileSync(DEMO_TEMPLATE, "utf8"), SOURCE));
