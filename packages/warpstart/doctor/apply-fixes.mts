@@ -75,21 +75,27 @@ export function fixedTemplate(templateFile: string, text: string, examined: (Exa
     const fastest = fastestProfile(report);
     if ((measured.length === 0 && !fastest) || !before) return [];
     const after = structuredClone(before);
+    const fixes: string[] = [];
     for (const finding of measured) {
       const fix = fixFor(finding.id, built);
       if ("why" in fix) continue;
       fix.rewrite(after);
-      applied.push(`${report.name}: ${finding.id}`);
+      fixes.push(finding.id);
     }
+    let profile: string | null = null;
     if (fastest) {
       const written = withProfile(source, after, fastest.profile, templateFile);
-      const label = `${report.name}: Profile ${fastest.profile} (${fastest.deltaMs.toFixed(1)} ms faster)`;
-      if ("why" in written) leftOut.push(`${label}: ${written.why}`);
+      const label = `Profile ${fastest.profile} (${fastest.deltaMs.toFixed(1)} ms faster)`;
+      if ("why" in written) leftOut.push(`${report.name}: ${label}: ${written.why}`);
+      else if (written.makefile === null && source.buildMethod === "makefile") profile = label;
       else {
-        applied.push(label);
+        // The pipeline's build replaces the one SAM's builder made, and the build fixes written for it.
+        profile = fixes.length > 0 ? `${label}, in place of ${fixes.join(", ")}` : label;
+        fixes.length = 0;
         if (written.makefile) makefiles.push(written.makefile);
       }
     }
+    applied.push(...fixes.map((id) => `${report.name}: ${id}`), ...(profile ? [`${report.name}: ${profile}`] : []));
     return [{ logicalId: report.name, before, after }];
   });
   return { text: changes.length === 0 ? text : editTemplate(text, changes), makefiles, applied, leftOut };

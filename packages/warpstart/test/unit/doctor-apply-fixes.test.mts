@@ -80,7 +80,7 @@ describe("what --fix writes", () => {
 
   describe("a profile measured faster than the function as it is", () => {
     /** The adopt fixture's Hello (SAM's npm builder), in a copy of the app, with Warp and Optimized measured: Warp the faster. */
-    const examinedApp = (installed: boolean) => {
+    const examinedApp = (installed: boolean, id = "Hello") => {
       const app = mkdtempSync(join(scratch, "profile-"));
       cpSync(join(PACKAGE_ROOT, "test/fixtures/sam-apps/adopt"), app, { recursive: true });
       if (installed) {
@@ -88,7 +88,7 @@ describe("what --fix writes", () => {
         symlinkSync(PACKAGE_ROOT, join(app, "node_modules/warpstart"));
       }
       const templateFile = join(app, "template.yaml");
-      const source = readTemplate(templateFile).functions.find((fn) => fn.logicalId === "Hello")!;
+      const source = readTemplate(templateFile).functions.find((fn) => fn.logicalId === id)!;
       const fn = built({ pipeline: false, fn: source });
       const report = examine(fn);
       report.profiles = [
@@ -107,6 +107,14 @@ describe("what --fix writes", () => {
       );
       expect(fixed.makefiles.map(([file]) => file)).toEqual([join(dirname(templateFile), "hello/Makefile")]);
       expect(fixed.makefiles[0]![1]).toContain("include $(WARPSTART_MK)");
+    });
+
+    it("replaces the build fixes measured for SAM's esbuild build, whose build it replaces", () => {
+      const { templateFile, text, examined } = examinedApp(true, "Orders");
+      examined[0]!.report.findings = [{ ...finding("esbuild-target", "found"), measured: measured([1, 9]), whyNotMeasured: null }];
+      const fixed = fixedTemplate(templateFile, text, examined);
+      expect(fixed.applied).toEqual(["Orders: Profile Warp (25.0 ms faster), in place of esbuild-target"]);
+      expect(fixed.text).not.toContain("Target:");
     });
 
     it("is left out, saying what to run, where the app has not installed warpstart", () => {
