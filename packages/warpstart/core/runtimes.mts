@@ -169,6 +169,12 @@ export function installArm64Tools(paths: string[]): void {
   if (paths.some((path) => ours.some((dir) => path.startsWith(`${dir}/`)) && !existsSync(path))) installPart("arm64");
 }
 
+/** Installs, before a build needs them, the tools that run Node for these architectures on this machine: arm64's Node and qemu on x86-64. */
+export function installNodeFor(architectures: string[]): void {
+  if (process.arch === "x64" && architectures.some((architecture) => nodeArch(architecture) === "arm64"))
+    installArm64Tools([ARM64_EMULATION.node, ARM64_EMULATION.qemu]);
+}
+
 /**
  * The command that runs the pinned Node 22 as a function of `architecture` runs it: this
  * machine's own (tools/node22) on its own architecture; for arm64 on an x86-64 machine, the

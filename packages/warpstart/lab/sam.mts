@@ -5,7 +5,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../core/cli.mts";
 import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
-import { templateFunctions } from "../core/template.mts";
+import { installNodeFor } from "../core/runtimes.mts";
+import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import { notInstalled, SamError } from "../emulation/sam-cli.mts";
 
 /** Runs `sam <args>` in a folder (default: the current one); resolves with its output, rejects with it on failure. */
@@ -49,11 +50,28 @@ interface SamBuildOptions {
 }
 
 /**
+ * What a Warp build's code cache needs on this machine (arm64's Node under qemu), installed before
+ * `sam build` starts, where its progress shows: a build's own output is SAM's, shown on failure.
+ * A template that cannot be read is SAM's to report.
+ */
+function warpToolsFirst(template: string): void {
+  let functions: TemplateFunction[];
+  try {
+    functions = templateFunctions(template);
+  } catch {
+    return;
+  }
+  const warp = functions.filter((fn) => fn.buildMethod === "makefile" && String(fn.buildProperties.Profile ?? "").startsWith("Warp"));
+  installNodeFor(warp.map((fn) => fn.architecture));
+}
+
+/**
  * `sam build` of a template (default: template.yaml in the current folder, as sam reads it), in its app's folder with its samconfig.toml's
  * settings (build in source, parallel, makefile builder); with logical ids, only those.
  */
 export function samBuild(options: SamBuildOptions = {}): Promise<string> {
   const template = resolve(options.template ?? DEFAULT_TEMPLATE);
+  warpToolsFirst(template);
   const appDir = options.appDir ?? dirname(template);
   const args = ["build", ...(options.resources ?? []), "--template-file", appDir === dirname(template) ? basename(template) : template];
   if (options.buildDir) args.push("--build-dir", options.buildDir);
