@@ -13,7 +13,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, s
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
-import { appDirOf, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
+import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
@@ -180,11 +180,11 @@ export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
 
 /** The version of a package the app installs where `file` would resolve it (its folder's node_modules, then each folder above), or null. */
 function appVersionOf(file: string, pkg: string): string | null {
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
+  for (const dir of foldersUp(dirname(file))) {
     const version = installedVersion(dir, pkg);
     if (version) return version;
-    if (dir === dirname(dir)) return null;
   }
+  return null;
 }
 
 /**
@@ -265,10 +265,7 @@ async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Prom
 /** Whether a package has only its types installed where a file would resolve it (node_modules/@types/<name> in its folder or above). */
 function typesOnlyFor(file: string, name: string): boolean {
   const types = join("node_modules/@types", name.replace(/^@([^/]+)\//, "$1__"));
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, types))) return true;
-    if (dir === dirname(dir)) return false;
-  }
+  return foldersUp(dirname(file)).some((dir) => existsSync(join(dir, types)));
 }
 
 /**

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { privateDir, privateTempDir } from "./processes.mts";
 
@@ -43,6 +43,19 @@ export function labHomeDir(): string {
 export const buildDirOf = (template: string) => join(dirname(resolve(template)), ".aws-sam/build");
 /** The built template `sam build` writes for a source template. */
 export const builtTemplateOf = (template: string) => join(buildDirOf(template), "template.yaml");
+/**
+ * A folder and each one above it, nearest first, as Node looks for node_modules and package.json:
+ * up to `top` (included; from a folder outside it, that folder alone), else to the root.
+ */
+export function foldersUp(from: string, top?: string): string[] {
+  const folders = [from];
+  for (let dir = from; dir !== top && dir !== dirname(dir) && !(top !== undefined && relative(top, dir).startsWith("..")); ) {
+    dir = dirname(dir);
+    folders.push(dir);
+  }
+  return folders;
+}
+
 /** The SAM app folder of a template, built (…/.aws-sam/build/template.yaml) or not: where its samconfig.toml is. */
 export const appDirOf = (template: string) => {
   const dir = dirname(resolve(template));

@@ -8,7 +8,7 @@ import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
-import { loadTemplate, readTemplate } from "../core/template.mts";
+import { parseTemplate, readTemplate, type Template } from "../core/template.mts";
 import { installedRule, makefileText, planOf } from "./adoption.mts";
 import { writeFixedTemplate } from "./apply-fixes.mts";
 import { editTemplate } from "./template-edit.mts";
@@ -28,7 +28,7 @@ const OPTIONS = {
 } as const;
 
 /** Refuses what is not a SAM app, saying what it is. */
-function samTemplateOf(templateFile: string): string {
+function samTemplateOf(templateFile: string): { text: string; template: Template } {
   const dir = dirname(templateFile);
   if (!existsSync(templateFile)) {
     if (existsSync(join(dir, "cdk.json")))
@@ -42,13 +42,14 @@ function samTemplateOf(templateFile: string): string {
       );
     throw new UsageError(`${templateFile} does not exist: run adopt in a SAM app's folder, or give --template`);
   }
-  const template = loadTemplate(templateFile);
+  const text = readFileSync(templateFile, "utf8");
+  const template = parseTemplate(text, templateFile);
   if (template.Resources && Object.values(template.Resources).some((resource) => resource?.Type === "AWS::CDK::Metadata"))
     throw new UsageError(`${templateFile} is CloudFormation that CDK synthesized, not a SAM template: adopt moves the functions of a SAM app's own template`);
   const transform = [template.Transform].flat();
   if (!transform.some((name) => typeof name === "string" && name.startsWith("AWS::Serverless")))
     throw new UsageError(`${templateFile} is not a SAM template (no Transform: AWS::Serverless-2016-10-31): adopt moves the functions of a SAM app`);
-  return readFileSync(templateFile, "utf8");
+  return { text, template };
 }
 
 /** One line when `sam build` would copy each CodeUri folder before its makefile build, or null. */
@@ -69,10 +70,10 @@ function lockfileLine(appDir: string): string | null {
 
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const templateFile = resolve(values.template);
-  const text = samTemplateOf(templateFile);
+  const { text, template: asWritten } = samTemplateOf(templateFile);
   const appDir = appDirOf(templateFile);
   const template = readTemplate(templateFile);
-  const resources = loadTemplate(templateFile).Resources;
+  const resources = asWritten.Resources;
   const names = template.functions.map((fn) => fn.logicalId);
   const unknown = positionals.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new UsageError(`${unknown.join(", ")}: not a function of ${templateFile}; its functions: ${names.join(", ") || "none"}`);

@@ -4,12 +4,14 @@
 // Makefile that includes the package's rule goes where SAM looks for it (its CodeUri folder); or
 // the one line that says why it is not moved, and the lines that say what its owner must still do.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { handlerSource } from "../builder/build.mts";
 import { errorMessage } from "../core/cli.mts";
+import { foldersUp } from "../core/paths.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
+import { moduleFormat } from "./artifact.mts";
 import { whyNotExamined } from "./checks.mts";
-import { pipelineSource } from "./profile-builds.mts";
+import { packageRootOf, pipelineSource } from "./profile-builds.mts";
 import type { TemplateChange } from "./template-edit.mts";
 
 /** The runtimes the pipeline builds for (Warp's code cache is made by the package's Node 22). */
@@ -34,47 +36,26 @@ function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
   return null;
 }
 
-/** The nearest package.json from a folder up to the app's, or null. */
-function manifestOf(dir: string, appDir: string): string | null {
-  for (let at = dir; ; at = dirname(at)) {
-    if (existsSync(join(at, "package.json"))) return join(at, "package.json");
-    if (at === appDir || at === dirname(at) || relative(appDir, at).startsWith("..")) return null;
-  }
-}
-
-/** The module format SAM's builder gave the handler: esbuild's Format (cjs by default); for npm's, Node's own reading of the file. */
-function formatOf(fn: TemplateFunction, builder: "esbuild" | "npm", source: string, manifest: string | null): "esm" | "cjs" {
-  if (builder === "esbuild") return fn.buildProperties.Format === "esm" ? "esm" : "cjs";
-  if (/\.m[jt]s$/.test(source)) return "esm";
-  if (/\.c[jt]s$/.test(source)) return "cjs";
-  const type = manifest ? (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type : undefined;
-  return type === "module" ? "esm" : "cjs";
-}
+/** What adoption reads of a function's package.json (nothing where it has none). */
+type Manifest = { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 
 /** The @aws-sdk packages the handler's own file imports that its package.json does not list: the runtime gave them. */
-function sdkFromRuntime(source: string, manifest: string | null): string[] {
+function sdkFromRuntime(source: string, manifest: Manifest): string[] {
   const code = readFileSync(source, "utf8");
   const imported = new Set([...code.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](@aws-sdk\/[\w-]+)/g)].map((match) => match[1]!));
-  const listed = manifest ? { ...dependenciesOf(manifest), ...devDependenciesOf(manifest) } : {};
+  const listed = { ...manifest.dependencies, ...manifest.devDependencies };
   return [...imported].filter((pkg) => !(pkg in listed)).sort();
 }
 
-const manifestField = (field: "dependencies" | "devDependencies") => (manifest: string) =>
-  (JSON.parse(readFileSync(manifest, "utf8")) as Record<string, Record<string, string> | undefined>)[field] ?? {};
-const dependenciesOf = manifestField("dependencies");
-const devDependenciesOf = manifestField("devDependencies");
-
 /** The package's rule as the app installed it: node_modules/warpstart/warpstart.mk in the app's folder or above. */
 export function installedRule(appDir: string): string {
-  for (let at = appDir; ; at = dirname(at)) {
-    const rule = join(at, "node_modules/warpstart", RULE_FILE);
-    if (existsSync(rule)) return rule;
-    if (at === dirname(at)) {
-      throw new Error(
-        `warpstart is not installed in ${appDir}: the Makefiles adopt writes include its rule (node_modules/warpstart/${RULE_FILE}). Run npm install --save-dev warpstart (or the packed tarball: npm install --save-dev ./warpstart-<version>.tgz) there first`,
-      );
-    }
-  }
+  const rule = foldersUp(appDir)
+    .map((dir) => join(dir, "node_modules/warpstart", RULE_FILE))
+    .find((path) => existsSync(path));
+  if (rule) return rule;
+  throw new Error(
+    `warpstart is not installed in ${appDir}: the Makefiles adopt writes include its rule (node_modules/warpstart/${RULE_FILE}). Run npm install --save-dev warpstart (or the packed tarball: npm install --save-dev ./warpstart-<version>.tgz) there first`,
+  );
 }
 
 /** The Makefile of a folder that builds its functions with the package's rule. */
@@ -128,8 +109,11 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   } catch (error) {
     return skip(errorMessage(error).replace(`${logicalId}: `, ""));
   }
-  const manifest = manifestOf(fn.codeDir, appDir);
-  const format = formatOf(fn, builder, file, manifest);
+  const packageRoot = packageRootOf(fn.codeDir, appDir);
+  const manifestFile = packageRoot && join(packageRoot, "package.json");
+  const manifest = manifestFile ? (JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest) : {};
+  // esbuild's Format (cjs by default, as SAM has it); the npm builder ships the source as it is, read as the runtime reads it.
+  const format = builder === "esbuild" ? (fn.buildProperties.Format === "esm" ? "esm" : "cjs") : moduleFormat(fn.codeDir, relative(fn.codeDir, file), fn);
   const notes: string[] = [];
   if (source.handler !== fn.handler) notes.push(`Handler ${fn.handler} → ${source.handler} (the pipeline names the source; SAM esbuild named its output)`);
   const dropped = Object.keys(fn.buildProperties).filter((key) => key !== "Format" && key !== "EntryPoints");
@@ -139,11 +123,11 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
     );
   for (const pkg of sdkFromRuntime(file, manifest))
     notes.push(
-      `it imports ${pkg}, which ${manifest ? relative(appDir, manifest) : "no package.json"} does not list (the runtime gave it): the build bundles the ${fn.runtime} runtime's copy at its release; npm install ${pkg} to choose the version`,
+      `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles the ${fn.runtime} runtime's copy at its release; npm install ${pkg} to choose the version`,
     );
-  if (manifest && Object.keys(dependenciesOf(manifest)).length > 0 && !existsSync(join(dirname(manifest), "node_modules")))
+  if (packageRoot && Object.keys(manifest.dependencies ?? {}).length > 0 && !existsSync(join(packageRoot, "node_modules")))
     notes.push(
-      `${relative(appDir, dirname(manifest)) || "."}/node_modules is not installed: run npm install there before sam build (SAM's ${builder} builder installed it; the makefile builder does not)`,
+      `${relative(appDir, packageRoot) || "."}/node_modules is not installed: run npm install there before sam build (SAM's ${builder} builder installed it; the makefile builder does not)`,
     );
   const after = structuredClone(before);
   const { BuildMethod: _method, BuildProperties: _properties, ...metadata } = (before.Metadata ?? {}) as Record<string, unknown>;

@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Metafile, type Plugin } from "esbuild";
 import ts from "typescript";
 import { handlerParts } from "../builder/build.mts";
-import { PACKAGE_ROOT } from "../core/paths.mts";
+import { foldersUp, PACKAGE_ROOT } from "../core/paths.mts";
 import { managedRuntimeOf } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import type { BundleSize } from "./findings.mts";
@@ -125,19 +125,17 @@ const hasModuleSyntax = (file: string) =>
 
 /** The "type" of the package.json nearest a file of the artifact (undefined: none says one). */
 function packageTypeOf(artifactDir: string, file: string): string | undefined {
-  for (let dir = dirname(join(artifactDir, file)); dir.startsWith(artifactDir); dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
-    if (dir === artifactDir) break;
-  }
-  return undefined;
+  const manifest = foldersUp(dirname(join(artifactDir, file)), artifactDir)
+    .map((dir) => join(dir, "package.json"))
+    .find((path) => existsSync(path));
+  return manifest ? (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type : undefined;
 }
 
 /**
  * How the function's runtime loads its handler: .mjs/.cjs say it; a .js follows the nearest
  * package.json's "type", and without one is an ES module only where the runtime detects its syntax.
  */
-function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
+export function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
   if (file.endsWith(".mjs")) return "esm";
   if (file.endsWith(".cjs")) return "cjs";
   const type = packageTypeOf(artifactDir, file);

@@ -4,11 +4,11 @@
 // A function whose source the pipeline cannot find or build says why, per profile.
 import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { BuildError, type BuildResult, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
 import { CODE_CACHE_RUNTIME } from "../builder/code-cache.mts";
 import { errorMessage } from "../core/cli.mts";
-import { appDirOf } from "../core/paths.mts";
+import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
@@ -59,11 +59,8 @@ interface PlannedProfile {
 }
 
 /** The folder of a function's package: the nearest with a package.json from its CodeUri up to the app's (null: it has none). */
-function packageRootOf(codeDir: string, appDir: string): string | null {
-  for (let dir = codeDir; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "package.json"))) return dir;
-    if (dir === appDir || dir === dirname(dir) || relative(appDir, dir).startsWith("..")) return null;
-  }
+export function packageRootOf(codeDir: string, appDir: string): string | null {
+  return foldersUp(codeDir, appDir).find((dir) => existsSync(join(dir, "package.json"))) ?? null;
 }
 
 /**

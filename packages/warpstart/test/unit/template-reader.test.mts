@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keepsAlive } from "../../builder/build.mts";
+import { foldersUp } from "../../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
 import { templateVariables } from "../../emulation/function-environment.mts";
@@ -239,5 +240,18 @@ describe("keepsAlive", () => {
     expect(keepsAlive({ buildProperties: {} })).toBe(true);
     expect(keepsAlive({ buildProperties: { Define: { KEEP_ALIVE: false } } })).toBe(false);
     expect(keepsAlive({ buildProperties: { Define: { TABLE: "t" } } })).toBe(true);
+  });
+});
+
+describe("foldersUp: where Node looks for a package.json or node_modules", () => {
+  it("goes from a folder to the root, nearest first", () => {
+    expect(foldersUp("/a/b/c")).toEqual(["/a/b/c", "/a/b", "/a", "/"]);
+  });
+  it("stops at the top it is given, which it includes", () => {
+    expect(foldersUp("/app/fn/src", "/app")).toEqual(["/app/fn/src", "/app/fn", "/app"]);
+    expect(foldersUp("/app", "/app")).toEqual(["/app"]);
+  });
+  it("from a folder outside that top, gives that folder alone", () => {
+    expect(foldersUp("/elsewhere/fn", "/app")).toEqual(["/elsewhere/fn"]);
   });
 });
