@@ -30,6 +30,7 @@ import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
+import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
@@ -169,7 +170,7 @@ async function buildsOf(
     const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, id);
     console.error(`== building ${fn.logicalId} with the ${id} profile`);
     try {
-      await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir);
+      await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir, { initServices: ownLocalAws });
     } catch (error) {
       // One build that fails leaves the others measured; the report says why its cells are missing.
       const message = errorMessage(error).split("\n")[0]!;

@@ -34,7 +34,6 @@ const BUILDER_FILES = [
   "warpstart.mk",
   "warpstart.mjs",
   "package.json",
-  "patches/package-lock.json",
   "published/package-lock.json",
   "emulation/runtime/node22/package-lock.json",
   "emulation/runtime/node24/package-lock.json",

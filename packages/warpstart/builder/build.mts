@@ -12,19 +12,18 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
-import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
+import type { OpenInitServices } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
-import { loadTemplate, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { labOverlayOf } from "../emulation/function-environment.mts";
-import { fixedName, NAMED_TYPES } from "../emulation/local-aws/resources.mts";
 import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { layerPackages } from "./layer-packages.mts";
-import { DEFAULT_PROFILE, type Profile, profileNamed, type SdkSource } from "./profiles.mts";
+import { DEFAULT_PROFILE, type Profile, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
   type ChunkLibraries,
@@ -44,13 +43,9 @@ import {
   sdkServing,
   serviceHosts,
 } from "./sdk.mts";
+import { patchedTree, publishedTree, type SdkTree, WARPSTART_TREE } from "./sdk-tree.mts";
 import { warmStartupCache } from "./startup-caches.mts";
 
-/** The folder whose node_modules holds a profile's SDK tree. */
-const SDK_TREE: Record<Exclude<SdkSource, "runtime">, string> = {
-  published: join(PACKAGE_ROOT, "published"),
-  patched: join(PACKAGE_ROOT, "patches"),
-};
 const SOURCE_EXTENSIONS = [".mts", ".ts", ".mjs", ".js", ".cts", ".cjs"];
 
 export class BuildError extends Error {
@@ -178,24 +173,26 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
 export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
   (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
-/** The version of a package the app installs where `file` would resolve it (its folder's node_modules, then each folder above), or null. */
-function appVersionOf(file: string, pkg: string): string | null {
-  for (const dir of foldersUp(dirname(file))) {
-    const version = installedVersion(dir, pkg);
-    if (version) return version;
-  }
-  return null;
-}
-
 /**
- * One line per SDK package the profile's tree serves at another version than the app installs:
- * the bundle holds the tree's (the one patches/ patches, or published/), never silently.
+ * One line per thing the SDK tree could not give the build as its profile says: a patch that does
+ * not apply to the version the app installs, an SDK file Warp replaces that this version does not
+ * have, an app that installs no SDK (its functions get warpstart's tree, at its versions).
  */
-export function treeVersionNotes(imports: SdkImports, tree: string, sdk: SdkSource, source: string): string[] {
-  return [...new Set([...imports.keys()].map(packageOf))].flatMap((pkg) => {
-    const [ours, theirs] = [installedVersion(tree, pkg), appVersionOf(source, pkg)];
-    return ours && theirs && ours !== theirs ? [`bundles ${pkg} ${ours} from warpstart's ${sdk} SDK tree, where the app installs ${theirs}`] : [];
-  });
+export function treeNotes(imports: SdkImports, tree: SdkTree, replaced: string[]): string[] {
+  if (imports.size === 0) return [];
+  const clients = [...new Set([...imports.keys()].map(packageOf))].map((pkg) => `${pkg} ${installedVersion(tree.dir, pkg)}`);
+  return [
+    ...(tree.from === WARPSTART_TREE
+      ? [`the app installs no @aws-sdk/* package: bundles warpstart's own (${clients.join(", ")}); npm install the clients it uses to choose their versions`]
+      : []),
+    ...tree.skipped.map(
+      ({ patch, pkg, version, madeFor }) =>
+        `built without the patch ${patch}: it does not apply to ${pkg} ${version}, the version the app installs (it was made on ${madeFor})`,
+    ),
+    ...replaced
+      .filter((file) => !existsSync(join(tree.dir, "node_modules", file)))
+      .map((file) => `built without replacing ${file}: the SDK version the app installs has no such file`),
+  ];
 }
 
 /** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
@@ -205,12 +202,6 @@ function sdkVersion(imports: SdkImports, tree: string | null): string {
   const versions = packages.map((pkg) => `${pkg}@${installedVersion(tree, pkg)}`);
   const distinct = [...new Set(versions.map((version) => version.split("@").pop()))];
   return packages.length === 0 ? "none" : distinct.length === 1 ? distinct[0]! : versions.join(", ");
-}
-
-/** The packages patches/ pins (the overrides scripts/sync-sdk-trees.mjs writes for them), at their versions in the tree. */
-function patchedPins(tree: string): Record<string, string> {
-  const { overrides = {} } = JSON.parse(readFileSync(join(tree, "package.json"), "utf8")) as { overrides?: Record<string, string> };
-  return Object.fromEntries(Object.keys(overrides).map((pkg) => [pkg, installedVersion(tree, pkg) ?? "none"]));
 }
 
 /**
@@ -247,8 +238,10 @@ export interface BuildResult {
 }
 
 export interface BuildOptions {
-  /** Bundle the SDK from this folder's node_modules instead of the profile's tree (e.g. a tree with one patch taken back out). */
-  sdkTree?: string;
+  /** What a Warp build's INIT runs against (builder/init-services.mts). */
+  initServices: OpenInitServices;
+  /** Patches (by name: lazy-zlib) to leave out of the patched SDK tree, to measure what each one does. */
+  leaveOutPatches?: string[];
 }
 
 /** Runs esbuild for a function; what esbuild could not do becomes one line per error, with where it happened. */
@@ -290,11 +283,10 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage, codeDir
  * runtimes' startup caches. A build whose inputs are all as they were is copied from the build
  * cache instead (unless WARPSTART_BUILD_CACHE is "off") (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
  */
-export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions = {}): Promise<BuildResult> {
+export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<BuildResult> {
   const { template, fn, profile, profileName } = fnBuild;
-  const ownTree = options.sdkTree === undefined || (profile.sdk !== "runtime" && resolve(options.sdkTree) === SDK_TREE[profile.sdk]);
   const recipe: Recipe | null =
-    buildCacheOn() && ownTree
+    buildCacheOn() && !options.leaveOutPatches?.length
       ? {
           profileName,
           fn,
@@ -310,15 +302,18 @@ export async function buildFunction(fnBuild: FunctionBuild, outdir: string, opti
   shipExecWrapper(fn, outdir);
   const codeCache =
     profile.codeCache && bundle.chunked
-      ? await makeCodeCache({
-          template,
-          fn,
-          artifactDir: outdir,
-          handlerFile: bundle.handlerFile,
-          exportPath: handlerParts(fn.handler).exportPath,
-          firstInvoke: profile.firstInvoke,
-          deferBuiltins: profile.deferBuiltins,
-        })
+      ? await makeCodeCache(
+          {
+            template,
+            fn,
+            artifactDir: outdir,
+            handlerFile: bundle.handlerFile,
+            exportPath: handlerParts(fn.handler).exportPath,
+            firstInvoke: profile.firstInvoke,
+            deferBuiltins: profile.deferBuiltins,
+          },
+          options.initServices,
+        )
       : undefined;
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
   const { notes } = bundle;
@@ -351,7 +346,10 @@ interface Bundle {
 async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = fnBuild;
   const { source, format, outputFile } = handlerSource(fn);
-  const tree = profile.sdk === "runtime" ? null : (options.sdkTree ?? SDK_TREE[profile.sdk]);
+  const published = profile.sdk === "runtime" ? null : publishedTree(source);
+  const sdkTree: SdkTree | null =
+    published === null ? null : profile.sdk === "patched" ? patchedTree(published, options.leaveOutPatches) : { dir: published, from: published, skipped: [] };
+  const tree = sdkTree?.dir ?? null;
   const defines = templateDefines(template, fn);
   // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
   // But the SDK: a profile's build bundles it (its own tree's), whoever else ships a copy.
@@ -375,7 +373,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
     plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime))] : plugins,
   });
-  const serve = tree ? sdkServing(tree, profile.sdk === "patched" ? patchedPins(tree) : {}) : null;
+  const serve = tree ? sdkServing(tree) : null;
   // Raw leaves to the runtime what it carries.
   const carries = (pkg: string) => runtimeCarries(runtime, pkg);
   const withLibraries = Boolean(profile.sdkChunk && profile.libraryChunk && tree);
@@ -391,8 +389,8 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
           ...(profile.replace ? [replaceFiles(tree, profile.replace)] : []),
         ]
       : [sdkFromRuntime(carries)];
-  const esm = (options: EsbuildOptions): EsbuildOptions =>
-    scan.hasCommonJs ? { ...options, ...COMMONJS_IN_ESM, define: { ...options.define, ...COMMONJS_IN_ESM.define } } : options;
+  const esm = (options: EsbuildOptions, commonJs: boolean): EsbuildOptions =>
+    commonJs ? { ...options, ...COMMONJS_IN_ESM, define: { ...options.define, ...COMMONJS_IN_ESM.define } } : options;
   const withVersion = (options: EsbuildOptions): EsbuildOptions => ({
     ...options,
     define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },
@@ -404,7 +402,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   mkdirSync(dirname(outfile), { recursive: true });
   const metafiles: Metafile[] = [];
   let libraries: ChunkLibraries = new Map();
-  let notes = tree ? treeVersionNotes(imports, tree, profile.sdk, source) : [];
+  let notes = sdkTree ? treeNotes(imports, sdkTree, Object.keys(profile.replace ?? {})) : [];
   if (chunked) {
     const chunkOptions = (held: ChunkLibraries): EsbuildOptions =>
       withVersion({
@@ -432,8 +430,13 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
     outfile,
     format,
   });
-  const inFormat = format === "esm" ? esm(handlerOptions) : withImportMeta(handlerOptions);
-  metafiles.push((await esbuildStep(fn, () => build(inFormat))).metafile!);
+  const inFormat = (commonJs: boolean) => (format === "esm" ? esm(handlerOptions, commonJs) : withImportMeta(handlerOptions));
+  let handlerBundle = await esbuildStep(fn, () => build(inFormat(scan.hasCommonJs)));
+  // The SDK, which the scan left outside, may hold CommonJS too (an older release's @aws/lambda-invoke-store requires async_hooks).
+  if (format === "esm" && !scan.hasCommonJs && Object.values(handlerBundle.metafile!.inputs).some((input) => input.format === "cjs")) {
+    handlerBundle = await esbuildStep(fn, () => build(inFormat(true)));
+  }
+  metafiles.push(handlerBundle.metafile!);
   return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
 }
 
@@ -473,14 +476,14 @@ export function staleReason(templateFile: string, fn: TemplateFunction, outdir: 
 }
 
 /** Builds a template resource: a function, or a custom runtime's layer. */
-export async function buildResource(templateFile: string, logicalId: string, outdir: string): Promise<string> {
+export async function buildResource(templateFile: string, logicalId: string, outdir: string, initServices: OpenInitServices): Promise<string> {
   // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
   if (loadTemplate(templateFile).Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion") {
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }
   const fnBuild = functionBuild(readTemplate(templateFile), logicalId);
-  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir);
+  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
@@ -489,20 +492,3 @@ export async function buildResource(templateFile: string, logicalId: string, out
   const built = `built ${logicalId} (${fnBuild.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
   return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
 }
-
-export const command = defineCommand(
-  {
-    name: "build",
-    summary: "Builds one function or layer of a template into a folder: the command of SAM's makefile builder (BuildMethod: makefile).",
-    options: { ...TEMPLATE_OPTION },
-    positionals: { usage: "<LogicalId> <ARTIFACTS_DIR>", help: "the resource, and the folder to build it into", min: 2, max: 2 },
-  },
-  async ({ values, positionals: [logicalId, outdir] }) => {
-    try {
-      console.log(await buildResource(resolve(values.template), logicalId!, resolve(outdir!)));
-    } catch (error) {
-      throw new Error(`build of ${logicalId} failed: ${errorMessage(error)}`);
-    }
-    return 0;
-  },
-);

@@ -1,6 +1,6 @@
 // Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node 22
 // with the node flags the runtime uses for the function's memory size, against a local AWS that
-// holds the template's resources (the calls INIT makes included), then save V8's code cache of
+// holds the template's resources (builder/init-services.mts), then save V8's code cache of
 // the chunk (the SDK and the packages the handler imports), which by then holds every function
 // INIT compiled of it. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT
@@ -9,10 +9,11 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
-import { eventDataOf, functionEvent } from "../emulation/events.mts";
+import { functionEvent } from "../emulation/events.mts";
 import {
   accessKeyFor,
   bootstrapCommand,
@@ -25,8 +26,6 @@ import {
   removeTaskRoot,
   templateVariables,
 } from "../emulation/function-environment.mts";
-import { type AwsCall, type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
-import { createResources, WHAT_THE_LAB_CREATES } from "../emulation/local-aws/resources.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
 
@@ -44,7 +43,7 @@ class CodeCacheError extends Error {
 }
 
 /** Why a build-time INIT failed, in the words of the call that failed (if one did) and what to do about it. */
-function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, calls: AwsCall[]): string {
+function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, services: InitServices, calls: AwsCall[]): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
   const refused = refusedHostsIn(output);
@@ -63,7 +62,7 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
     lines.push(
       declare
         ? `Declare what INIT reads in the template (${declare}, with the name the function uses), or build ${fn.logicalId} with another profile.`
-        : `The lab creates ${WHAT_THE_LAB_CREATES}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
+        : `The lab creates ${services.holds}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
     );
   }
   lines.push(`INIT's output:\n${output.trim().split("\n").slice(-15).join("\n")}`);
@@ -116,7 +115,7 @@ const INIT_STOPPED = "INIT stopped: ";
  */
 async function init(
   artifact: CachedArtifact,
-  aws: LocalAws,
+  services: InitServices,
   variables: Record<string, string>,
   mode: "write" | "status",
   architecture: string,
@@ -132,7 +131,7 @@ async function init(
   const env = functionEnvironment(
     { name: fn.logicalId, codeDir: artifact.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
     artifactDir,
-    { awsEndpoint: aws.endpoint, caFile: aws.caFile, xrayDaemon: aws.xray.address },
+    { awsEndpoint: services.endpoint, caFile: services.caFile, xrayDaemon: services.xrayAddress },
     { accessKeyId, variables },
   );
   const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
@@ -162,13 +161,13 @@ async function init(
     output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new CodeCacheError(initFailure(fn, artifact.template.file, `${stdout}${stderr}`, await aws.calls(accessKeyId)));
+    throw new CodeCacheError(initFailure(fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
-  if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, await aws.calls(accessKeyId)));
+  if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
   return { verdict: verdict.slice(INIT_STOPPED.length), refused };
 }
 
@@ -228,20 +227,18 @@ export interface CodeCache {
   refused: string[];
 }
 
-export async function makeCodeCache(artifact: CachedArtifact): Promise<CodeCache> {
+export async function makeCodeCache(artifact: CachedArtifact, openServices: OpenInitServices): Promise<CodeCache> {
   const initMode = acceptsPartialInit(artifact.fn) ? "partial" : "full";
-  const aws = await startLocalAws();
+  const services = await openServices(artifact.template, artifact.fn);
   const place = placeForInit(artifact);
   try {
     const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
-    // What the event names (an S3 object, a table's item) is there, as in the lab.
-    const { attributes } = await createResources(artifact.template, aws, { eventData: eventFile ? eventDataOf(artifact.fn) : [] });
-    const variables = templateVariables(artifact.template, artifact.fn, attributes);
+    const variables = templateVariables(artifact.template, artifact.fn, services.attributes);
     const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(artifact.handlerFile);
     const refused = new Set<string>();
     for (const architecture of architectures) {
-      const written = await init(artifact, aws, variables, "write", architecture, initMode, place, eventFile);
+      const written = await init(artifact, services, variables, "write", architecture, initMode, place, eventFile);
       for (const host of written.refused) refused.add(host);
       if (written.verdict === CHUNK_NOT_LOADED) {
         const when = eventFile
@@ -251,7 +248,7 @@ export async function makeCodeCache(artifact: CachedArtifact): Promise<CodeCache
           `Warp cannot build ${artifact.fn.logicalId}'s V8 code cache: ${when}, so there is nothing for a cache to hold. Build ${artifact.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(artifact, aws, variables, "status", architecture, initMode, place, eventFile);
+      const { verdict: status } = await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
@@ -270,7 +267,7 @@ export async function makeCodeCache(artifact: CachedArtifact): Promise<CodeCache
     return { bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size, architectures, refused: [...refused] };
   } finally {
     place.remove();
-    await aws.stop();
+    await services.release();
   }
 }
 

@@ -4,10 +4,10 @@
 import type { BuildOptions } from "esbuild";
 
 /** Where a profile's @aws-sdk/* packages come from. */
-export type SdkSource =
+type SdkSource =
   | "runtime" // not bundled: resolved at run time from the runtime's own copy (/var/runtime/node_modules)
-  | "published" // bundled from the project's node_modules, as published on npm
-  | "patched"; // bundled from patches/node_modules, where patches/*.patch are applied
+  | "published" // bundled as the app installs it, as published on npm (builder/sdk-tree.mts)
+  | "patched"; // bundled from a copy of the app's, with patches/*.patch applied
 
 export interface Profile {
   /** One line for reports and the README. */

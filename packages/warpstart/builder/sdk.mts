@@ -128,14 +128,13 @@ export type SdkServing = { from: "tree" } | { from: "own" } | { problem: string 
 
 /**
  * How the SDK packages a function's code and its libraries import are served from a profile's
- * SDK tree: the tree's copy when it has the package at a version the importing package accepts
- * (one copy of each, and the patched one where patches/ patches it); the importer's own copy when
- * npm installed another version for it, unless that package is one patches/ pins; then, and
- * when the project's own code imports a package no tree has, a problem saying what to do. Code
- * outside the project (an app the doctor builds) gets its own copy of a package no tree has.
+ * SDK tree (builder/sdk-tree.mts): the tree's copy when it has the package at a version the
+ * importing package accepts (one copy of each, the patched one in Optimized and Warp); the
+ * importer's own copy when npm installed another version for it; and, when the project's own code
+ * imports a package no tree has, a problem saying what to install. Code outside the project (an
+ * app the doctor builds) gets its own copy of a package no tree has, or the runtime's.
  */
-export function sdkServing(tree: string, pins: Record<string, string> = {}) {
-  const treeName = relative(PACKAGE_ROOT, tree) || ".";
+export function sdkServing(tree: string) {
   // Each import is asked about by the scan and again by each build: its answer reads manifests once.
   const answers = new Map<string, SdkServing>();
   return (specifier: string, importer: string): SdkServing => {
@@ -152,20 +151,10 @@ export function sdkServing(tree: string, pins: Record<string, string> = {}) {
     if (!dependency) {
       if (inTree) return { from: "tree" };
       const from = relative(PACKAGE_ROOT, importer);
-      if (from.startsWith("..")) return { from: "own" };
-      return installedVersion(PACKAGE_ROOT, pkg)
-        ? {
-            problem: `${from} imports ${pkg}, which the SDK tree ${treeName}/ does not have yet: run npm install (it brings patches/ and emulation/runtime/ in step with the lockfile)`,
-          }
-        : { problem: `${from} imports ${pkg}, which is not installed: npm install ${pkg}` };
+      return from.startsWith("..") ? { from: "own" } : { problem: `${from} imports ${pkg}, which is not installed: npm install ${pkg}` };
     }
     const range = dependency.wants[pkg];
-    if (!inTree) return { from: "own" };
-    if (range === undefined || meets(inTree, range)) return { from: "tree" };
-    if (pins[pkg] === undefined) return { from: "own" };
-    return {
-      problem: `${dependency.name}@${dependency.version} needs ${pkg} ${range}, and the patched SDK tree has ${pkg}@${inTree} (the version patches/ patches): install a ${dependency.name} that accepts ${inTree}, refresh the patches for a ${pkg} it accepts (patches/README.md), or build this function with the Bundled profile`,
-    };
+    return inTree && (range === undefined || meets(inTree, range)) ? { from: "tree" } : { from: "own" };
   }
 }
 

@@ -16,5 +16,5 @@ export const COMMANDS: Record<string, Loader> = {
   phases: () => import("../bench/phases.mts"),
   keepalive: () => import("../bench/keepalive.mts"),
   "warp:pin": () => import("../bench/warp-pin.mts"),
-  build: () => import("../builder/build.mts"),
+  build: () => import("./build.mts"),
 };

@@ -383,3 +383,26 @@ function isOwnLayer(layer: unknown, template: Template): layer is { Ref: string 
 function templateLayer({ Ref: logicalId }: { Ref: string }, template: Template, file: string): TemplateLayer {
   return { logicalId, contentDir: resolve(dirname(file), String(template.Resources[logicalId]!.Properties?.ContentUri)) };
 }
+
+/**
+ * The types whose Ref a build can embed before anything exists, by the property that fixes the
+ * name their Ref answers. A secret's Ref is its ARN, whose suffix only Secrets Manager makes up,
+ * but GetSecretValue takes its name as well.
+ */
+export const NAMED_TYPES: Record<string, { nameProperty: string }> = {
+  "AWS::SSM::Parameter": { nameProperty: "Name" },
+  "AWS::SecretsManager::Secret": { nameProperty: "Name" },
+  "AWS::DynamoDB::Table": { nameProperty: "TableName" },
+  "AWS::Serverless::SimpleTable": { nameProperty: "TableName" },
+  "AWS::S3::Bucket": { nameProperty: "BucketName" },
+  "AWS::Logs::LogGroup": { nameProperty: "LogGroupName" },
+  "AWS::Kinesis::Stream": { nameProperty: "Name" },
+  "AWS::Events::EventBus": { nameProperty: "Name" },
+};
+
+/** The name a resource was given in the template (a plain string), or null when CloudFormation would make one up. */
+export function fixedName(resource: TemplateResource): string | null {
+  const type = NAMED_TYPES[resource.type];
+  const name = type && resource.properties[type.nameProperty];
+  return typeof name === "string" ? name : null;
+}

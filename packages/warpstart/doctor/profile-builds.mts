@@ -12,6 +12,7 @@ import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import { relocatedTemplate, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import type { Examined } from "./checks.mts";
@@ -226,7 +227,7 @@ async function buildInto(
     const outdir = join(scratch, "profiles", plan.copyId);
     let codeCache: BuildResult["codeCache"];
     try {
-      ({ codeCache } = await buildFunction(functionBuild(copies, plan.copyId), outdir));
+      ({ codeCache } = await buildFunction(functionBuild(copies, plan.copyId), outdir, { initServices: ownLocalAws }));
     } catch (error) {
       // The builder names the copy; the report names the function.
       plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${buildFailure(errorMessage(error)).replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function)}`;

@@ -11,6 +11,7 @@ import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError }
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { eventFile, functionEvent } from "../emulation/events.mts";
+import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, withLab } from "./lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
@@ -52,7 +53,7 @@ async function servedFunction(
   const stale = staleReason(templateFile, fnBuild.fn, outdir);
   if (stale) {
     say(`building ${logicalId} (${fnBuild.profileName}): ${stale}`);
-    await buildFunction(fnBuild, outdir);
+    await buildFunction(fnBuild, outdir, { initServices: ownLocalAws });
   }
   const fn = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId)!;
   // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.

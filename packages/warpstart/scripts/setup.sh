@@ -7,18 +7,19 @@
 #   bash scripts/setup.sh [PART...]      default: base arm64, what `sam build`, the lab and the bench need
 #
 #   base       Node 22 and npm 10 (tools/node22), the Python venv (.venv: SAM CLI, moto, gunicorn), the
-#              npm dependencies built for Node 22 (node_modules, patches/, published/, emulation/runtime/)
+#              npm dependencies built for Node 22 (node_modules, published/, emulation/runtime/)
 #   arm64      what Lambda's arm64 runs: its Node 22 (Warp's arm64 code cache), Deno and Bun (the custom
 #              runtimes' layers) in tools/lambda-arm64, and qemu-aarch64 with the arm64 C libraries
 #              (tools/arm64) to run that Node on an x86-64 machine
 #   node24     Node 24 (tools/node24), what the lab runs nodejs24.x functions with
+#   sdk-oldest the oldest AWS SDK release the package supports (tools/sdk-oldest), which the tests build against
 #   runtimes   the custom runtimes of the runtime matrix on this machine: Deno and Bun (tools/runtimes)
 #   hyperfine  Debian's hyperfine (tools/hyperfine), for the bench's process-start comparison
 #   artillery  Artillery (load_test/node_modules), for the load tests
 #   all        every part
 #
 # The commands install what they need themselves: `npm run bench` the default parts, `npm test` those
-# and node24, `npm run test:slow` all; the lab adds node24 or runtimes the first time it runs a
+# and node24 and sdk-oldest, `npm run test:slow` all; the lab adds node24 or runtimes the first time it runs a
 # function on them, `npm run load` artillery; the bench's --runtimes asks for hyperfine.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,7 +38,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(base arm64)
 wanted() { local part; for part in "${parts[@]}"; do [ "$part" = "$1" ] || [ "$part" = all ] && return 0; done; return 1; }
 for part in "${parts[@]}"; do
-  case "$part" in base | arm64 | node24 | runtimes | hyperfine | artillery | all) ;; *) die "unknown part \"$part\": the parts are base, arm64, node24, runtimes, hyperfine, artillery and all" ;; esac
+  case "$part" in base | arm64 | node24 | sdk-oldest | runtimes | hyperfine | artillery | all) ;; *) die "unknown part \"$part\": the parts are base, arm64, node24, sdk-oldest, runtimes, hyperfine, artillery and all" ;; esac
 done
 
 # Re-run a step only when the files it installs from changed (or it never finished).
@@ -92,9 +93,8 @@ if wanted base; then
   fi
 
   # npm dependencies, installed by Node 22, then the SDK trees (scripts/sync-sdk-trees.mjs):
-  # patches/ and published/ (the SDK Optimized and Warp, and Bundled, bundle; patches/ fails when a
-  # patch no longer applies) and emulation/runtime/<runtime>/ (each managed runtime's client and SDK
-  # copy). In this repository the package is a workspace of the demo app: `npm ci` there installs
+  # published/ (the SDK bundled for an app that installs none) and emulation/runtime/<runtime>/
+  # (each managed runtime's client and SDK copy). In this repository the package is a workspace of the demo app: `npm ci` there installs
   # both, and its `dependencies` script first brings the trees' manifests in step with its lockfile.
   # Elsewhere (the package's home, warpstart.mjs) what the package's code imports, as
   # tools/dependencies pins it (node_modules is a link to its tree), then the SDK trees as their
@@ -105,13 +105,12 @@ if wanted base; then
   else
     npm_dir=""
   fi
-  npm_inputs() { digest package.json tools/dependencies/package-lock.json ${npm_dir:+"$npm_dir/package.json" "$npm_dir/package-lock.json"} patches/package.json patches/package-lock.json patches/*.patch published/package.json published/package-lock.json emulation/runtime/*/package.json emulation/runtime/*/package-lock.json; }
+  npm_inputs() { digest package.json tools/dependencies/package-lock.json ${npm_dir:+"$npm_dir/package.json" "$npm_dir/package-lock.json"} published/package.json published/package-lock.json emulation/runtime/*/package.json emulation/runtime/*/package-lock.json; }
   if ! stamp_ok "$root/node_modules" "$(npm_inputs)" 2>/dev/null; then
     [ -n "$npm_dir" ] && mkdir -p "$root/node_modules"
     if [ -n "$npm_dir" ]; then
       say "installing npm dependencies with Node $(node --version) in $npm_dir (node_modules, the SDK trees; about two minutes)"
-      (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) ||
-        die "npm ci failed (see above). If patch-package could not apply a patch, the package under it changed: patches/README.md says how to refresh it."
+      (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || die "npm ci failed (see above)."
     else
       say "installing the package's npm dependencies and the SDK trees with Node $(node --version) (about a minute)"
       npm ci --prefix tools/dependencies --no-audit --no-fund --loglevel=error >&2 || die "npm ci of the package's dependencies (tools/dependencies) failed (see above)."
@@ -120,7 +119,7 @@ if wanted base; then
     fi
     # After the install: the sync may have rewritten the manifests it follows.
     stamp_write "$root/node_modules" "$(npm_inputs)"
-    say "installed: $(size_of ${npm_dir:+"$npm_dir/node_modules"} tools/dependencies/node_modules patches/node_modules published/node_modules emulation/runtime/*/node_modules)"
+    say "installed: $(size_of ${npm_dir:+"$npm_dir/node_modules"} tools/dependencies/node_modules published/node_modules emulation/runtime/*/node_modules)"
   fi
 fi
 
@@ -185,6 +184,16 @@ if wanted node24; then
     npm ci --prefix tools/node24 --no-audit --no-fund --loglevel=error >&2
     stamp_write "$root/tools/node24" "$want"
     say "installed: $(size_of tools/node24)"
+  fi
+fi
+
+if wanted sdk-oldest; then
+  want="$(digest tools/sdk-oldest/package.json tools/sdk-oldest/package-lock.json)"
+  if ! stamp_ok "$root/tools/sdk-oldest" "$want"; then
+    say "installing the oldest AWS SDK release the package supports into tools/sdk-oldest (the tests build against it)"
+    npm ci --prefix tools/sdk-oldest --no-audit --no-fund --loglevel=error >&2
+    stamp_write "$root/tools/sdk-oldest" "$want"
+    say "installed: $(size_of tools/sdk-oldest)"
   fi
 fi
 

@@ -3,12 +3,10 @@
 // With APP (a folder: the demo app's `dependencies` script, which npm runs after every command that
 // changes node_modules, `npm install @aws-sdk/client-<service>` included), first brings their
 // manifests in step with APP's lockfile and package.json:
-//   published/          the tree Bundled bundles: every @aws-sdk/* and @smithy/* package the
-//                       lockfile installs at the top of node_modules (what the functions and every
-//                       library they use reach: Powertools, lib-dynamodb, the X-Ray SDK...), at the
-//                       lockfile's version
-//   patches/            the tree Optimized and Warp bundle: the same, but at the exact versions the
-//                       patches/*.patch file names pin (patch-package applies them)
+//   published/          warpstart's own SDK tree, for an app that installs none (builder/sdk-tree.mts):
+//                       every @aws-sdk/* and @smithy/* package the lockfile installs at the top of
+//                       node_modules (what the functions and every library they use reach:
+//                       Powertools, lib-dynamodb, the X-Ray SDK...), at the lockfile's version
 //   emulation/runtime/<runtime>/
 //                       the stand-in for each managed runtime's /var/runtime (nodejs22.x, nodejs24.x):
 //                       its runtime interface client, and each @aws-sdk/* package package.json names,
@@ -52,16 +50,6 @@ function declaredSdk() {
     .filter((name, i, all) => name.startsWith("@aws-sdk/") && all.indexOf(name) === i);
 }
 
-/** `@smithy+core+3.41.0+001+lazy-zlib.patch` pins @smithy/core at 3.41.0. */
-function patchedPackages() {
-  const pins = {};
-  for (const file of readdirSync(join(root, "patches")).filter((name) => name.endsWith(".patch"))) {
-    const [scope, name, version] = file.split("+");
-    pins[`${scope}/${name}`] = version;
-  }
-  return pins;
-}
-
 /** Rewrites a manifest's dependencies when they differ; says whether it did. */
 function syncManifest(file, dependencies, extra = {}) {
   const manifest = readJson(file);
@@ -71,15 +59,6 @@ function syncManifest(file, dependencies, extra = {}) {
   return true;
 }
 
-const pins = patchedPackages();
-const patchTool = readJson("patches/package.json").dependencies["patch-package"];
-const patchesChanged =
-  app !== null &&
-  syncManifest(
-    "patches/package.json",
-    { ...lockedSdk(), ...pins, "patch-package": patchTool },
-    { overrides: sorted(Object.fromEntries(Object.keys(pins).map((name) => [name, `$${name}`]))) },
-  );
 const publishedChanged = app !== null && syncManifest("published/package.json", lockedSdk());
 
 // The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
@@ -127,9 +106,9 @@ function syncRuntime(folder) {
 
 const runtimesChanged = Object.fromEntries(RUNTIME_TREES.map((folder) => [folder, app !== null && syncRuntime(folder)]));
 
-/** What a tree is installed from: its manifest, its lockfile and (for patches/) the patches. */
+/** What a tree is installed from: its manifest and its lockfile. */
 function inputsDigest(folder) {
-  const files = readdirSync(join(root, folder)).filter((name) => name === "package.json" || name === "package-lock.json" || name.endsWith(".patch"));
+  const files = readdirSync(join(root, folder)).filter((name) => name === "package.json" || name === "package-lock.json");
   const hash = createHash("sha256");
   for (const file of files.sort()) hash.update(file).update(readFileSync(join(root, folder, file)));
   return hash.digest("hex");
@@ -150,7 +129,7 @@ function nativeClientBorrowed(folder) {
   return true;
 }
 
-for (const [folder, changed] of [["patches", patchesChanged], ["published", publishedChanged], ...Object.entries(runtimesChanged)]) {
+for (const [folder, changed] of [["published", publishedChanged], ...Object.entries(runtimesChanged)]) {
   const stamp = join(root, folder, "node_modules/.warpstart-stamp");
   if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files
   // A changed manifest updates its lockfile (commit both); otherwise install exactly the lockfile.

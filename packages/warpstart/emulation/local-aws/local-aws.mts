@@ -2,6 +2,7 @@
 // keep-alive on 127.0.0.1, behind a TCP proxy that counts the connections clients open (each TLS
 // session rides one). Functions reach it through AWS_ENDPOINT_URL (the proxy) and trust exactly
 // its CA. Every call it answers is recorded with the access key that signed it.
+
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:https";
@@ -9,6 +10,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import type { AwsCall } from "../../core/init-services.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
@@ -20,22 +22,6 @@ const START_TIMEOUT_MS = 30_000;
 export const LOCAL_REGION = "us-east-1";
 /** The start-up probe's access key: its call is not one of anybody's. */
 const PROBE_KEY = "ASIAWARPSTARTPROBE00";
-
-/** One call the local AWS answered, as app.py records it. */
-export interface AwsCall {
-  accessKeyId: string | null;
-  region: string | null;
-  /** The signing name, e.g. ssm, dynamodb, secretsmanager, sts. */
-  service: string | null;
-  /** e.g. GetParameter; for REST services the method and path, e.g. "GET /bucket/key". */
-  operation: string;
-  /** Seconds since the epoch when it arrived. */
-  startedAt: number;
-  status: number;
-  ms: number;
-  errorCode?: string | null;
-  errorMessage?: string | null;
-}
 
 export interface LocalAws {
   /** e.g. https://127.0.0.1:41234 (the counting proxy in front of gunicorn): by address, so the proxy plays the network's DNS lookup. */

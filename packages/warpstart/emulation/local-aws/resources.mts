@@ -11,6 +11,7 @@ import { VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
 import {
   loadTemplate,
+  NAMED_TYPES,
   parameterHint,
   type ResourceAttributes,
   type SamTemplate,
@@ -19,22 +20,6 @@ import {
 } from "../../core/template.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws.mts";
 import { readSeeds } from "./seeds.mts";
-
-/**
- * The types whose Ref a build can embed before anything exists, by the property that fixes the
- * name their Ref answers. A secret's Ref is its ARN, whose suffix only Secrets Manager makes up,
- * but GetSecretValue takes its name as well.
- */
-export const NAMED_TYPES: Record<string, { nameProperty: string }> = {
-  "AWS::SSM::Parameter": { nameProperty: "Name" },
-  "AWS::SecretsManager::Secret": { nameProperty: "Name" },
-  "AWS::DynamoDB::Table": { nameProperty: "TableName" },
-  "AWS::Serverless::SimpleTable": { nameProperty: "TableName" },
-  "AWS::S3::Bucket": { nameProperty: "BucketName" },
-  "AWS::Logs::LogGroup": { nameProperty: "LogGroupName" },
-  "AWS::Kinesis::Stream": { nameProperty: "Name" },
-  "AWS::Events::EventBus": { nameProperty: "Name" },
-};
 
 /** The stack the lab creates a template's resources as (core/template.mts's AWS::StackName). */
 const LAB_STACK = "warpstart-lab";
@@ -55,13 +40,6 @@ export type EventData = { function: string } & ({ bucket: string; key: string } 
 
 /** For messages: what the local AWS holds of a template. */
 export const WHAT_THE_LAB_CREATES = "only the template's resources that moto's CloudFormation can create, and its secrets";
-
-/** The name a resource was given in the template (a plain string), or null when CloudFormation would make one up. */
-export function fixedName(resource: TemplateResource): string | null {
-  const type = NAMED_TYPES[resource.type];
-  const name = type && resource.properties[type.nameProperty];
-  return typeof name === "string" ? name : null;
-}
 
 /** The id of the one HTTP API the lab serves (lab/http-api.mts): what Ref of any API of the template answers. */
 const LAB_API_ID = "warpstartlab";

@@ -4,11 +4,11 @@
 // alias pointing to it, which holds the provisioned environments and which API events invoke.
 import { randomBytes, randomUUID } from "node:crypto";
 import { errorMessage } from "../../core/cli.mts";
+import type { AwsCall } from "../../core/init-services.mts";
 import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import type { LocalServices } from "../../emulation/function-environment.mts";
-import type { AwsCall } from "../../emulation/local-aws/local-aws.mts";
 import type { CodeLoading } from "../fidelity.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { readTemplate } from "../../core/template.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { SDK_CHUNK_CHANNEL } from "../../src/contract.mts";
 import { DEMO_TEMPLATE } from "../support/demo.mts";
@@ -49,6 +50,6 @@ it("looks the service up before the SDK chunk loads, once", async () => {
 
 it("without it, the SDK looks the service up after the chunk has loaded", async () => {
   const outdir = join(scratch, "Warp-no-earlyLookup");
-  await buildFunction(functionBuild(readTemplate(DEMO_TEMPLATE), "Warp", "Warp-no-earlyLookup"), outdir);
+  await buildFunction(functionBuild(readTemplate(DEMO_TEMPLATE), "Warp", "Warp-no-earlyLookup"), outdir, { initServices: ownLocalAws });
   expect(await eventsOf(outdir)).toEqual([...CHUNK, "lookup localhost"]);
 }, 300_000);

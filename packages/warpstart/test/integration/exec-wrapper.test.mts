@@ -10,6 +10,7 @@ import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { removeTree } from "../../core/processes.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { WARP_EXEC_WRAPPER } from "../../src/contract.mts";
 import { DEMO_TEMPLATE } from "../support/demo.mts";
@@ -97,8 +98,8 @@ describe("a function started through the wrapper", () => {
 it("ships the wrapper only in a function whose AWS_LAMBDA_EXEC_WRAPPER names it", async () => {
   const build = functionBuild(readTemplate(DEMO_TEMPLATE), "Hello");
   const [plain, viaWrapper] = [join(scratch(), "Hello"), join(scratch(), "Hello")];
-  await buildFunction(build, plain);
-  await buildFunction({ ...build, fn: wrapped(build.fn) }, viaWrapper);
+  await buildFunction(build, plain, { initServices: ownLocalAws });
+  await buildFunction({ ...build, fn: wrapped(build.fn) }, viaWrapper, { initServices: ownLocalAws });
   expect(existsSync(join(plain, "warp-exec"))).toBe(false);
   expect(existsSync(join(viaWrapper, "warp-exec"))).toBe(true);
 }, 60_000);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { runtimeDirOf } from "../../emulation/runtime-sdk.mts";
 import { startLab } from "../../lab/lab.mts";
 import { type Registry, startRegistry } from "../support/npm-registry.mts";
@@ -80,10 +81,13 @@ it("bundles what an app's function takes from the runtime at the release its run
   const app = join(home, "app");
   cpSync(FIXTURES, app, { recursive: true });
   const out = join(home, "built");
-  const built = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "TakesFromRuntime", "Optimized"), out);
-  // client-sts from the patched tree, as for any function; the probe from the runtime's copy.
+  const built = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "TakesFromRuntime", "Optimized"), out, {
+    initServices: ownLocalAws,
+  });
+  // client-sts from warpstart's own tree, patched (the app installs no SDK), and the build says so; the probe from the runtime's copy.
   const code = readFileSync(built.outfile, "utf8");
-  expect(code).toContain("patches/node_modules/@aws-sdk/client-sts/");
+  expect(code).toMatch(/sdk-trees\/\w+\/node_modules\/@aws-sdk\/client-sts\//);
+  expect(built.notes).toContainEqual(expect.stringMatching(/^the app installs no @aws-sdk\/\* package: bundles warpstart's own \(@aws-sdk\/client-sts /));
   expect(code).toContain("runtime-sdk/node22/node_modules/@aws-sdk/client-lab-probe/index.js");
   expect(code).toContain(`module.exports = { name: "@aws-sdk/client-lab-probe", version: "${sdkVersionOf("node22")}"`);
 });

@@ -13,6 +13,7 @@ import { execOwned } from "../../core/processes.mts";
 import { node22For, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { prepareTaskRoot, removeTaskRoot } from "../../emulation/function-environment.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { CACHE_REJECTED, CODE_CACHE_STATUS, SDK_CHUNK_FILE } from "../../src/contract.mts";
 import { invokeLogged } from "../support/lab.mts";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   for (const logicalId of FUNCTIONS) {
     for (const profile of PROFILES) {
       const codeDir = join(scratch, `${logicalId}-${profile}`);
-      const result = await buildFunction(functionBuild(template, logicalId, profile), codeDir);
+      const result = await buildFunction(functionBuild(template, logicalId, profile), codeDir, { initServices: ownLocalAws });
       const fn = template.functions.find((candidate) => candidate.logicalId === logicalId)!;
       builds.set(`${logicalId}-${profile}`, { ...result, fn: { ...fn, logicalId: `${logicalId}-${profile}`, codeDir } });
     }

@@ -10,6 +10,7 @@ import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { builtTemplateOf, PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { samBuild } from "../../lab/sam.mts";
 import { CACHE_REJECTED } from "../../src/contract.mts";
@@ -46,7 +47,7 @@ beforeAll(async () => {
   const warp: TemplateFunction[] = [];
   for (const fn of built.functions.filter(({ logicalId }) => !NO_WARP.has(logicalId))) {
     const codeDir = join(scratch, fn.logicalId);
-    await buildFunction(functionBuild(template, fn.logicalId, "Warp"), codeDir);
+    await buildFunction(functionBuild(template, fn.logicalId, "Warp"), codeDir, { initServices: ownLocalAws });
     warp.push({ ...fn, logicalId: `${fn.logicalId}-Warp`, codeDir });
   }
   lab = await startLab({ template: builtTemplateOf(TEMPLATE), extraFunctions: warp });

@@ -15,6 +15,7 @@ import { buildFunction, buildResource, functionBuild } from "../../builder/build
 import { PROFILE_NAMES, type ProfileName } from "../../builder/profiles.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { sam } from "../../lab/sam.mts";
 
 /**
@@ -114,7 +115,9 @@ describe.each(CORPORA)("$corpus", ({ corpus, expected }) => {
   /** "built", or the build's error message. */
   async function outcome(logicalId: string, profile: ProfileName): Promise<string> {
     try {
-      const { outfile } = await buildFunction(functionBuild(readTemplate(template), logicalId, profile), join(outRoot, corpus, `${logicalId}-${profile}`));
+      const { outfile } = await buildFunction(functionBuild(readTemplate(template), logicalId, profile), join(outRoot, corpus, `${logicalId}-${profile}`), {
+        initServices: ownLocalAws,
+      });
       return existsSync(outfile) ? "built" : `built, but ${outfile} is missing`;
     } catch (error) {
       return String((error as Error).message);
@@ -154,7 +157,7 @@ describe.each(CORPORA)("$corpus", ({ corpus, expected }) => {
 
 it("says what a partial INIT's code cache holds: INIT until its connection beyond AWS, accepted by V8 on each architecture", async () => {
   const template = join(PACKAGE_ROOT, "test/fixtures/real-functions/template.yaml");
-  await expect(buildResource(template, "PriceQuotesWarp", join(outRoot, "PriceQuotesWarp-partial"))).resolves.toMatch(
+  await expect(buildResource(template, "PriceQuotesWarp", join(outRoot, "PriceQuotesWarp-partial"), ownLocalAws)).resolves.toMatch(
     /^built PriceQuotesWarp \(Warp\): .* V8 code cache [\d.]+ KiB \(arm64 and x86_64: each accepted on a test INIT, made from INIT until its connection to api\.example\.com:443\)\)(, from the build cache: nothing it reads has changed)?$/,
   );
 }, 300_000);

@@ -10,6 +10,7 @@ import { execOwned, removeTree } from "../../core/processes.mts";
 import { node22For, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { bootstrapCommand, functionEnvironment, servicesOf } from "../../emulation/function-environment.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { WARP_EXEC_WRAPPER } from "../../src/contract.mts";
 import { DEMO_TEMPLATE } from "../support/demo.mts";
@@ -44,7 +45,7 @@ describe("the code caches V8 takes under the wrapper", () => {
     const build = functionBuild(template, "Warp");
     const fn = wrapped(build.fn);
     const artifactDir = join(scratch(), "Warp");
-    await buildFunction({ ...build, fn }, artifactDir);
+    await buildFunction({ ...build, fn }, artifactDir, { initServices: ownLocalAws });
     expect(statSync(join(artifactDir, "warp-exec")).mode & 0o111).toBe(0o111);
     expect(readFileSync(join(artifactDir, "warp-exec"), "utf8")).toBe(readFileSync(WRAPPER, "utf8"));
     const handler = join(artifactDir, "src/functions/identity/index.mjs");

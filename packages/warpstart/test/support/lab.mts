@@ -7,14 +7,13 @@ import { join } from "node:path";
 import { InvokeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
 import { functionBuild } from "../../builder/build.mts";
 import { parseReport } from "../../core/lambda-logs.mts";
-import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
 import type { FunctionSpec, LocalServices } from "../../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { type Lab, labClient } from "../../lab/lab.mts";
-import { DEMO_BUILD_DIR, DEMO_TEMPLATE } from "./demo.mts";
+import { DEMO_BUILD_DIR, DEMO_ROOT, DEMO_TEMPLATE } from "./demo.mts";
 import { DEMO_FUNCTIONS } from "./demo-functions.mts";
 import { type RunOnceResult, runOnce } from "./run-once.mts";
 
@@ -40,8 +39,8 @@ export function builtFunction(logicalId: string): FunctionSpec {
   return { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: RUNTIMES.node22 };
 }
 
-/** The version every SDK client of the project is installed at in a tree (read from its manifest). */
-export function installedSdk(tree = join(PACKAGE_ROOT, "published"), client = "@aws-sdk/client-sts"): string {
+/** The version every SDK client of the demo is installed at in a tree, the demo's own by default (read from its manifest). */
+export function installedSdk(tree = DEMO_ROOT, client = "@aws-sdk/client-sts"): string {
   return (JSON.parse(readFileSync(join(tree, "node_modules", client, "package.json"), "utf8")) as { version: string }).version;
 }
 
@@ -50,7 +49,7 @@ export function expectedSdkVersion(logicalId: string): string {
   const profile = profileOf(logicalId);
   if (profile === "Raw") return "provided by the runtime";
   if (logicalId === "Floor") return "none";
-  return installedSdk(join(PACKAGE_ROOT, profile === "Bundled" ? "published" : "patches"));
+  return installedSdk();
 }
 
 /** Invokes a lab function with LogType Tail: its function error, parsed payload, log tail and REPORT. */

@@ -15,6 +15,7 @@ import { RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
 import { accessKeyFor } from "../../emulation/function-environment.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { createResources } from "../../emulation/local-aws/resources.mts";
 import { DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "./demo.mts";
@@ -88,7 +89,7 @@ async function buildOf(compared: ComparedFunction, profile: string): Promise<{ c
     return { codeDir: built.codeDir, builtAs: samBuilt };
   }
   const outdir = join(scratch, compared.name, profile);
-  await buildFunction(functionBuild(readTemplate(compared.template), compared.name, profile), outdir);
+  await buildFunction(functionBuild(readTemplate(compared.template), compared.name, profile), outdir, { initServices: ownLocalAws });
   return { codeDir: outdir, builtAs: compared.name };
 }
 

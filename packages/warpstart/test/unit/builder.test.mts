@@ -3,11 +3,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { handlerParts, handlerSource, templateDefines, treeVersionNotes } from "../../builder/build.mts";
+import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
 import { acceptsPartialInit } from "../../builder/code-cache.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
-import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
+import { DEMO_ROOT } from "../support/demo.mts";
 
 let dir: string;
 beforeEach(() => {
@@ -200,7 +200,7 @@ describe("what a handler imports from the SDK", () => {
       ["@aws-sdk/client-dynamodb", new Set(["DynamoDBClient"])],
       ["@smithy/core", "*"],
     ]);
-    expect(serviceHosts(imports, join(PACKAGE_ROOT, "patches"))).toEqual([
+    expect(serviceHosts(imports, DEMO_ROOT)).toEqual([
       { endpointVariable: "STS", host: "sts.{region}.amazonaws.com" },
       { endpointVariable: "SECRETS_MANAGER", host: "secretsmanager.{region}.amazonaws.com" },
       { endpointVariable: "DYNAMODB", host: "dynamodb.{region}.amazonaws.com" },
@@ -215,31 +215,5 @@ describe("acceptsPartialInit (BuildProperties.WarpPartialInit)", () => {
     expect(() => acceptsPartialInit({ logicalId: "Quotes", buildProperties: { WarpPartialInit: "yes" } })).toThrow(
       'Quotes: Metadata.BuildProperties.WarpPartialInit must be true or false, not "yes"',
     );
-  });
-});
-
-describe("an SDK tree's version against the app's", () => {
-  const root = mkdtempSync(join(tmpdir(), "warpstart-tree-versions-"));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const install = (dir: string, pkg: string, version: string) => {
-    mkdirSync(join(dir, "node_modules", pkg), { recursive: true });
-    writeFileSync(join(dir, "node_modules", pkg, "package.json"), JSON.stringify({ name: pkg, version }));
-  };
-  const tree = join(root, "patches");
-  const app = join(root, "app");
-  install(tree, "@aws-sdk/client-sts", "3.1169.0");
-  install(tree, "@aws-sdk/client-s3", "3.1169.0");
-  install(app, "@aws-sdk/client-sts", "3.1100.0");
-  install(app, "@aws-sdk/client-s3", "3.1169.0");
-  const imports = new Map<string, "*">([
-    ["@aws-sdk/client-sts", "*"],
-    ["@aws-sdk/client-s3/dist-es/index.js", "*"],
-    ["@aws-sdk/client-lambda", "*"],
-  ]);
-
-  it("says, per package, where the bundle's differs from what the app installs; nothing where they agree or the app has none", () => {
-    expect(treeVersionNotes(imports, tree, "patched", join(app, "src/handler.mts"))).toEqual([
-      "bundles @aws-sdk/client-sts 3.1169.0 from warpstart's patched SDK tree, where the app installs 3.1100.0",
-    ]);
   });
 });

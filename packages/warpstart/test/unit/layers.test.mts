@@ -44,7 +44,7 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
 const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], bench: ["scripts"] };
 
 /** Data, not code: any layer may name what is here. */
-const DATA = ["patches/", "published/", "tools/"];
+const DATA = ["published/", "tools/"];
 
 const CODE = new Set([".mts", ".mjs", ".cts", ".cjs", ".ts", ".js"]);
 /** Not the project's code: installed packages, pinned tools, SAM's builds, other people's apps. */
@@ -69,7 +69,8 @@ interface Edge {
   file: string;
   /** The project path it reaches, relative to the root. */
   target: string;
-  kind: "imports" | "names";
+  /** "types": an import of types only (`import type`), which the compiled code does not load. */
+  kind: "imports" | "types" | "names";
 }
 
 /** A string that reads as a path: no spaces, no URL, at least one folder. */
@@ -116,7 +117,8 @@ function edgesOf(file: string, text: string, topFolders: Set<string>): Edge[] {
     if (target !== null) edges.push({ file, target, kind });
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier, "imports");
+    if (ts.isImportDeclaration(node) && node.importClause?.isTypeOnly) add(node.moduleSpecifier, "types");
+    else if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier, "imports");
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression, "imports");
     else if (ts.isCallExpression(node) && node.arguments[0]) {
       const callee = node.expression;
@@ -138,7 +140,7 @@ function violation({ file, target, kind }: Edge): string | null {
   const to = layerOf(target);
   const allowed = MAY_USE[from];
   // Only a layer's code is a target: not the root's files, installed packages or SAM's builds.
-  if (target.startsWith("../")) return kind === "imports" && from !== "test" ? `${file} → ${target}: outside the package` : null;
+  if (target.startsWith("../")) return kind !== "names" && from !== "test" ? `${file} → ${target}: outside the package` : null;
   const layer = to !== "." && to in MAY_USE;
   if (!layer || from === to || allowed === "anything" || DATA.some((data) => target === data || target.startsWith(data))) return null;
   if (allowed === undefined) return `${file} → ${target}: ${from}/ has no place in the layers (declare it in test/unit/layers.test.mts)`;
@@ -186,6 +188,11 @@ it("the scanner sees every kind of edge: import, export from, import(), require,
 
 it("every edge between the project's folders points down the declared layers", () => {
   expect(edges.map(violation).filter((message) => message !== null)).toEqual([]);
+});
+
+it("the builder runs INIT through core/init-services.mts, which the local AWS implements: nothing in builder/ imports the local AWS", () => {
+  expect(edges).toContainEqual({ file: "builder/code-cache.mts", target: "core/init-services.mts", kind: "types" });
+  expect(edges.filter(({ file, target, kind }) => file.startsWith("builder/") && target.startsWith("emulation/local-aws/") && kind !== "names")).toEqual([]);
 });
 
 it("every folder with code has its place in the layers", () => {

@@ -81,23 +81,6 @@ describe("the SDK trees (scripts/sync-sdk-trees.mjs keeps them in step)", () => 
   const demo = JSON.parse(readFileSync(join(DEMO_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
   const sdk = Object.entries(demo.dependencies).filter(([name]) => name.startsWith("@aws-sdk/"));
 
-  it("patches/ holds every @aws-sdk/* package of the demo's package.json at its version, pinned exactly", () => {
-    const patched = manifest("patches/package.json").dependencies;
-    for (const [name, version] of sdk) {
-      expect(version).toMatch(/^\d+\.\d+\.\d+$/);
-      expect([name, patched[name]]).toEqual([name, version]);
-    }
-  });
-
-  it("patches/ pins and overrides each package a patch file names, at the version in its name", () => {
-    const { dependencies, overrides } = manifest("patches/package.json");
-    for (const file of readdirSync(join(PACKAGE_ROOT, "patches")).filter((name) => name.endsWith(".patch"))) {
-      const [scope, name, version] = file.split("+");
-      expect(dependencies[`${scope}/${name}`]).toBe(version);
-      expect(overrides[`${scope}/${name}`]).toBe(`$${scope}/${name}`);
-    }
-  });
-
   const runtimes = readdirSync(join(PACKAGE_ROOT, "emulation/runtime"), { withFileTypes: true }).filter((entry) => entry.isDirectory());
   const release = (version: string) => version.split(".").map(Number) as [number, number, number];
   const atOrBelow = (version: string, limit: string) => {

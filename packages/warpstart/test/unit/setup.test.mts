@@ -54,5 +54,5 @@ it.each([
 it("an unknown part: the parts it has, and nothing installed", () => {
   const run = setup("base", "deno");
   expect(run.status).toBe(1);
-  expect(run.stderr.trim()).toBe('[setup] error: unknown part "deno": the parts are base, arm64, node24, runtimes, hyperfine, artillery and all');
+  expect(run.stderr.trim()).toBe('[setup] error: unknown part "deno": the parts are base, arm64, node24, sdk-oldest, runtimes, hyperfine, artillery and all');
 });

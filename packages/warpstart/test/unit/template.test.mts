@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
-import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
+import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, templateFunctions } from "../../core/template.mts";
 import { SAMPLE_EVENT } from "../../emulation/events.mts";
-import { fixedName, NAMED_TYPES } from "../../emulation/local-aws/resources.mts";
 import { DEMO_ROOT, DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
 

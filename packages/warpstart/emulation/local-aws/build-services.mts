@@ -1,0 +1,147 @@
+// The local AWS as the services a Warp build's INIT runs against (builder/init-services.mts):
+// one a whole `sam build` shares (sharedLocalAws, build-aws-server.mts), or one started for a
+// single build (ownLocalAws: the lab's, the bench's and the doctor's builds, whose templates may
+// be read with parameter values of their own).
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, openSync, readFileSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { InitServices, OpenInitServices } from "../../core/init-services.mts";
+import { labHomeDir } from "../../core/paths.mts";
+import type { TemplateFunction } from "../../core/template.mts";
+import { eventDataOf } from "../events.mts";
+import { startLocalAws } from "./local-aws.mts";
+import { createResources, type EventData, WHAT_THE_LAB_CREATES } from "./resources.mts";
+
+/** What a function's event names, for a cache made after an invoke with it; nothing where the lab makes no event for it. */
+export function eventDataFor(fn: TemplateFunction): EventData[] {
+  try {
+    return eventDataOf(fn);
+  } catch {
+    return [];
+  }
+}
+
+/** A local AWS of its own for one build, stopped when the build releases it. */
+export const ownLocalAws: OpenInitServices = async (template, fn) => {
+  const aws = await startLocalAws();
+  try {
+    const { attributes } = await createResources(template, aws, { eventData: eventDataFor(fn) });
+    return {
+      endpoint: aws.endpoint,
+      caFile: aws.caFile,
+      xrayAddress: aws.xray.address,
+      holds: WHAT_THE_LAB_CREATES,
+      attributes,
+      calls: (accessKeyId) => aws.calls(accessKeyId),
+      release: () => aws.stop(),
+    };
+  } catch (error) {
+    await aws.stop();
+    throw error;
+  }
+};
+
+/** Whether a server answers on a socket. */
+export function answers(socketPath: string): Promise<boolean> {
+  return connect(socketPath).then(
+    (socket) => {
+      socket.destroy();
+      return true;
+    },
+    () => false,
+  );
+}
+
+function connect(socketPath: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(socketPath);
+    socket.once("connect", () => resolve(socket));
+    socket.once("error", reject);
+  });
+}
+
+/** Where the server of a template listens, and writes what it did. */
+export function sharedServerOf(templateFile: string): { socket: string; log: string } {
+  const dir = join(labHomeDir(), "build-aws");
+  mkdirSync(dir, { recursive: true });
+  const key = createHash("sha256").update(templateFile).digest("hex").slice(0, 16);
+  return { socket: join(dir, `${key}.sock`), log: join(dir, `${key}.log`) };
+}
+
+/** Starts the template's server, detached (it outlives this build), once it says it listens, or that another one does. */
+function startServer(templateFile: string, { socket, log }: { socket: string; log: string }): Promise<void> {
+  const server = spawn(process.execPath, [join(import.meta.dirname, "build-aws-server.mts"), socket, templateFile], {
+    detached: true,
+    stdio: ["ignore", "pipe", openSync(log, "a")],
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout! });
+    lines.once("line", () => {
+      lines.close();
+      server.stdout!.destroy();
+      server.unref();
+      resolve();
+    });
+    server.once("exit", (code) => {
+      const said = readFileSync(log, "utf8").trim().split("\n").slice(-5).join("\n");
+      reject(new Error(`the local AWS for the build did not start (exit ${code}):\n${said}`));
+    });
+    server.once("error", reject);
+  });
+}
+
+/** One request and its answer, a JSON line each, on a connection that asks one thing at a time. */
+function asker(socket: Socket, log: string): (request: object) => Promise<Record<string, unknown>> {
+  const waiting: { answered(line: string): void; ended(): void }[] = [];
+  createInterface({ input: socket }).on("line", (line) => waiting.shift()?.answered(line));
+  // A server that ended (it could not start the local AWS) answers nobody: what waits fails.
+  socket.on("close", () => {
+    for (const request of waiting.splice(0)) request.ended();
+  });
+  return (request) =>
+    new Promise((resolve, reject) => {
+      waiting.push({
+        answered(line) {
+          const reply = JSON.parse(line) as Record<string, unknown>;
+          if (typeof reply.error === "string") reject(new Error(reply.error));
+          else resolve(reply);
+        },
+        ended: () => reject(new Error(`the local AWS of the build ended before it answered: see ${log}`)),
+      });
+      socket.write(`${JSON.stringify(request)}\n`);
+    });
+}
+
+/** A connection to the server of a template's builds, started if none answers. */
+export async function sharedServer(templateFile: string): Promise<{ socket: Socket; ask: ReturnType<typeof asker> }> {
+  const where = sharedServerOf(templateFile);
+  let socket = await connect(where.socket).catch(() => null);
+  if (!socket) {
+    await startServer(templateFile, where);
+    socket = await connect(where.socket);
+  }
+  return { socket, ask: asker(socket, where.log) };
+}
+
+/**
+ * The local AWS every build of the template shares while a `sam build` runs (and for a while
+ * after): one start, and the template's resources made once, for all its Warp functions.
+ */
+export const sharedLocalAws: OpenInitServices = async (template) => {
+  const { socket, ask } = await sharedServer(template.file);
+  try {
+    const opened = (await ask({ open: true })) as Omit<InitServices, "holds" | "calls" | "release">;
+    return {
+      ...opened,
+      holds: WHAT_THE_LAB_CREATES,
+      calls: async (accessKeyId) => (await ask({ calls: accessKeyId })).calls as Awaited<ReturnType<InitServices["calls"]>>,
+      release: async () => void socket.end(),
+    };
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
+};
