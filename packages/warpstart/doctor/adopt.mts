@@ -10,7 +10,8 @@ import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { parseTemplate, readTemplate, type Template } from "../core/template.mts";
 import { installedRule, makefileText, planOf } from "./adoption.mts";
-import { writeFixedTemplate } from "./apply-fixes.mts";
+import { fastestProfile, writeFixedTemplate } from "./apply-fixes.mts";
+import type { DoctorReport } from "./findings.mts";
 import { editTemplate } from "./template-edit.mts";
 import { unifiedDiff } from "./unified-diff.mts";
 
@@ -23,7 +24,16 @@ const ADOPTED_PROFILE = "Warp";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,
-  profile: { value: "NAME", default: ADOPTED_PROFILE, oneOf: PROFILE_NAMES, help: "the profile every adopted function is built with" },
+  profile: {
+    value: "NAME",
+    default: ADOPTED_PROFILE,
+    oneOf: PROFILE_NAMES,
+    help: "the profile an adopted function is built with (where --measured names none)",
+  },
+  measured: {
+    value: "FILE",
+    help: "a report of `warpstart doctor --json FILE`: each function gets the profile the doctor measured fastest (95% interval above zero), the others --profile",
+  },
   "dry-run": { help: "print the diff and what would be written, and write nothing" },
 } as const;
 
@@ -68,6 +78,29 @@ function lockfileLine(appDir: string): string | null {
   return "no package-lock.json: the functions are built from node_modules as they are installed; npm install writes one that pins them";
 }
 
+/** The doctor's report --measured names, or a message saying what is wrong with the file. */
+function doctorReport(file: string): DoctorReport {
+  if (!existsSync(file)) throw new UsageError(`${file} does not exist: write it with npx warpstart doctor --json ${file}, then adopt --measured ${file}`);
+  let report: Partial<DoctorReport>;
+  try {
+    report = JSON.parse(readFileSync(file, "utf8")) as Partial<DoctorReport>;
+  } catch (error) {
+    throw new UsageError(`${file} is not JSON (${(error as Error).message}): --measured takes the report of npx warpstart doctor --json FILE`);
+  }
+  if (!Array.isArray(report.functions) || typeof report.template !== "string")
+    throw new UsageError(`${file} is not a doctor's report: --measured takes the report of npx warpstart doctor --json FILE`);
+  return report as DoctorReport;
+}
+
+/** The profile a function is adopted with, and why: the doctor's measurement, else --profile. */
+function profileFor(logicalId: string, report: DoctorReport | null, fallback: string, file: string | undefined): { profile: string; why: string } {
+  if (!report) return { profile: fallback, why: "" };
+  const measured = report.functions.find((fn) => fn.name === logicalId);
+  const fastest = measured && fastestProfile(measured);
+  if (fastest) return { profile: fastest.profile, why: ` (${file}: ${fastest.deltaMs.toFixed(1)} ms faster than as it was)` };
+  return { profile: fallback, why: measured ? ` (${file} measured no profile faster than it was)` : ` (${file} did not measure it)` };
+}
+
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const templateFile = resolve(values.template);
   const { text, template: asWritten } = samTemplateOf(templateFile);
@@ -84,12 +117,17 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   for (const key of Object.keys(resources).filter((id) => id.startsWith("Fn::ForEach")))
     lines.push(`${key}: the functions it makes are not adopted (adopt rewrites resources as written: give them BuildMethod: makefile by hand)`);
 
+  const report = values.measured === undefined ? null : doctorReport(values.measured);
+  const profiles = new Map(chosen.map((fn) => [fn.logicalId, profileFor(fn.logicalId, report, values.profile, values.measured)]));
   const rule = installedRule(appDir);
-  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, values.profile, appDir));
+  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, profiles.get(fn.logicalId)!.profile, appDir));
   const adopted = plans.flatMap((plan) => ("adoption" in plan ? [plan.adoption] : []));
   for (const plan of plans) {
     if ("why" in plan) lines.push(`${plan.logicalId}: not adopted: ${plan.why}`);
-    else lines.push(`${plan.logicalId}: adopted as ${values.profile}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
+    else {
+      const { profile, why } = profiles.get(plan.logicalId)!;
+      lines.push(`${plan.logicalId}: adopted as ${profile}${why}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
+    }
   }
   console.log(lines.join("\n"));
   if (adopted.length === 0) {

@@ -26,7 +26,7 @@ const costs = (finding: Finding) => (finding.measured?.deltaCi95?.[1] ?? 0) < 0;
 const buys = (measured: { deltaCi95: [number, number] | null } | null) => (measured?.deltaCi95?.[0] ?? 0) > 0;
 
 /** The profile the lab measured fastest for a function, among those it measured faster than the function as it is (null: none). */
-function fastestProfile(report: FunctionReport): { profile: string; deltaMs: number } | null {
+export function fastestProfile(report: FunctionReport): { profile: string; deltaMs: number } | null {
   const faster = report.profiles.filter((result) => buys(result.measured)).sort((a, b) => b.measured!.deltaMs - a.measured!.deltaMs);
   return faster[0] ? { profile: faster[0].profile, deltaMs: faster[0].measured!.deltaMs } : null;
 }

@@ -138,6 +138,54 @@ it("--dry-run prints the diff and writes nothing", async () => {
   expect(existsSync(join(app, "hello/Makefile"))).toBe(false);
 });
 
+describe("--measured: the profile the doctor measured fastest", () => {
+  /** A doctor's --json report: Orders measured faster as Optimized than as Warp, Hello faster in neither. */
+  const measured = (profile: string, deltaMs: number, deltaCi95: [number, number]) => ({
+    profile,
+    measured: { deltaMs, deltaCi95 },
+    whyNotMeasured: null,
+    note: null,
+  });
+  const report = {
+    template: "template.yaml",
+    functions: [
+      { name: "Orders", profiles: [measured("Optimized", 40.2, [35.1, 44.9]), measured("Warp", 31.0, [26.3, 35.2])] },
+      { name: "Hello", profiles: [measured("Optimized", 1.2, [-2.0, 4.1]), measured("Warp", -3.5, [-6.0, -1.1])] },
+    ],
+    skipped: [],
+    measuring: { rounds: 5, lab: "lab" },
+  };
+
+  it("gives each function the profile measured fastest (95% interval above zero), the others --profile, and says which", async () => {
+    const app = appCopy();
+    writeFileSync(join(app, "doctor.json"), JSON.stringify(report));
+    const run = await adopt(app, "--measured", "doctor.json", "--dry-run", "Orders", "Hello");
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("Orders: adopted as Optimized (doctor.json: 40.2 ms faster than as it was)");
+    expect(run.out).toContain("Hello: adopted as Warp (doctor.json measured no profile faster than it was)");
+    expect(run.out).toContain("+        Profile: Optimized");
+  });
+
+  it("a function the report did not measure gets --profile, and says so", async () => {
+    const app = appCopy();
+    writeFileSync(join(app, "doctor.json"), JSON.stringify({ ...report, functions: [] }));
+    expect((await adopt(app, "--measured", "doctor.json", "--profile", "Optimized", "--dry-run", "Orders")).out).toContain(
+      "Orders: adopted as Optimized (doctor.json did not measure it)",
+    );
+  });
+
+  it.each([
+    ["missing.json", null, "missing.json does not exist: write it with npx warpstart doctor --json missing.json, then adopt --measured missing.json"],
+    ["broken.json", "{ not json", "broken.json is not JSON ("],
+    ["other.json", JSON.stringify({ findings: [] }), "other.json is not a doctor's report: --measured takes the report of npx warpstart doctor --json FILE"],
+  ])("%s: says what is wrong with it, and writes nothing", async (file, content, message) => {
+    const app = appCopy();
+    if (content !== null) writeFileSync(join(app, file), content);
+    expect((await adopt(app, "--measured", file)).error).toContain(message);
+    expect(readFileSync(join(app, "template.yaml"), "utf8")).toBe(readFileSync(join(FIXTURE, "template.yaml"), "utf8"));
+  });
+});
+
 describe("what it refuses, with the message a user sees", () => {
   it("an app that has not installed the package", async () => {
     const app = appCopy(false);
