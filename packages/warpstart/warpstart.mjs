@@ -10,7 +10,7 @@
 // the user's cache, one per version and content, made on first use.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,27 +32,29 @@ function packageFiles(dir, into = []) {
 /**
  * The copy of the package outside node_modules, made if it is not there yet: in WARPSTART_HOME when
  * set (a CI cache, or a home whose tools are placed there first), else one per version and content
- * in the user's cache.
+ * in the user's cache. A home made from other contents (WARPSTART_HOME kept across an upgrade) takes
+ * the package's files again.
  */
 function homeOf(pkg) {
   const { version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
-  let home = process.env.WARPSTART_HOME;
-  if (!home) {
-    const hash = createHash("sha256");
-    for (const file of packageFiles(pkg)) hash.update(relative(pkg, file)).update("\0").update(readFileSync(file));
-    const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-    home = join(cache, "warpstart", `${version}-${hash.digest("hex").slice(0, 12)}`);
-  }
-  if (existsSync(join(home, "package.json"))) return home;
-  say(`first use of warpstart ${version}: its home is ${home} (a copy of the package, where its pinned tools install)`);
-  // File by file, leaving what is there: a home may hold its tools already (links to folders).
+  const hash = createHash("sha256");
+  for (const file of packageFiles(pkg)) hash.update(relative(pkg, file)).update("\0").update(readFileSync(file));
+  const contents = `${version}-${hash.digest("hex").slice(0, 12)}`;
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  const home = process.env.WARPSTART_HOME || join(cache, "warpstart", contents);
+  const stamp = join(home, ".warpstart-package");
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === contents) return home;
+  say(
+    `${existsSync(stamp) ? "warpstart changed" : `first use of warpstart ${version}`}: its home is ${home} (a copy of the package, where its pinned tools install)`,
+  );
+  // File by file: a home may hold its tools already (links to folders), which are not the package's files.
   const copy = (into) => {
     for (const file of packageFiles(pkg)) {
       const to = join(into, relative(pkg, file));
-      if (existsSync(to)) continue;
       mkdirSync(dirname(to), { recursive: true });
       copyFileSync(file, to);
     }
+    writeFileSync(join(into, ".warpstart-package"), contents);
   };
   if (existsSync(home)) {
     copy(home);

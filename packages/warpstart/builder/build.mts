@@ -173,6 +173,17 @@ export function templateDefines(template: SamTemplate, fn: TemplateFunction): Re
 export const keepsAlive = (fn: Pick<TemplateFunction, "buildProperties">) =>
   (fn.buildProperties.Define as Record<string, unknown> | undefined)?.KEEP_ALIVE !== false;
 
+/** The patches the tree was made without, by the package version each did not fit, in one line. */
+function skippedLine(skipped: SdkTree["skipped"]): string {
+  const byPackage = new Map<string, string[]>();
+  for (const { patch, pkg, version, madeFor } of skipped) {
+    const where = `made on ${pkg} ${madeFor}, the app has ${version}`;
+    byPackage.set(where, [...(byPackage.get(where) ?? []), patch]);
+  }
+  const parts = [...byPackage].map(([where, patches]) => `${patches.join(", ")} (${where})`);
+  return `built without the patches that do not fit the SDK the app installs: ${parts.join("; ")}`;
+}
+
 /**
  * One line per thing the SDK tree could not give the build as its profile says: a patch that does
  * not apply to the version the app installs, an SDK file Warp replaces that this version does not
@@ -185,10 +196,7 @@ export function treeNotes(imports: SdkImports, tree: SdkTree, replaced: string[]
     ...(tree.from === WARPSTART_TREE
       ? [`the app installs no @aws-sdk/* package: bundles warpstart's own (${clients.join(", ")}); npm install the clients it uses to choose their versions`]
       : []),
-    ...tree.skipped.map(
-      ({ patch, pkg, version, madeFor }) =>
-        `built without the patch ${patch}: it does not apply to ${pkg} ${version}, the version the app installs (it was made on ${madeFor})`,
-    ),
+    ...(tree.skipped.length ? [skippedLine(tree.skipped)] : []),
     ...replaced
       .filter((file) => !existsSync(join(tree.dir, "node_modules", file)))
       .map((file) => `built without replacing ${file}: the SDK version the app installs has no such file`),

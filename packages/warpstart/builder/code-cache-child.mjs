@@ -75,6 +75,8 @@ async function invokeOnce(module, { event, exportPath, timeoutMs }) {
     callbackWaitsForEmptyEventLoop: true,
   };
   let timer;
+  // An error thrown where the handler's own callbacks run (a request's, a timer's) ends the invoke, not the process.
+  let crashed;
   try {
     await Promise.race([
       new Promise((resolve, reject) => {
@@ -84,11 +86,18 @@ async function invokeOnce(module, { event, exportPath, timeoutMs }) {
       new Promise((resolve) => {
         timer = setTimeout(resolve, timeoutMs);
       }),
+      new Promise((_, reject) => {
+        crashed = reject;
+        process.on("uncaughtException", crashed);
+        process.on("unhandledRejection", crashed);
+      }),
     ]);
   } catch (error) {
     console.error("the build's invoke failed:", error);
   } finally {
     clearTimeout(timer);
+    process.off("uncaughtException", crashed);
+    process.off("unhandledRejection", crashed);
   }
 }
 

@@ -49,7 +49,7 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
   const refused = refusedHostsIn(output);
   const lines = refused.length
     ? [
-        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, which ${refused.length === 1 ? "is" : "are"} not AWS, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
+        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, ${refused.every((host) => /\.amazonaws\.com(:\d+)?$/.test(host)) ? "an AWS endpoint it reaches without an SDK client (the local AWS stands in for the SDK's calls only)" : `which ${refused.length === 1 ? "is" : "are"} not AWS`}, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
       ]
     : [
         `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,

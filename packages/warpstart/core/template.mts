@@ -122,9 +122,9 @@ export interface TemplateFunction {
 
 /** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
 export interface TemplateEventSource {
-  /** Its key under Events, e.g. Upload. */
+  /** Its key under Events, e.g. Upload; for an API's authorizer, the API's and the authorizer's, e.g. HttpApi.LambdaAuthorizer. */
   name: string;
-  /** Its SAM type, e.g. S3, SQS, HttpApi. */
+  /** Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's Auth names as its authorizer. */
   type: string;
   properties: Record<string, unknown>;
   /** The template resource a property is a Ref or Fn::GetAtt of (e.g. Bucket: !Ref Uploads), by property, its properties evaluated the same way. */
@@ -301,7 +301,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
         alias: typeof props.AutoPublishAlias === "string" && props.AutoPublishAlias !== "" ? props.AutoPublishAlias : null,
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
-        eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : null,
+        eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : authorizerOf(logicalId, entries, lenient),
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
         layers: layers.filter((layer) => isOwnLayer(layer, template)).map((layer) => templateLayer(layer, template, file)),
         foreignLayers: layers.filter((layer) => !isOwnLayer(layer, template)).map((layer) => (typeof layer === "string" ? layer : JSON.stringify(layer))),
@@ -358,6 +358,27 @@ function eventSource(
     return entry ? [[property, { logicalId: logicalId!, type: entry.Type, properties: lenient(entry.Properties ?? {}) as Record<string, unknown> }]] : [];
   });
   return { name, type, properties, references: Object.fromEntries(references) };
+}
+
+/** The API types whose Auth.Authorizers name functions, and the source type a function they name gets. */
+const AUTHORIZER_SOURCES: Record<string, string> = { "AWS::Serverless::Api": "ApiAuthorizer", "AWS::Serverless::HttpApi": "HttpApiAuthorizer" };
+
+/**
+ * A function no event of its own triggers that an API calls as its Lambda authorizer (Auth.Authorizers
+ * naming it in FunctionArn): that is its trigger, with the authorizer's properties (its payload type
+ * or format version).
+ */
+function authorizerOf(logicalId: string, entries: [string, TemplateResourceEntry][], lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  for (const [apiId, entry] of entries) {
+    const type = AUTHORIZER_SOURCES[entry.Type];
+    const authorizers = (entry.Properties?.Auth as { Authorizers?: Record<string, Record<string, unknown>> } | undefined)?.Authorizers ?? {};
+    for (const [name, authorizer] of Object.entries(type ? authorizers : {})) {
+      const { "Fn::GetAtt": getAtt, Ref: ref } = (authorizer.FunctionArn ?? {}) as { "Fn::GetAtt"?: unknown; Ref?: unknown };
+      const target = Array.isArray(getAtt) ? getAtt[0] : typeof getAtt === "string" ? getAtt.split(".")[0] : ref;
+      if (target === logicalId) return { name: `${apiId}.${name}`, type: type!, properties: lenient(authorizer) as Record<string, unknown>, references: {} };
+    }
+  }
+  return null;
 }
 
 /** Metadata.FloorOf, checked: the logical id of another function of the template. */

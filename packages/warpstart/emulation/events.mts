@@ -38,8 +38,8 @@ type ArnName = (arn: string) => string | undefined;
 const lastArnPart: ArnName = (arn) => (arn.startsWith("arn:") ? arn.split(":").pop() : undefined);
 const tableOfStream: ArnName = (arn) => /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)\//.exec(arn)?.[1];
 
-/** A generator's arguments for one event source; `name` reads the name a property gives (nameOf). */
-type Generator = (source: TemplateEventSource, name: (property: string, fromArn?: ArnName) => string) => string[];
+/** A generator's arguments for one event source, or what it has no event for; `name` reads the name a property gives (nameOf). */
+type Generator = (source: TemplateEventSource, name: (property: string, fromArn?: ArnName) => string) => string[] | { none: string };
 
 // EventBridge has no event of its own in the generator: the scheduled event is the envelope every
 // rule's target gets. RuleName is EventBridgeRule's; CloudFormation names a CloudWatchEvent's rule.
@@ -66,6 +66,13 @@ const GENERATORS: Record<string, Generator> = {
   ScheduleV2: schedule,
   CloudWatchLogs: () => ["cloudwatch", "logs"],
   AlexaSkill: () => ["alexa-skills-kit", "start-session"],
+  // A REST API's Lambda authorizer: a TOKEN one by default (SAM's FunctionPayloadType), or REQUEST.
+  ApiAuthorizer: ({ properties }) => ["apigateway", properties.FunctionPayloadType === "REQUEST" ? "request-authorizer" : "authorizer"],
+  // An HTTP API's: payload format 1.0 (a string, or the number YAML reads 1.0 as) is the REST API's REQUEST event; the generator has none of 2.0's.
+  HttpApiAuthorizer: ({ name, properties: { AuthorizerPayloadFormatVersion: format } }) =>
+    Number(format) === 1
+      ? ["apigateway", "request-authorizer"]
+      : { none: `it is the authorizer ${name}, whose events are HTTP API authorizer events of payload format ${Number(format).toFixed(1)}` },
 };
 
 /**
@@ -116,13 +123,15 @@ function nameOf(logicalId: string, source: TemplateEventSource, property: string
  */
 export function generateEventArgs(logicalId: string, source: TemplateEventSource): string[] | null {
   if (isGetRoute(source)) return null;
-  const generator = GENERATORS[source.type];
-  if (!generator)
-    throw new UnknownEventSource(
-      `${logicalId}: its first event source, ${source.name}, is of type ${source.type}, which SAM CLI's generate-event has no event for: ` +
-        `give the event as a JSON file, npm run invoke -- ${logicalId} --event <file>`,
+  const unknown = (what: string) =>
+    new UnknownEventSource(
+      `${logicalId}: ${what}, which SAM CLI's generate-event has no event for: give the event as a JSON file, npm run invoke -- ${logicalId} --event <file>`,
     );
-  return generator(source, (property, fromArn) => nameOf(logicalId, source, property, fromArn));
+  const generator = GENERATORS[source.type];
+  if (!generator) throw unknown(`its first event source, ${source.name}, is of type ${source.type}`);
+  const args = generator(source, (property, fromArn) => nameOf(logicalId, source, property, fromArn));
+  if ("none" in args) throw unknown(args.none);
+  return args;
 }
 
 /** The generator's event for `args`, kept under .lab/events/ by SAM CLI version and arguments. */

@@ -54,6 +54,12 @@ it.each([
     },
   ],
   [
+    "TokenAuthorizer",
+    "a TOKEN authorizer's event, for the API whose Auth names it",
+    {},
+    { type: "TOKEN", methodArn: expect.stringContaining("arn:aws:execute-api:") },
+  ],
+  [
     "Nightly",
     "a scheduled event of the template's rule",
     {},

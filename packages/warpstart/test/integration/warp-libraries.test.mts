@@ -55,6 +55,12 @@ it.each(FUNCTIONS)("%s answers as Warp what it answers as Optimized, from a cold
   expect(warp.log).not.toContain(CACHE_REJECTED);
 });
 
+it("a first invoke that throws where the handler's own callback runs ends the invoke, not the build: the cache holds what ran", async () => {
+  const codeDir = join(scratch, "ThrowsLater-Warp");
+  const { codeCache } = await buildFunction(functionBuild(template, "ThrowsLater"), codeDir, { initServices: ownLocalAws });
+  expect(codeCache).toMatchObject({ architectures: ["x86_64"], refused: [] });
+});
+
 it("the chunk holds the packages by the names the handler reads: what nothing imports is dropped, as in Optimized's bundle", () => {
   const chunk = chunkOf("Libraries-Warp");
   for (const pkg of ["shape-cjs", "shape-cjs-esmodule", "shape-esm", "shape-esm-whole"])

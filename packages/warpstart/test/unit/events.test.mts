@@ -40,6 +40,9 @@ describe("the generate-event arguments for a function's first event source", () 
     ],
     ["PostOrder", "an HTTP API route's method and path", ["apigateway", "http-api-proxy", "--method", "POST", "--path", "orders"]],
     ["CatchAll", "nothing for an HTTP API's catch-all route: the generator's request", ["apigateway", "http-api-proxy"]],
+    ["TokenAuthorizer", "a REST API's Lambda authorizer: a TOKEN one by default", ["apigateway", "authorizer"]],
+    ["RequestAuthorizer", "a REST API's REQUEST authorizer", ["apigateway", "request-authorizer"]],
+    ["HttpAuthorizerV1", "an HTTP API's authorizer of payload format 1.0: the REST API's REQUEST event", ["apigateway", "request-authorizer"]],
   ])("%s: %s", (logicalId, _, args) => {
     expect(argsOf(logicalId)).toEqual(args);
   });
@@ -76,6 +79,14 @@ describe("the generate-event arguments for a function's first event source", () 
     expect(() => functionEvent(fn("OnThing"))).toThrow(
       "OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
         "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
+    );
+  });
+
+  it("an API's authorizer is the trigger of the function its Auth names, and one of payload format 2.0 an error saying so", () => {
+    expect(fn("HttpAuthorizerV1").eventSource).toMatchObject({ name: "AuthorizedHttpApi.V1", type: "HttpApiAuthorizer" });
+    expect(() => functionEvent(fn("HttpAuthorizerV2"))).toThrow(
+      "HttpAuthorizerV2: it is the authorizer AuthorizedHttpApi.V2, whose events are HTTP API authorizer events of payload format 2.0, which SAM CLI's generate-event has no event for: " +
+        "give the event as a JSON file, npm run invoke -- HttpAuthorizerV2 --event <file>",
     );
   });
 });

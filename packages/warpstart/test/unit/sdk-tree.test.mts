@@ -90,7 +90,7 @@ describe("patchedTree", () => {
   it("the build says, a line each, what the tree could not give it", () => {
     const imports = new Map<string, "*">([["@smithy/core", "*"]]);
     expect(treeNotes(imports, patchedTree(app), ["@smithy/core/dist-es/no-such-file.js"])).toEqual([
-      `built without the patch lazy-zlib: it does not apply to @smithy/core ${version}, the version the app installs (it was made on ${lazyZlib.madeFor})`,
+      `built without the patches that do not fit the SDK the app installs: lazy-zlib (made on @smithy/core ${lazyZlib.madeFor}, the app has ${version})`,
       "built without replacing @smithy/core/dist-es/no-such-file.js: the SDK version the app installs has no such file",
     ]);
     expect(treeNotes(new Map([["@aws-sdk/client-sts", "*"]]), { dir: WARPSTART_TREE, from: WARPSTART_TREE, skipped: [] }, [])[0]).toMatch(
