@@ -52,7 +52,7 @@ export const CHECKS = [
       advice: "move the function to a supported runtime: nodejs22.x (this template's) or nodejs24.x",
       build: ({ fn }) => ({
         why: labRuns(fn.runtime)
-          ? "the fix changes the runtime, not the build: npm run bench -- --runtimes compares runtimes"
+          ? "the fix changes the runtime, not the build: npx warpstart bench --runtimes compares runtimes"
           : `the lab does not run ${fn.runtime}: the function is traced and measured on ${STAND_IN_RUNTIME}, the runtime the fix moves it to`,
       }),
     },
@@ -120,7 +120,7 @@ export const CHECKS = [
     },
     fix: {
       advice: "embed what is fixed at deploy time in the build (esbuild Define, this project's BuildProperties.Define)",
-      build: () => ({ why: "the lab does not play Lambda's decryption of environment variables: measure it on Lambda (npm run bench -- --stack)" }),
+      build: () => ({ why: "the lab does not play Lambda's decryption of environment variables: measure it on Lambda (npx warpstart bench --stack)" }),
     },
   },
   {
@@ -212,7 +212,7 @@ export const CHECKS = [
     severity: "error",
     detect: { inLab: "the lab's traced cold start, when INIT fails (doctor/dynamic.mts)" },
     fix: {
-      advice: "fix what INIT throws (the message is the runtime's error); `npm run invoke` shows the function's whole log",
+      advice: "fix what INIT throws (the message is the runtime's error); `npx warpstart invoke` shows the function's whole log",
       build: () => ({ why: "there is nothing to measure until INIT completes" }),
     },
   },
@@ -222,7 +222,7 @@ export const CHECKS = [
     detect: { inLab: "the lab's traced cold start, when INIT completes and the handler fails on its trigger's event (doctor/dynamic.mts)" },
     fix: {
       advice:
-        "if the event is not one the handler takes, put one it does in events/<LogicalId>.json beside the template (the doctor, npm run invoke and the bench send it); else fix what the handler throws",
+        "if the event is not one the handler takes, put one it does in events/<LogicalId>.json beside the template (the doctor, npx warpstart invoke and the bench send it); else fix what the handler throws",
       build: () => ({ why: "a handler that fails is not one whose cold start a fix would change: nothing to measure" }),
     },
   },
@@ -249,7 +249,7 @@ export const CHECKS = [
     fix: {
       advice: "rebuild (sam build) after changing Runtime, Architectures or MemorySize; a Warp code cache is made for nodejs22.x",
       build: () => ({
-        why: "the fix runs the function where the cache was made (nodejs22.x, the architecture it was built for), so the runtime changes too: what the cache is worth is Warp-no-codeCache in npm run bench -- --ablate",
+        why: "the fix runs the function where the cache was made (nodejs22.x, the architecture it was built for), so the runtime changes too: what the cache is worth is Warp-no-codeCache in npx warpstart bench --ablate",
       }),
     },
   },

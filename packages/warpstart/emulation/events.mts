@@ -125,7 +125,7 @@ export function generateEventArgs(logicalId: string, source: TemplateEventSource
   if (isGetRoute(source)) return null;
   const unknown = (what: string) =>
     new UnknownEventSource(
-      `${logicalId}: ${what}, which SAM CLI's generate-event has no event for: give the event as a JSON file, npm run invoke -- ${logicalId} --event <file>`,
+      `${logicalId}: ${what}, which SAM CLI's generate-event has no event for: give the event as a JSON file, npx warpstart invoke ${logicalId} --event <file>`,
     );
   const generator = GENERATORS[source.type];
   if (!generator) throw unknown(`its first event source, ${source.name}, is of type ${source.type}`);

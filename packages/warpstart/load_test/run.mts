@@ -170,7 +170,7 @@ export function parseChecks(output: string): Check[] {
 export function ensureArtillery(binary = ARTILLERY): void {
   if (!existsSync(binary) && binary === ARTILLERY) installPart("artillery");
   if (!existsSync(binary))
-    throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh artillery\` (npm run load runs it for you)`);
+    throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh artillery\` (npx warpstart load runs it for you)`);
 }
 
 /** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */

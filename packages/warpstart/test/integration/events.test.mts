@@ -107,7 +107,7 @@ it("npm run invoke of a function whose trigger the generator has no event for na
   expect(invoke.status).toBe(2);
   expect(invoke.stderr).toContain(
     "error: OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
-      "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
+      "give the event as a JSON file, npx warpstart invoke OnThing --event <file>",
   );
   expect(invoke.stderr).toContain("usage: warpstart invoke");
   expect(invoke.stderr).not.toContain("sam build");

@@ -78,7 +78,7 @@ describe("the generate-event arguments for a function's first event source", () 
   it("a trigger the generator has no event for is an error naming the function, its event, its type and what to do", () => {
     expect(() => functionEvent(fn("OnThing"))).toThrow(
       "OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
-        "give the event as a JSON file, npm run invoke -- OnThing --event <file>",
+        "give the event as a JSON file, npx warpstart invoke OnThing --event <file>",
     );
   });
 
@@ -86,7 +86,7 @@ describe("the generate-event arguments for a function's first event source", () 
     expect(fn("HttpAuthorizerV1").eventSource).toMatchObject({ name: "AuthorizedHttpApi.V1", type: "HttpApiAuthorizer" });
     expect(() => functionEvent(fn("HttpAuthorizerV2"))).toThrow(
       "HttpAuthorizerV2: it is the authorizer AuthorizedHttpApi.V2, whose events are HTTP API authorizer events of payload format 2.0, which SAM CLI's generate-event has no event for: " +
-        "give the event as a JSON file, npm run invoke -- HttpAuthorizerV2 --event <file>",
+        "give the event as a JSON file, npx warpstart invoke HttpAuthorizerV2 --event <file>",
     );
   });
 });

@@ -118,7 +118,7 @@ describe("the verdict of a run", () => {
 describe("a missing tool", () => {
   it("says how to install Artillery", () => {
     expect(() => ensureArtillery("/nonexistent/artillery")).toThrow(
-      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh artillery` (npm run load runs it for you)",
+      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh artillery` (npx warpstart load runs it for you)",
     );
   });
 
