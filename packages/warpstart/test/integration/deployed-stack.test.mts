@@ -85,9 +85,9 @@ describe("the stand-in AWS, its stacks naming the lab's Warp and Hello", () => {
     expect(readFileSync(join(cloud, "report.md"), "utf8")).toMatch(/^\| Warp \| 2 \|/m);
   });
 
-  it("reads a function the outputs do not name from the stack's resources: the doctor's `npm run bench -- --stack`, on a user's app", async () => {
+  it("reads a function the outputs do not name from the stack's resources: the doctor's `npx warpstart bench --stack`, on a user's app", async () => {
     // What the doctor tells the owner of a function with environment variables to run.
-    expect(fixFor("environment-variables", { fn: {}, pipeline: null } as never)).toEqual({ why: expect.stringContaining("npm run bench -- --stack") });
+    expect(fixFor("environment-variables", { fn: {}, pipeline: null } as never)).toEqual({ why: expect.stringContaining("npx warpstart bench --stack") });
     const dir = join(out, "sam-app");
     const template = join(DOCTOR_FIXTURES, "esbuild/template.yaml");
     const run = await standIn.run("bench", ["--template", template, "--stack", "sam-app", "--functions", "SourceMaps", "--rounds", "1", "--out", dir]);
