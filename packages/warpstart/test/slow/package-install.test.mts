@@ -59,9 +59,9 @@ it("the first use makes the package's home outside node_modules and installs the
   expect(outputOf(adopt)).toMatchObject({ status: 0 });
   expect(adopt.stderr).toContain(`[warpstart] first use of warpstart `);
   expect(adopt.stderr).toContain(`its home is ${home}`);
-  expect(adopt.stderr).toMatch(/\[setup\] installed: tools\/dependencies\/node_modules \d+M, patches\/node_modules \d+M/);
+  expect(adopt.stderr).toMatch(/\[setup\] installed: tools\/dependencies\/node_modules \d+M, published\/node_modules \d+M/);
   expect(existsSync(join(home, "cli/warpstart.mts"))).toBe(true);
-  expect(existsSync(join(home, "patches/node_modules/.warpstart-stamp"))).toBe(true);
+  expect(existsSync(join(home, "published/node_modules/.warpstart-stamp"))).toBe(true);
   expect(adopt.stdout).toContain("Orders: adopted as Warp");
   expect(adopt.stdout).toContain("Hello: adopted as Warp");
   expect(adopt.stdout).toContain("samconfig.toml: set build_in_source = true");

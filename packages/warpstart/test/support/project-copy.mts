@@ -14,7 +14,7 @@ import { DEMO_ROOT } from "./demo.mts";
 export const PACKAGE_DIR = relative(DEMO_ROOT, PACKAGE_ROOT);
 const NPM_TREES = [
   "node_modules",
-  ...["patches", "published", "emulation/runtime/node22", "emulation/runtime/node24"].map((tree) => `${PACKAGE_DIR}/${tree}/node_modules`),
+  ...["published", "emulation/runtime/node22", "emulation/runtime/node24"].map((tree) => `${PACKAGE_DIR}/${tree}/node_modules`),
 ];
 
 export function copyProject(npmTrees: "linked" | "copied"): string {
