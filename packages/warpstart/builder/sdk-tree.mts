@@ -123,14 +123,6 @@ export function sdkClosure(nodeModules: string): string[] {
   return [...found].sort();
 }
 
-/** Every copy of a package in a tree: at the top of its node_modules, and nested inside other packages. */
-function copiesOf(treeDir: string, pkg: string, closure: string[]): string[] {
-  const nodeModules = join(treeDir, "node_modules");
-  return [join(nodeModules, pkg), ...closure.flatMap((name) => nestedPackages(join(nodeModules, name)))].filter(
-    (dir) => dir.endsWith(`/node_modules/${pkg}`) && existsSync(join(dir, "package.json")),
-  );
-}
-
 /** The record a made tree keeps of itself: the patches it was made without. */
 const RECORD = "warpstart-sdk-tree.json";
 /** A tree no build has used for this long is removed when another is made. */
@@ -144,11 +136,11 @@ const UNUSED_FOR = 7 * 24 * 3600 * 1000;
 export function patchedTree(published: string, leaveOut: string[] = []): SdkTree {
   const nodeModules = join(published, "node_modules");
   const closure = sdkClosure(nodeModules);
+  // Every package folder the copy will hold, top and nested, relative to node_modules.
+  const packages = closure.flatMap((name) => [join(nodeModules, name), ...nestedPackages(join(nodeModules, name))]).map((dir) => relative(nodeModules, dir));
   const applying = sdkPatches().filter((patch) => !leaveOut.includes(patch.name));
   const identity = [
-    ...closure
-      .flatMap((name) => [join(nodeModules, name), ...nestedPackages(join(nodeModules, name))])
-      .map((dir) => `${relative(nodeModules, dir)}@${versionOf(dir)}`),
+    ...packages.map((path) => `${path}@${versionOf(join(nodeModules, path))}`),
     ...applying.map(
       (patch) =>
         `${patch.file} ${createHash("sha256")
@@ -160,20 +152,25 @@ export function patchedTree(published: string, leaveOut: string[] = []): SdkTree
   mkdirSync(trees, { recursive: true });
   const dir = join(trees, createHash("sha256").update(identity.join("\n")).digest("hex").slice(0, 16));
   const record = join(dir, RECORD);
-  if (!existsSync(record)) makeTree(trees, dir, nodeModules, closure, applying);
+  if (!existsSync(record)) makeTree(trees, dir, nodeModules, closure, packages, applying);
   const now = new Date();
   utimesSync(record, now, now);
   return { dir, from: published, skipped: (JSON.parse(readFileSync(record, "utf8")) as { skipped: SkippedPatch[] }).skipped };
 }
 
-/** Copies the closure into a folder of its own, applies the patches there, then moves it into place (a build beside it may be making the same tree). */
-function makeTree(trees: string, dir: string, nodeModules: string, closure: string[], applying: SdkPatch[]): void {
+/**
+ * Copies the closure into a folder of its own, applies the patches there to every copy of the
+ * package each patches (at the top and nested), then moves it into place (a build beside it may
+ * be making the same tree).
+ */
+function makeTree(trees: string, dir: string, nodeModules: string, closure: string[], packages: string[], applying: SdkPatch[]): void {
   const making = `${dir}.${process.pid}-${randomBytes(4).toString("hex")}`;
   for (const name of closure) cpSync(join(nodeModules, name), join(making, "node_modules", name), { recursive: true, dereference: true });
   const skipped: SkippedPatch[] = [];
   const byCopy = new Map<string, Map<string, string>>();
   for (const patch of applying) {
-    for (const copy of copiesOf(making, patch.pkg, closure)) {
+    const copies = packages.filter((path) => path === patch.pkg || path.endsWith(`/node_modules/${patch.pkg}`));
+    for (const copy of copies.map((path) => join(making, "node_modules", path))) {
       const files = patchedFiles(copy, patch, byCopy.get(copy));
       if (files) byCopy.set(copy, files);
       else skipped.push({ patch: patch.name, pkg: patch.pkg, version: versionOf(copy), madeFor: patch.madeFor });

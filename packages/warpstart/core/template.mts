@@ -339,6 +339,13 @@ function exportedValues(template: string): Record<string, string> | string {
   return values as Record<string, string>;
 }
 
+/** The logical id a Ref or an Fn::GetAtt (either form) names, or undefined for any other value. */
+function referencedId(value: unknown): string | undefined {
+  const { Ref: ref, "Fn::GetAtt": getAtt } = (value ?? {}) as { Ref?: unknown; "Fn::GetAtt"?: unknown };
+  if (typeof ref === "string") return ref;
+  return Array.isArray(getAtt) ? String(getAtt[0]) : typeof getAtt === "string" ? getAtt.split(".")[0] : undefined;
+}
+
 /** An event source, properties evaluated leniently, with the resources they reference (a lenient evaluation leaves Ref and Fn::GetAtt of one as written). */
 function eventSource(
   name: string,
@@ -347,13 +354,8 @@ function eventSource(
   resources: Map<string, TemplateResourceEntry>,
   lenient: (value: unknown) => unknown,
 ): TemplateEventSource {
-  const referenced = (value: unknown): string | undefined => {
-    const { Ref: ref, "Fn::GetAtt": getAtt } = (value ?? {}) as { Ref?: unknown; "Fn::GetAtt"?: unknown };
-    if (typeof ref === "string") return ref;
-    return Array.isArray(getAtt) ? String(getAtt[0]) : typeof getAtt === "string" ? getAtt.split(".")[0] : undefined;
-  };
   const references = Object.entries(properties).flatMap(([property, value]) => {
-    const logicalId = referenced(value);
+    const logicalId = referencedId(value);
     const entry = logicalId === undefined ? undefined : resources.get(logicalId);
     return entry ? [[property, { logicalId: logicalId!, type: entry.Type, properties: lenient(entry.Properties ?? {}) as Record<string, unknown> }]] : [];
   });
@@ -373,9 +375,8 @@ function authorizerOf(logicalId: string, entries: [string, TemplateResourceEntry
     const type = AUTHORIZER_SOURCES[entry.Type];
     const authorizers = (entry.Properties?.Auth as { Authorizers?: Record<string, Record<string, unknown>> } | undefined)?.Authorizers ?? {};
     for (const [name, authorizer] of Object.entries(type ? authorizers : {})) {
-      const { "Fn::GetAtt": getAtt, Ref: ref } = (authorizer.FunctionArn ?? {}) as { "Fn::GetAtt"?: unknown; Ref?: unknown };
-      const target = Array.isArray(getAtt) ? getAtt[0] : typeof getAtt === "string" ? getAtt.split(".")[0] : ref;
-      if (target === logicalId) return { name: `${apiId}.${name}`, type: type!, properties: lenient(authorizer) as Record<string, unknown>, references: {} };
+      if (referencedId(authorizer.FunctionArn) === logicalId)
+        return { name: `${apiId}.${name}`, type: type!, properties: lenient(authorizer) as Record<string, unknown>, references: {} };
     }
   }
   return null;
