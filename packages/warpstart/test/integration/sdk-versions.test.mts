@@ -47,8 +47,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** An app whose node_modules is `tree`'s, built in a profile and run once: its notes and its answer. */
-async function buildAndRun(tree: string, profile: string) {
+/** An app whose node_modules is `tree`'s, built in a profile: its notes, and where it was built. */
+async function buildIn(tree: string, profile: string) {
   const app = join(scratch, `${tree === OLDEST ? "oldest" : "newest"}`);
   mkdirSync(join(app, "src"), { recursive: true });
   writeFileSync(join(app, "template.yaml"), TEMPLATE);
@@ -57,6 +57,12 @@ async function buildAndRun(tree: string, profile: string) {
   symlinkSync(join(tree, "node_modules"), join(app, "node_modules"));
   const outdir = join(app, "out", profile);
   const { notes = [] } = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), profile), outdir, { initServices: ownLocalAws });
+  return { notes, outdir };
+}
+
+/** That build, run once: its notes and its answer. */
+async function buildAndRun(tree: string, profile: string) {
+  const { notes, outdir } = await buildIn(tree, profile);
   const spec = { name: profile, codeDir: outdir, handler: "src/index.handler", memoryMb: 512, runtime: RUNTIMES.node22 };
   const { response } = succeeded(await runOnce(spec, {}, servicesOf(aws)));
   return { notes, answer: JSON.parse(response.body) as { account: string; sdk: string } };
@@ -75,7 +81,7 @@ describe.each([
 });
 
 it("on the oldest, names each patch and replacement that does not fit it, and builds without them", async () => {
-  const { notes } = await buildAndRun(OLDEST, "Warp");
+  const { notes } = await buildIn(OLDEST, "Warp");
   expect(notes).toEqual([
     "built without the patches that do not fit the SDK the app installs: global-process (made on @aws-sdk/core 3.981.0, the app has 3.894.0); lazy-zlib, node-streams-skip-webstreams, uuid-without-webcrypto, collect-body-without-pipe (made on @smithy/core 3.41.0, the app has 3.12.0)",
     "built without replacing @smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js: the SDK version the app installs has no such file",
