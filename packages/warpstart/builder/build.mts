@@ -9,6 +9,7 @@
 // beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
 // custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
 
+import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
@@ -19,7 +20,7 @@ import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { labOverlayOf } from "../emulation/function-environment.mts";
 import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
-import { SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
+import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { layerPackages } from "./layer-packages.mts";
@@ -412,16 +413,21 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   let libraries: ChunkLibraries = new Map();
   let notes = sdkTree ? treeNotes(imports, sdkTree, Object.keys(profile.replace ?? {})) : [];
   if (chunked) {
-    const chunkOptions = (held: ChunkLibraries): EsbuildOptions =>
-      withVersion({
-        ...withImportMeta(shared(treePlugins(false))),
-        stdin: { contents: chunkEntry(imports, held), resolveDir: PACKAGE_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
-        outfile: join(dirname(outfile), SDK_CHUNK_FILE),
-        format: "cjs",
-      });
+    const chunkFile = join(dirname(outfile), SDK_CHUNK_FILE);
+    const buildChunk = async (held: ChunkLibraries): Promise<Metafile> => {
+      const { metafile } = await build(
+        withVersion({
+          ...withImportMeta(shared(treePlugins(false))),
+          stdin: { contents: chunkEntry(imports, held), resolveDir: PACKAGE_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
+          outfile: chunkFile,
+          format: "cjs",
+        }),
+      );
+      return markChunk(chunkFile, metafile!);
+    };
     libraries = chunkLibraries(scan.libraries, PACKAGE_ROOT);
     try {
-      metafiles.push((await build(chunkOptions(libraries))).metafile!);
+      metafiles.push(await buildChunk(libraries));
     } catch (error) {
       // A library CommonJS cannot hold (top-level await): the handler's bundle keeps the libraries, and the chunk the SDK, if any.
       const first = (error as { errors?: EsbuildMessage[] }).errors?.[0];
@@ -429,7 +435,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
       notes = [...notes, `its packages stay in the handler's bundle, out of the code cache: ${describeEsbuildError(first, fn.codeDir)}`];
       libraries = new Map();
       chunked = imports.size > 0;
-      if (chunked) metafiles.push((await esbuildStep(fn, () => build(chunkOptions(libraries)))).metafile!);
+      if (chunked) metafiles.push(await esbuildStep(fn, () => buildChunk(libraries)));
     }
   }
   const handlerOptions = withVersion({
@@ -446,6 +452,19 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   }
   metafiles.push(handlerBundle.metafile!);
   return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
+}
+
+/**
+ * Starts the chunk with its mark (CHUNK_MARK: a hash of the text esbuild wrote), the id its code
+ * cache's header names. Line 1 is the banner's, so no position a source map or a stack names moves.
+ */
+function markChunk(file: string, metafile: Metafile): Metafile {
+  const text = readFileSync(file, "utf8");
+  const mark = `${CHUNK_MARK}${createHash("sha256").update(text).digest("hex").slice(0, 16)}*/`;
+  writeFileSync(file, mark + text);
+  const written = Object.entries(metafile.outputs).find(([path]) => resolve(PACKAGE_ROOT, path) === file)?.[1];
+  if (written) written.bytes += Buffer.byteLength(mark);
+  return metafile;
 }
 
 /**

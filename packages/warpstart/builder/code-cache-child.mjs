@@ -6,9 +6,9 @@
 // chunk), then either saves the chunk's code cache for this CPU architecture beside it
 // (sdk.<process.arch>.cache, the file the chunk loader reads) or writes whether V8 accepted the
 // one there to <verdict file>: a channel of its own, since INIT's code writes what it likes to
-// stdout and stderr. The cache file's first line lists, with `deferBuiltins` after an invoke, the
-// builtins the chunk requires that neither INIT nor the invoke used, which the loader then loads
-// at their first use; otherwise none. A process that never loaded the chunk (its packages
+// stdout and stderr. The cache file's first line names the chunk it was made from and lists, with
+// `deferBuiltins` after an invoke, the builtins the chunk requires that neither INIT nor the invoke
+// used, which the loader then loads at their first use; otherwise none. A process that never loaded the chunk (its packages
 // imported dynamically, on a path not taken) gets the verdict NOT_LOADED in either mode. With
 // `partial` (BuildProperties.WarpPartialInit), an INIT that fails after loading the chunk still
 // gets its cache: what it compiled until it failed, and the verdict says INIT STOPPED; the parent
@@ -101,14 +101,15 @@ async function invokeOnce(module, { event, exportPath, timeoutMs }) {
   }
 }
 
-const script = globalThis[Symbol.for("warpstart.sdkScript")];
-if (!script) {
+const loaded = globalThis[Symbol.for("warpstart.sdkScript")]; // src/contract.mts's LoadedChunk
+if (!loaded) {
   writeFileSync(verdictFile, NOT_LOADED);
 } else if (mode === "write") {
   const deferred = watching ? [...watch.required].filter((id) => !watch.used.has(id)) : [];
+  const header = { chunk: loaded.chunk, deferred }; // src/contract.mts's CacheHeader
   writeFileSync(
     join(dirname(handlerFile), `sdk.${process.arch}.cache`),
-    Buffer.concat([Buffer.from(`${JSON.stringify(deferred)}\n`), script.createCachedData()]),
+    Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), loaded.script.createCachedData()]),
   );
   writeFileSync(verdictFile, `${stopped}written`);
 } else {

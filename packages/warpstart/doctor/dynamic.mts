@@ -2,7 +2,7 @@
 // (lab/init-trace.mts), given its trigger's event. Its INIT split, the builtins its handler's
 // import loaded and the AWS calls INIT made go into the function's report; an INIT that fails is
 // init-error with the runtime's error, a handler that fails once INIT is done is invoke-error
-// (the event may be the doctor's fault, not the function's), and a code cache V8 rejected is a
+// (the event may be the doctor's fault, not the function's), and a rejected code cache is a
 // finding even where the build looked right.
 import { errorMessage } from "../core/cli.mts";
 import { ColdStartFailure, HEAVY_BUILTINS, traceColdStart } from "../lab/init-trace.mts";
@@ -56,7 +56,9 @@ export async function traceInLab(lab: Lab, { built, report }: Examined): Promise
     const staticMismatch = report.findings.some((found) => found.id === "code-cache-mismatch");
     if (codeCacheRejected && !staticMismatch) {
       report.passed = report.passed.filter((id) => id !== "code-cache-mismatch");
-      report.findings.push(traced("code-cache-mismatch", "V8 rejected its code cache in the lab's cold start (its log says so): INIT compiled the SDK", built));
+      report.findings.push(
+        traced("code-cache-mismatch", "its code cache was rejected in the lab's cold start (its log says so): INIT compiled the SDK", built),
+      );
     }
   } catch (error) {
     if (!(error instanceof ColdStartFailure)) {

@@ -38,7 +38,7 @@ export interface InitTrace {
   builtins: string[];
   /** The AWS calls made during INIT, as the local AWS recorded them: when it received each (ms from the INIT start), how long it took (ms), its status. */
   awsCalls: { service: string; operation: string; startMs: number; ms: number; status: number }[];
-  /** Whether Warp's chunk loader logged that V8 rejected its code cache. */
+  /** Whether Warp's chunk loader logged that its code cache was rejected (by V8, or as another build's). */
   codeCacheRejected: boolean;
 }
 

@@ -192,7 +192,7 @@ interface ReportedFacts {
   sdkVersion?: string;
   /** What the response body says of Warp's code cache, if it says. */
   codeCache?: string;
-  /** Whether the cold invoke's log has the chunk loader's warning that V8 rejected the cache. */
+  /** Whether the cold invoke's log has the chunk loader's warning that the cache was rejected (by V8, or as another build's). */
   codeCacheRejected?: boolean;
   /** The runtime version of the cold start's INIT_START line (absent when the 4 KB log tail has lost it). */
   initStart?: { runtimeVersion: string; runtimeVersionArn: string };

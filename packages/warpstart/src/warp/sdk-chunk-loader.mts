@@ -3,13 +3,18 @@
 // first invoke at build time for this CPU architecture (sdk.<process.arch>.cache: V8's cache holds
 // machine-dependent data), so the functions of the SDK and the packages need neither parsing nor
 // lazy compilation at INIT. V8 rejects a cache silently when the Node version, the V8 flags or the
-// CPU differ: the status is checked.
+// CPU differ: the status is checked. A cache of another build of the chunk, which V8 takes when
+// the two sources have the same length, the loader refuses: its header names another chunk.
 import {
   BUILTINS_WATCH,
   type BuiltinsWatch,
-  CACHE_REJECTED,
+  CACHE_OF_ANOTHER_BUILD,
+  CACHE_REJECTED_BY_V8,
+  type CacheHeader,
+  CHUNK_MARK,
   CODE_CACHE_STATUS,
   type CodeCacheStatus,
+  type LoadedChunk,
   SDK_CHUNK_CHANNEL,
   SDK_CHUNK_FILE,
   SDK_SCRIPT,
@@ -27,30 +32,37 @@ progress.publish("started");
 // The handler's folder: import.meta.dirname in an ES-module bundle, __dirname in a CommonJS one (builder/build.mts).
 const here = import.meta.dirname;
 const chunkPath = `${here}/${SDK_CHUNK_FILE}`;
+const source = readFileSync(chunkPath, "utf8");
+const chunk = source.startsWith(CHUNK_MARK) ? source.slice(CHUNK_MARK.length, source.indexOf("*/")) : "";
 let cachedData: Buffer | undefined;
-// The cache file's first line: the builtins the chunk requires that the build's INIT and first invoke never used (JSON).
 let deferred = new Set<string>();
+let ofAnotherBuild = false;
 try {
   const file = readFileSync(`${here}/sdk.${process.arch}.cache`);
   const line = file.indexOf(10);
-  deferred = new Set(JSON.parse(file.toString("latin1", 0, line)) as string[]);
-  cachedData = file.subarray(line + 1);
+  const header = JSON.parse(file.toString("latin1", 0, line)) as CacheHeader;
+  // V8 would take the cache of another build's chunk of the same length, and run that build's code.
+  ofAnotherBuild = header.chunk !== chunk;
+  if (!ofAnotherBuild) {
+    deferred = new Set(header.deferred);
+    cachedData = file.subarray(line + 1);
+  }
 } catch {
   cachedData = undefined; // built without a cache: the chunk compiles as usual
 }
 
 // The CommonJS wrapper Node itself uses, so the chunk sees require/module as it would.
-const script = new Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(chunkPath, "utf8")}\n})`, {
+const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
   filename: chunkPath,
   cachedData,
 });
 progress.publish("compiled");
-const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "accepted";
+const status: CodeCacheStatus = ofAnotherBuild || script.cachedDataRejected ? "rejected" : cachedData === undefined ? "absent" : "accepted";
 // Said only when it costs something: the log shows it on Lambda, and the bench reads it.
-if (status === "rejected") console.warn(CACHE_REJECTED);
+if (status === "rejected") console.warn(ofAnotherBuild ? CACHE_OF_ANOTHER_BUILD : CACHE_REJECTED_BY_V8);
 const globals = globalThis as Record<symbol, unknown>;
 globals[CODE_CACHE_STATUS] = status;
-globals[SDK_SCRIPT] = script; // the build takes its code cache from here after a full INIT
+globals[SDK_SCRIPT] = { script, chunk } satisfies LoadedChunk; // the build takes its code cache from here after a full INIT
 
 const module = { exports: {} as { sdkPackages: Record<string, unknown> } };
 // The build watches which builtins the chunk requires and which INIT and the first invoke use (code-cache-child.mjs).

@@ -48,7 +48,7 @@ it("the same cache at another memory size: V8 rejects it, and that is a code-cac
   expect(report.findings).toEqual([
     expect.objectContaining({
       id: "code-cache-mismatch",
-      message: "V8 rejected its code cache in the lab's cold start (its log says so): INIT compiled the SDK",
+      message: "its code cache was rejected in the lab's cold start (its log says so): INIT compiled the SDK",
       whyNotMeasured: expect.stringMatching(/^the fix runs the function where the cache was made/),
     }),
   ]);

@@ -2,11 +2,12 @@
 // warp-libraries app's functions, one package of each shape, answer in the lab as Warp exactly as
 // they do as Optimized, with V8 taking the cache; a package CommonJS cannot hold stays in the
 // handler's bundle, saying so; the arm64 Node takes the arm64 cache of a function with packages and
-// no SDK; and each worker thread that imports the handler takes the cache too.
+// no SDK; each worker thread that imports the handler takes the cache too; and a cache from another
+// build of the chunk is refused.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type BuildResult, buildFunction, functionBuild } from "../../builder/build.mts";
 import { NODE22, PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
@@ -15,7 +16,7 @@ import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { prepareTaskRoot, removeTaskRoot } from "../../emulation/function-environment.mts";
 import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
-import { CACHE_REJECTED, CODE_CACHE_STATUS, SDK_CHUNK_FILE } from "../../src/contract.mts";
+import { CACHE_OF_ANOTHER_BUILD, CACHE_REJECTED, CODE_CACHE_STATUS, SDK_CHUNK_FILE } from "../../src/contract.mts";
 import { invokeLogged } from "../support/lab.mts";
 
 const TEMPLATE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/warp-libraries/template.yaml");
@@ -76,7 +77,7 @@ it("the chunk holds the packages by the names the handler reads: what nothing im
 it("a builtin a package requires for what neither INIT nor the build's invoke did is loaded at its first use, and then works", async () => {
   const { fn } = builds.get("Libraries-Warp")!;
   const cache = readFileSync(join(fn.codeDir, "src/libraries/sdk.arm64.cache"));
-  expect(JSON.parse(cache.toString("latin1", 0, cache.indexOf(10)))).toEqual(["node:crypto"]);
+  expect(JSON.parse(cache.toString("latin1", 0, cache.indexOf(10)))).toMatchObject({ deferred: ["node:crypto"] });
   const warp = await invokeLogged(lab, "Libraries-Warp", { name: "ada", digest: "abc" });
   expect(warp.payload).toMatchObject({ digest: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" });
 });
@@ -131,4 +132,35 @@ it("each worker thread that imports Warp's handler takes the cache, as where INI
   } finally {
     removeTaskRoot(taskRoot);
   }
+});
+
+it("a cache made from another build of a chunk of the same length is refused, never run: the function answers its own chunk's code and says why", async () => {
+  // Another build: the app's shape-esm at a patch release whose version has as many characters (V8 checks a cache against its source's length only).
+  const app = join(scratch, "another-build");
+  cpSync(join(PACKAGE_ROOT, "test/fixtures/sam-apps/warp-libraries"), app, { recursive: true });
+  const appTemplate = readTemplate(join(app, "template.yaml"));
+  const buildInto = (dir: string) => buildFunction(functionBuild(appTemplate, "LibrariesCjs", "Warp"), join(app, dir), { initServices: ownLocalAws });
+  const first = await buildInto("first");
+  const shapeEsm = join(app, "node_modules/shape-esm/index.js");
+  writeFileSync(shapeEsm, readFileSync(shapeEsm, "utf8").replace('"2.1.0"', '"2.1.1"'));
+  const second = await buildInto("second");
+  const chunks = [first, second].map(({ outfile }) => readFileSync(join(dirname(outfile), SDK_CHUNK_FILE), "utf8"));
+  expect(chunks[0]).not.toBe(chunks[1]);
+  expect(chunks[0]!.length).toBe(chunks[1]!.length);
+  // Each build's chunk starts with its own mark, on the banner's line: no line of the code moves.
+  const marks = chunks.map((text) => /^\/\*warpstart chunk ([0-9a-f]{16})\*\/var __warpstartImportMeta = /.exec(text)?.[1]);
+  expect(marks[0]).toBeDefined();
+  expect(marks[1]).toBeDefined();
+  expect(marks[0]).not.toBe(marks[1]);
+  const cacheFile = `sdk.${process.arch}.cache`;
+  copyFileSync(join(dirname(first.outfile), cacheFile), join(dirname(second.outfile), cacheFile));
+
+  const answer = `import(${JSON.stringify(second.outfile)}).then(async (m) => console.log(JSON.stringify({ status: globalThis[Symbol.for(${JSON.stringify(CODE_CACHE_STATUS.description)})], version: (await m.handler({ name: "ada" })).version })))`;
+  const run = spawnSync(NODE22, [...RUNTIMES.node22.nodeFlags(512), "--input-type=module", "-e", answer], {
+    cwd: join(app, "second"),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect(JSON.parse(run.stdout)).toEqual({ status: "rejected", version: "2.1.1" });
+  expect(run.stderr.trim()).toBe(CACHE_OF_ANOTHER_BUILD);
 });
