@@ -36,7 +36,7 @@ import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
-import { type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
+import { AS_BUILT, type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { initChartSvg } from "./chart.mts";
 import { localVersions, machine } from "./environment.mts";
@@ -151,6 +151,14 @@ const withExecWrapper = (fn: TemplateFunction): TemplateFunction => ({
 });
 
 /**
+ * The profile sam build builds a function in: its Profile where this project's rule builds it
+ * (BuildMethod: makefile), else AS_BUILT (SAM's own builder, which no --profiles names).
+ */
+function ownProfile(template: SamTemplate, fn: TemplateFunction): string {
+  return fn.buildMethod === "makefile" ? functionBuild(template, fn.logicalId).profileName : AS_BUILT;
+}
+
+/**
  * Every function in every profile asked for (or its own); the ones not in their own profile are
  * built here, next to the SAM build, and with --exec-wrapper each one again, wrapped (<name>+wrapper).
  */
@@ -183,7 +191,7 @@ async function buildsOf(
     builds.push({ ...cell, served: labFunction });
   };
   for (const fn of functions) {
-    const own = functionBuild(template, fn.logicalId).profileName;
+    const own = ownProfile(template, fn);
     const served = built.functions.find((candidate) => candidate.logicalId === fn.logicalId) ?? fn;
     const floorOf = fn.floorOf ?? undefined;
     for (const profile of profiles ?? [own]) {
@@ -225,7 +233,7 @@ async function stackTarget(opts: Options, stackList: string): Promise<Target> {
   const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region, wanted)));
   const builds = opts.functions.map((fn) => ({
     function: fn.logicalId,
-    profile: functionBuild(opts.template, fn.logicalId).profileName,
+    profile: ownProfile(opts.template, fn),
     name: fn.logicalId,
     floorOf: fn.floorOf ?? undefined,
     served: fn,
@@ -254,7 +262,7 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
   const measured = opts.functions.filter((fn) => !samNotBuilt.has(fn.logicalId));
   const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"], opts.parameterOverrides);
   for (const fn of opts.functions.filter((candidate) => samNotBuilt.has(candidate.logicalId)))
-    for (const profile of opts.profiles ?? [functionBuild(opts.template, fn.logicalId).profileName])
+    for (const profile of opts.profiles ?? [ownProfile(opts.template, fn)])
       notBuilt.push({ function: fn.logicalId, profile, message: samNotBuilt.get(fn.logicalId)! });
   console.error("== starting the lab (local AWS + Lambda API)");
   const lab = await startLab({
@@ -341,7 +349,8 @@ function versionsOf(opts: Options, target: Target, cells: ColdStartCell[], repor
     if (facts.runtime) versions[`${cell.runtime} reports`] ??= facts.runtime;
     if (facts.sdkVersion) versions[`sdk (${cell.name})`] ??= facts.sdkVersion;
     // The body's word if it has one; else the log's: a cache-carrying profile warns when V8 rejects it.
-    const codeCache = facts.codeCache ?? (profileNamed(cell.profile).codeCache ? (facts.codeCacheRejected ? "rejected" : "accepted") : undefined);
+    const cachingProfile = cell.profile !== AS_BUILT && profileNamed(cell.profile).codeCache;
+    const codeCache = facts.codeCache ?? (cachingProfile ? (facts.codeCacheRejected ? "rejected" : "accepted") : undefined);
     if (codeCache && codeCache !== "absent") versions[`V8 code cache (${label(cell)})`] = codeCache;
   }
   return versions;

@@ -198,18 +198,23 @@ export function node22For(architecture: string, emulation = ARM64_EMULATION): [s
 export const managedRuntimeOf = (lambdaRuntime: string | undefined): ManagedRuntime | undefined =>
   (Object.values(RUNTIMES) as Runtime[]).find((runtime): runtime is ManagedRuntime => runtime.kind === "managed" && runtime.lambdaRuntime === lambdaRuntime);
 
-/** What runs a template function: a managed runtime by its identifier, a custom one by the layer that ships it. */
-export function runtimeOf(fn: TemplateFunction): Runtime {
+/** What runs a template function (a managed runtime by its identifier, a custom one by the layer that ships it), or why the lab cannot run it. */
+export function runtimeOrWhyNot(fn: TemplateFunction): Runtime | { whyNot: string } {
   const found =
     fn.runtime === "provided.al2023"
       ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
       : managedRuntimeOf(fn.runtime);
-  if (!found) {
-    const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
-    throw new Error(
-      `${fn.logicalId}: the lab cannot run ${fn.runtime === undefined ? "a function without a Runtime" : `Runtime ${fn.runtime}`}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts).`,
-    );
-  }
+  if (found) return found;
+  const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
+  return {
+    whyNot: `the lab cannot run ${fn.runtime === undefined ? "a function without a Runtime" : `Runtime ${fn.runtime}`}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts)`,
+  };
+}
+
+/** What runs a template function; an error naming it where the lab cannot run it. */
+export function runtimeOf(fn: TemplateFunction): Runtime {
+  const found = runtimeOrWhyNot(fn);
+  if ("whyNot" in found) throw new Error(`${fn.logicalId}: ${found.whyNot}.`);
   return found;
 }
 

@@ -14,7 +14,7 @@ import type { Progress } from "../core/progress.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
-import { type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
+import { AS_BUILT, type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
 import { pairedComparison } from "../measure/stats.mts";
 import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -203,7 +203,7 @@ export async function measureComparisons(lab: Lab, comparisons: Comparison[], ro
   const cellOf = (name: string, functionName: string, original: string): ColdStartCell => ({
     name,
     function: original,
-    profile: "as built",
+    profile: AS_BUILT,
     runtime: lab.lambda.served(functionName).runsOn.name,
     functionName,
     event: () => functionEvent(lab.lambda.served(original)),

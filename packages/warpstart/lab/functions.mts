@@ -4,7 +4,7 @@
 import { builtHandlerFile } from "../builder/build.mts";
 import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
-import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf } from "../core/runtimes.mts";
+import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf, runtimeOrWhyNot } from "../core/runtimes.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import { prepareLayersDir } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
@@ -18,6 +18,8 @@ function functionOnRuntime(logicalId: string, runtime: Pick<Runtime, "name">): s
 
 export interface Served {
   functions: ServedFunction[];
+  /** The template's functions on a runtime the lab cannot run, each with why: refused, not served. */
+  unrunnable: Map<string, string>;
   /** The lab's name of a template function on a runtime, if it serves it there. */
   nameOn(logicalId: string, runtime: string): string | undefined;
   /** Removes the opt dirs prepared for them. */
@@ -45,7 +47,15 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
   runtimes.forEach(ensureInstalled);
   const fromTemplate = (parameters: Record<string, string>) =>
     templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
-  const own = [...fromTemplate(overrides), ...extra].map((fn) => ({ ...fn, runsOn: runtimeOf(fn) }));
+  const unrunnable = new Map<string, string>();
+  const own = [...fromTemplate(overrides), ...extra].flatMap((fn) => {
+    const runsOn = runtimeOrWhyNot(fn);
+    if ("whyNot" in runsOn) {
+      unrunnable.set(fn.logicalId, runsOn.whyNot);
+      return [];
+    }
+    return [{ ...fn, runsOn }];
+  });
   for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntime = own[0]?.runsOn;
   const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
@@ -100,7 +110,7 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
     cleanup();
     throw error;
   }
-  return { functions, cleanup, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
+  return { functions, unrunnable, cleanup, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
 }
 
 /** The built handler module a warm-up loads; null when there is none to load (the function fails its INIT, as on Lambda). */

@@ -115,7 +115,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
   const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
   // One function the lab cannot serve as the template has it is refused, and says why; the others are served.
-  const refused = new Map<string, string>();
+  const refused = new Map<string, string>(served.unrunnable);
   let aws: LocalAws | undefined;
   let resources: CreatedResources;
   try {
@@ -134,7 +134,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
       }
     }
-    if (refused.size === served.functions.length) {
+    if (refused.size === served.functions.length + served.unrunnable.size) {
       throw new Error(`the lab can serve none of the functions: ${[...refused].map(([name, why]) => `${name}: ${why}`).join("; ")}`);
     }
   } catch (error) {

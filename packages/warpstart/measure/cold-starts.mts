@@ -28,11 +28,14 @@ export interface Failure {
   message: string;
 }
 
+/** The profile of a cell whose function runs as a builder other than this project's built it (SAM's npm or esbuild builder). */
+export const AS_BUILT = "as built";
+
 /** A cell: a function built in a profile, run on a runtime, and the (lab or deployed) Lambda function that runs it. */
 export interface ColdStartCell {
   /** How tables name the cell: the function's logical id, followed by /<profile> when the run built it in several profiles. */
   name: string;
-  /** The template function (logical id) and the build profile it ran in. */
+  /** The template function (logical id) and the build profile it ran in (AS_BUILT: none of this project's). */
   function: string;
   profile: string;
   /** The function this one is the Floor of (its template's Metadata.FloorOf); absent for any other function. */

@@ -2,12 +2,13 @@
 // every function, then the files a user opens; --ablate, --profiles, and what a user sees when the
 // command line or hyperfine is wrong. No timing is asserted: only that it measured. The runtime
 // matrix (--runtimes node22,node24,deno,bun): test/slow/runtime-matrix.test.mts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
 import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
 import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
+import { AS_BUILT } from "../../measure/cold-starts.mts";
 import { bench, benchWith } from "../support/bench.mts";
 import { DEMO_ROOT, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { FUNCTION_NAMES, installedSdk, profileOf } from "../support/lab.mts";
@@ -202,4 +203,61 @@ describe("npm run bench -- --template examples/template.yaml --functions SsmPara
       rmSync(out, { recursive: true, force: true });
     }
   });
+});
+
+describe("npm run bench on an app SAM's npm builder builds, one of its functions on a runtime the lab cannot run", () => {
+  it("builds the function here in every profile asked for (SAM's own build is none of them), and measures it without the other", () => {
+    const app = mkdtempSync(join(tmpdir(), "warpstart-npm-app-"));
+    try {
+      mkdirSync(join(app, "src"));
+      writeFileSync(join(app, "src/package.json"), JSON.stringify({ name: "plain", version: "1.0.0", type: "module" }));
+      writeFileSync(join(app, "src/index.mjs"), "export const handler = async () => ({ plain: true });\n");
+      writeFileSync(
+        join(app, "template.yaml"),
+        [
+          'AWSTemplateFormatVersion: "2010-09-09"',
+          "Transform: AWS::Serverless-2016-10-31",
+          "Resources:",
+          "  Plain: # SAM's npm builder: no Metadata",
+          "    Type: AWS::Serverless::Function",
+          "    Properties: { Runtime: nodejs22.x, Handler: index.handler, CodeUri: src/ }",
+          "  Legacy:",
+          "    Type: AWS::Serverless::Function",
+          "    Properties: { Runtime: nodejs14.x, Handler: index.handler, CodeUri: src/ }",
+          "",
+        ].join("\n"),
+      );
+      const template = join(app, "template.yaml");
+      // npm offline: SAM's npm builder installs nothing here, and asks no registry.
+      const offline = { npm_config_offline: "true" };
+      const profiles = benchWith(
+        offline,
+        "--template",
+        template,
+        "--functions",
+        "Plain",
+        "--profiles",
+        "Optimized,Warp",
+        "--rounds",
+        "1",
+        "--out",
+        join(app, "profiles"),
+      );
+      expect(profiles.stderr).not.toMatch(/^error:/m);
+      expect(profiles.stderr).toContain("== building Plain with the Optimized profile");
+      expect(profiles.stderr).toContain("== building Plain with the Warp profile");
+      const built = readBenchResults(readFileSync(join(app, "profiles/results.json"), "utf8"));
+      expect(built.cells.map((cell) => [cell.name, cell.profile, cell.functionName, cell.samples.length, cell.failures.length])).toEqual([
+        ["Plain/Optimized", "Optimized", "Plain-Optimized", 1, 0],
+        ["Plain/Warp", "Warp", "Plain-Warp", 1, 0],
+      ]);
+      // Measured as SAM built it, the cell says so.
+      const asBuilt = benchWith(offline, "--no-build", "--template", template, "--functions", "Plain", "--rounds", "1", "--out", join(app, "own"));
+      expect(asBuilt.stderr).not.toMatch(/^error:/m);
+      const own = readBenchResults(readFileSync(join(app, "own/results.json"), "utf8"));
+      expect(own.cells.map((cell) => [cell.name, cell.profile, cell.samples.length])).toEqual([["Plain", AS_BUILT, 1]]);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
