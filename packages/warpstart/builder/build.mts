@@ -204,6 +204,12 @@ export function treeNotes(imports: SdkImports, tree: SdkTree, replaced: string[]
   ];
 }
 
+/** The line of a Warp build whose code imports SDK packages only the runtime's copy has (the app installs none): bundled, not cached. */
+function runtimeCopyNote(packages: Set<string>): string {
+  const list = [...packages].join(" ");
+  return `bundles ${[...packages].join(", ")} from the runtime's SDK copy, which the app does not install: outside the chunk and its code cache; npm install ${list} to cache it too`;
+}
+
 /** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
 function sdkVersion(imports: SdkImports, tree: string | null): string {
   if (!tree) return "provided by the runtime";
@@ -412,6 +418,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   const metafiles: Metafile[] = [];
   let libraries: ChunkLibraries = new Map();
   let notes = sdkTree ? treeNotes(imports, sdkTree, Object.keys(profile.replace ?? {})) : [];
+  if (profile.sdkChunk && scan.leftToCode.size > 0) notes = [...notes, runtimeCopyNote(scan.leftToCode)];
   if (chunked) {
     const chunkFile = join(dirname(outfile), SDK_CHUNK_FILE);
     const buildChunk = async (held: ChunkLibraries): Promise<Metafile> => {

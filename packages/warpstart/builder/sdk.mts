@@ -173,6 +173,8 @@ export interface SdkScan {
   libraries: SdkImports;
   /** One line per SDK import no tree can serve. */
   problems: string[];
+  /** The SDK packages the function's own code imports that no tree serves: its own resolution's (an app's, the runtime's copy), bundled outside any chunk. */
+  leftToCode: Set<string>;
   /** A dependency is CommonJS: an ES-module bundle of it needs a real `require` (createRequire). */
   hasCommonJs: boolean;
   /** The handler's own module is CommonJS (`exports.handler = ...`): an ES-module bundle of it has no named exports of its own. */
@@ -196,6 +198,7 @@ export async function scanSdkImports(
   const external = new Map<string, string>(); // specifier -> how it was imported (esbuild's kind)
   const libraryKinds = new Map<string, string>(); // a library module's path -> how it was imported
   const problems = new Set<string>();
+  const leftToCode = new Set<string>();
   const result = await build({
     ...options,
     write: false,
@@ -210,7 +213,10 @@ export async function scanSdkImports(
           b.onResolve({ filter: SDK_PACKAGE }, (args) => {
             const serving = serve(args.path, args.importer);
             if ("problem" in serving) problems.add(serving.problem);
-            else if (serving.from === "own") return undefined;
+            else if (serving.from === "own") {
+              if (!inNodeModules(args.importer)) leftToCode.add(packageOf(args.path));
+              return undefined;
+            }
             if (external.get(args.path) !== "require-call") external.set(args.path, args.kind);
             return { path: args.path, external: true };
           });
@@ -236,7 +242,7 @@ export async function scanSdkImports(
   const hasCommonJs = Object.values(result.metafile.inputs).some((input) => input.format === "cjs");
   const [entry] = (options.entryPoints ?? []) as string[];
   const commonJsEntry = entry !== undefined && result.metafile.inputs[relative(options.absWorkingDir ?? process.cwd(), entry)]?.format === "cjs";
-  return { imports, libraries: libraryImports, problems: [...problems], hasCommonJs, commonJsEntry };
+  return { imports, libraries: libraryImports, problems: [...problems], leftToCode, hasCommonJs, commonJsEntry };
 }
 
 /** The plugin data of a resolve the library scan and the chunk ask for themselves, and the namespace of a library's stand-in. */

@@ -76,7 +76,7 @@ it("installs the client a function takes from the runtime at the release each ru
   }
 });
 
-it("bundles what an app's function takes from the runtime at the release its runtime carries (the doctor's profile builds of an app's code)", async () => {
+it("bundles what an app's function takes from the runtime at the release its runtime carries (the doctor's profile builds of an app's code), and Warp says its code cache leaves that out", async () => {
   // The app outside the project, as a user's is; the client installed by the test before.
   const app = join(home, "app");
   cpSync(FIXTURES, app, { recursive: true });
@@ -90,6 +90,14 @@ it("bundles what an app's function takes from the runtime at the release its run
   expect(built.notes).toContainEqual(expect.stringMatching(/^the app installs no @aws-sdk\/\* package: bundles warpstart's own \(@aws-sdk\/client-sts /));
   expect(code).toContain("runtime-sdk/node22/node_modules/@aws-sdk/client-lab-probe/index.js");
   expect(code).toContain(`module.exports = { name: "@aws-sdk/client-lab-probe", version: "${sdkVersionOf("node22")}"`);
+  expect(built.notes!.join("\n")).not.toContain("the runtime's SDK copy");
+  // Warp bundles the probe the same way, outside its chunk: the build says what its code cache leaves out, and how to cache it.
+  const warp = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "TakesFromRuntime", "Warp"), join(home, "built-warp"), {
+    initServices: ownLocalAws,
+  });
+  expect(warp.notes).toContain(
+    "bundles @aws-sdk/client-lab-probe from the runtime's SDK copy, which the app does not install: outside the chunk and its code cache; npm install @aws-sdk/client-lab-probe to cache it too",
+  );
 });
 
 it("serves the other functions when npm cannot install what one takes from the runtime, and says what to do", async () => {
