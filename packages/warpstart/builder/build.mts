@@ -206,8 +206,8 @@ export function treeNotes(imports: SdkImports, tree: SdkTree, replaced: string[]
 
 /** The line of a Warp build whose code imports SDK packages only the runtime's copy has (the app installs none): bundled, not cached. */
 function runtimeCopyNote(packages: Set<string>): string {
-  const list = [...packages].join(" ");
-  return `bundles ${[...packages].join(", ")} from the runtime's SDK copy, which the app does not install: outside the chunk and its code cache; npm install ${list} to cache it too`;
+  const names = [...packages];
+  return `bundles ${names.join(", ")} from the runtime's SDK copy, which the app does not install: outside the chunk and its code cache; npm install ${names.join(" ")} to cache ${names.length > 1 ? "them" : "it"} too`;
 }
 
 /** What the built handler reports as its SDK version: the imported clients' versions in the tree bundled. */
