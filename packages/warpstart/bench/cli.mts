@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { buildFunction, functionBuild } from "../builder/build.mts";
+import { buildFunction, builtByPipeline, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import {
   assertFunctionsOf,
@@ -155,7 +155,7 @@ const withExecWrapper = (fn: TemplateFunction): TemplateFunction => ({
  * (BuildMethod: makefile), else AS_BUILT (SAM's own builder, which no --profiles names).
  */
 function ownProfile(template: SamTemplate, fn: TemplateFunction): string {
-  return fn.buildMethod === "makefile" ? functionBuild(template, fn.logicalId).profileName : AS_BUILT;
+  return builtByPipeline(fn) ? functionBuild(template, fn.logicalId).profileName : AS_BUILT;
 }
 
 /**
@@ -257,7 +257,9 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
   let samNotBuilt = new Map<string, string>();
   if (!opts["no-build"]) {
     console.error("== sam build");
-    samNotBuilt = await samBuildEach({ template: opts.template.file, quiet: true }, (line) => console.error(`== ${line}`));
+    samNotBuilt = await samBuildEach({ template: opts.template.file, quiet: true, parameterOverrides: opts.parameterOverrides }, (line) =>
+      console.error(`== ${line}`),
+    );
   }
   const measured = opts.functions.filter((fn) => !samNotBuilt.has(fn.logicalId));
   const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"], opts.parameterOverrides);

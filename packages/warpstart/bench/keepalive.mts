@@ -242,7 +242,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const opts = options(parsed);
   if (opts.build) {
     console.error("== sam build");
-    await samBuild({ template: opts.template, quiet: true });
+    await samBuild({ template: opts.template, quiet: true, parameterOverrides: opts.parameterOverrides });
   }
   console.error("== starting the lab (local AWS + Lambda API)");
   return withLab({ template: builtTemplateOf(opts.template), parameterOverrides: opts.parameterOverrides, fidelity: opts.fidelity }, async (lab) => {

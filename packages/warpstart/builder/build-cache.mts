@@ -35,11 +35,13 @@ const BUILDER_FILES = [
   "warpstart.mjs",
   "package.json",
   "published/package-lock.json",
-  "emulation/runtime/node22/package-lock.json",
-  "emulation/runtime/node24/package-lock.json",
-  "tools/node22/package-lock.json",
   "tools/lambda-arm64/package-lock.json",
   "tools/runtimes/package-lock.json",
+];
+/** The folders whose lockfiles pin what a build runs: each runtime's stand-in (emulation/runtime/) and Node (tools/node<major>, tools/node<major>-arm64). */
+const PINNED_TREES: [string, RegExp][] = [
+  ["emulation/runtime", /^node\d+$/],
+  ["tools", /^node\d+(-arm64)?$/],
 ];
 const CODE = /\.(mts|mjs|cjs|cts|ts|js|json|patch|py)$|^warp-exec$/;
 
@@ -52,6 +54,8 @@ let builderVersion: string | undefined;
 function builderDigest(): string {
   if (builderVersion) return builderVersion;
   const files: string[] = [...BUILDER_FILES];
+  for (const [dir, tree] of PINNED_TREES)
+    for (const name of readdirSync(join(PACKAGE_ROOT, dir)).filter((entry) => tree.test(entry))) files.push(`${dir}/${name}/package-lock.json`);
   const walk = (dir: string) => {
     for (const entry of readdirSync(join(PACKAGE_ROOT, dir), { withFileTypes: true })) {
       const path = `${dir}/${entry.name}`;

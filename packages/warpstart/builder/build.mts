@@ -15,8 +15,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
 import type { OpenInitServices } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
-import { RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
-import { samconfigParameterOverrides } from "../core/samconfig.mts";
+import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
+import { buildParameterOverrides } from "../core/samconfig.mts";
 import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { labOverlayOf } from "../emulation/function-environment.mts";
 import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
@@ -24,7 +24,7 @@ import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.m
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, makeCodeCache } from "./code-cache.mts";
 import { layerPackages } from "./layer-packages.mts";
-import { DEFAULT_PROFILE, type Profile, profileNamed } from "./profiles.mts";
+import { DEFAULT_PROFILE, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
   type ChunkLibraries,
@@ -91,6 +91,37 @@ export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir"
   return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
 }
 
+/** Where the pipeline reads a function's handler: its CodeUri and a Handler naming the source (handlerSource's convention). */
+export interface PipelineSource {
+  codeDir: string;
+  handler: string;
+}
+
+/**
+ * The source the pipeline builds a function from, as the template's own build reads it, or why
+ * there is none: SAM's esbuild builder bundles EntryPoints (relative to CodeUri; the Handler's
+ * module when it has none) and names the output after it, its npm builder ships CodeUri with the
+ * Handler's module in it, this project's Makefile builds the Handler's source; another
+ * Makefile's source is its own business.
+ */
+export function pipelineSource(fn: TemplateFunction, pipeline: boolean): PipelineSource | { why: string } {
+  const { exportPath } = handlerParts(fn.handler);
+  if (fn.buildMethod === "makefile" && !pipeline) return { why: "it is built by its own Makefile, which does not say which source it builds" };
+  if (fn.buildMethod === "esbuild") {
+    const entryPoints = fn.buildProperties.EntryPoints;
+    const [entry] = Array.isArray(entryPoints) ? entryPoints.map(String) : typeof entryPoints === "string" ? [entryPoints] : [];
+    // Without EntryPoints, SAM bundles the Handler's module.
+    if (entry === undefined) return { codeDir: fn.codeDir, handler: fn.handler };
+    const module = relative(fn.codeDir, resolve(fn.codeDir, entry)).replace(/\.[cm]?[jt]sx?$/, "");
+    return { codeDir: fn.codeDir, handler: `${module}.${exportPath}` };
+  }
+  if (fn.buildMethod !== null && fn.buildMethod !== "makefile") return { why: `the pipeline does not build what SAM's ${fn.buildMethod} builder builds` };
+  return { codeDir: fn.codeDir, handler: fn.handler };
+}
+
+/** Whether the template has the pipeline build a function (SAM's makefile builder): else SAM's own builder builds it, and the bench and the doctor measure it as built. */
+export const builtByPipeline = (fn: Pick<TemplateFunction, "buildMethod">) => fn.buildMethod === "makefile";
+
 /** The handler module in a built artifact (its handler's module path, .mjs or .cjs), relative to the artifact. */
 export function builtHandlerFile(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler">): string {
   const { module } = handlerParts(fn.handler);
@@ -106,8 +137,9 @@ export interface FunctionBuild {
   profileName: string;
   profile: Profile;
   /**
-   * The name of the runtime the function runs on once deployed (core/runtimes.mts), read when first
-   * asked: a function whose runtime the lab cannot run is still one whose profile can be asked for.
+   * The name of the runtime the function runs on once deployed (core/runtimes.mts), as the template
+   * was read (with the parameters of its build: a Runtime parameter may choose it), worked out when
+   * first asked: a function whose runtime the lab cannot run is still one whose profile can be asked for.
    */
   deployedRuntime: () => string;
 }
@@ -120,22 +152,12 @@ export function functionBuild(template: SamTemplate, logicalId: string, profileN
     );
   const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
   if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
-  let runtimeName: string | undefined;
-  const deployedRuntime = () => (runtimeName ??= deployedRuntimeName(template.file, logicalId));
+  const deployedRuntime = () => runtimeOf(fn).name;
   try {
     return { template, fn, profileName: named, profile: profileNamed(named), deployedRuntime };
   } catch (error) {
     throw new BuildError(`${logicalId}: ${(error as Error).message}`);
   }
-}
-
-/**
- * The runtime a function runs on as sam build builds it: the template with the build parameters of
- * the app's samconfig.toml ([default.build.parameters]), where a Runtime parameter may choose it.
- */
-function deployedRuntimeName(templateFile: string, logicalId: string): string {
-  const overrides = samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"), "build");
-  return runtimeOf(readTemplate(templateFile, overrides).functions.find((f) => f.logicalId === logicalId)!).name;
 }
 
 /**
@@ -298,7 +320,10 @@ function describeEsbuildError({ text, location, notes }: EsbuildMessage, codeDir
  * runtimes' startup caches. A build whose inputs are all as they were is copied from the build
  * cache instead (unless WARPSTART_BUILD_CACHE is "off") (builder/build-cache.mts); a build from an SDK tree of the caller's is always made.
  */
-export async function buildFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<BuildResult> {
+export async function buildFunction(asked: FunctionBuild, outdir: string, options: BuildOptions): Promise<BuildResult> {
+  const runtime = buildRuntimeOf(asked);
+  const forNode = profileForNode(asked.profile, runtime.nodeMajor);
+  const fnBuild = { ...asked, profile: forNode.profile };
   const { template, fn, profile, profileName } = fnBuild;
   const recipe: Recipe | null =
     buildCacheOn() && !options.leaveOutPatches?.length
@@ -313,7 +338,7 @@ export async function buildFunction(fnBuild: FunctionBuild, outdir: string, opti
       : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
-  const bundle = await bundleFunction(fnBuild, outdir, options);
+  const bundle = await bundleFunction(fnBuild, runtime, outdir, options);
   shipExecWrapper(fn, outdir);
   const codeCache =
     profile.codeCache && bundle.chunked
@@ -321,6 +346,7 @@ export async function buildFunction(fnBuild: FunctionBuild, outdir: string, opti
           {
             template,
             fn,
+            runtime,
             artifactDir: outdir,
             handlerFile: bundle.handlerFile,
             exportPath: handlerParts(fn.handler).exportPath,
@@ -331,7 +357,7 @@ export async function buildFunction(fnBuild: FunctionBuild, outdir: string, opti
         )
       : undefined;
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
-  const { notes } = bundle;
+  const notes = forNode.note ? [forNode.note, ...bundle.notes] : bundle.notes;
   if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache, notes });
   return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, notes };
 }
@@ -357,8 +383,14 @@ interface Bundle {
   notes: string[];
 }
 
+/** The managed runtime a function's build is for: the one it deploys to, nodejs22.x's for a custom one (where Raw cannot run). */
+function buildRuntimeOf(fnBuild: FunctionBuild): ManagedRuntime {
+  const deployed: Runtime | undefined = RUNTIMES[fnBuild.deployedRuntime() as RuntimeName];
+  return deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
+}
+
 /** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
-async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: BuildOptions): Promise<Bundle> {
+async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = fnBuild;
   const { source, format, outputFile } = handlerSource(fn);
   const published = profile.sdk === "runtime" ? null : publishedTree(source);
@@ -371,9 +403,6 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
   const fromLayers = layerPackages(fn.layers)
     .filter((name) => !SDK_PACKAGE.test(`${name}/`))
     .flatMap((name) => [name, `${name}/*`]);
-  // The managed runtime the function deploys to (nodejs22.x's for a custom one, where Raw cannot run).
-  const deployed: Runtime | undefined = RUNTIMES[fnBuild.deployedRuntime() as RuntimeName];
-  const runtime = deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
   // An app's code (the doctor's builds) gets an SDK package it does not ship where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
   const outsideProject = relative(PACKAGE_ROOT, source).startsWith("..");
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
@@ -382,7 +411,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
 
     absWorkingDir: PACKAGE_ROOT,
     platform: "node",
-    target: "node22",
+    target: `node${runtime.nodeMajor}`,
     metafile: true,
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
@@ -458,7 +487,7 @@ async function bundleFunction(fnBuild: FunctionBuild, outdir: string, options: B
     handlerBundle = await esbuildStep(fn, () => build(inFormat(true)));
   }
   metafiles.push(handlerBundle.metafile!);
-  return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles) };
+  return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles, fnBuild.deployedRuntime()) };
 }
 
 /**
@@ -484,29 +513,38 @@ function withImportMeta(options: EsbuildOptions): EsbuildOptions {
   return { ...options, banner: { js: meta }, define: { ...options.define, "import.meta": "__warpstartImportMeta" } };
 }
 
+/** esbuild's metafile of a build, with the runtime the build was for (what staleReason reads beside its inputs). */
+type BuildMetafile = Metafile & { runtime?: string };
+
 /** The bundles' metafiles merged into <outdir>.meta.json (what staleReason reads), and the bytes they wrote. */
-function writeMetafile(outdir: string, metafiles: Metafile[]): { metafile: string; bytes: number } {
-  const merged: Metafile = { inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)), outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)) };
+function writeMetafile(outdir: string, metafiles: Metafile[], runtime: string): { metafile: string; bytes: number } {
+  const merged: BuildMetafile = {
+    inputs: Object.assign({}, ...metafiles.map((m) => m.inputs)),
+    outputs: Object.assign({}, ...metafiles.map((m) => m.outputs)),
+    runtime,
+  };
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   writeFileSync(metafile, JSON.stringify(merged));
   return { metafile, bytes: Object.values(merged.outputs).reduce((sum, output) => sum + output.bytes, 0) };
 }
 
 /**
- * Why a function's artifact in outdir is out of date with its sources (null: it is not): missing,
- * or older than the template or any input its last build read (esbuild's metafile).
+ * Why a function's artifact in outdir is out of date (null: it is not): missing, built for another
+ * runtime than `fnBuild` deploys to, or older than the template or any input its last build read
+ * (esbuild's metafile).
  */
-export function staleReason(templateFile: string, fn: TemplateFunction, outdir: string): string | null {
+export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir: string): string | null {
+  const { fn } = fnBuild;
   const built = join(outdir, handlerSource(fn).outputFile);
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   if (!existsSync(built) || !existsSync(metafile)) return `${fn.logicalId} has not been built`;
+  const { inputs, runtime } = JSON.parse(readFileSync(metafile, "utf8")) as BuildMetafile;
+  if (runtime !== fnBuild.deployedRuntime()) return `${fn.logicalId} was built for ${runtime ?? "another runtime"}, and runs on ${fnBuild.deployedRuntime()}`;
   const builtAt = statSync(metafile).mtimeMs;
   // Files only: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...).
-  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as Metafile).inputs).filter(
-    (input) => !input.startsWith("<") && !/^[\w-]+:/.test(input),
-  );
-  const newer = [templateFile, ...inputs.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
-  return newer ? `${relative(PACKAGE_ROOT, newer)} changed since ${fn.logicalId} was built` : null;
+  const files = Object.keys(inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
+  const newer = [templateFile, ...files.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
+  return newer ? `${relative(process.cwd(), newer)} changed since ${fn.logicalId} was built` : null;
 }
 
 /** Builds a template resource: a function, or a custom runtime's layer. */
@@ -516,7 +554,8 @@ export async function buildResource(templateFile: string, logicalId: string, out
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }
-  const fnBuild = functionBuild(readTemplate(templateFile), logicalId);
+  // The template as sam build read it: the app's samconfig.toml's build parameters, and those its `sam build` was given.
+  const fnBuild = functionBuild(readTemplate(templateFile, buildParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"))), logicalId);
   const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache

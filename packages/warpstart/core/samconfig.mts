@@ -55,3 +55,22 @@ export function samconfigParameterOverrides(file: string, command: "build" | "de
     (entry) => `${file}: parameter_overrides entry "${entry}" is not Name=Value`,
   );
 }
+
+/**
+ * The environment variable through which a `sam build` a command runs hands its builds the
+ * parameters it was given (SAM's makefile builder runs each build in the environment of `sam
+ * build`, and tells it no parameter): JSON, name → value.
+ */
+export const BUILD_PARAMETERS_VARIABLE = "WARPSTART_PARAMETER_OVERRIDES";
+
+/** The parameters a build reads its template with: samconfig.toml's for sam build, then those its `sam build` was given (BUILD_PARAMETERS_VARIABLE). */
+export function buildParameterOverrides(samconfigFile: string): Record<string, string> {
+  const given = process.env[BUILD_PARAMETERS_VARIABLE];
+  return { ...samconfigParameterOverrides(samconfigFile, "build"), ...(given ? (JSON.parse(given) as Record<string, string>) : {}) };
+}
+
+/** Parameter overrides in the string form `sam` takes (a value with spaces or quotes quoted). */
+export const parameterOverridesText = (overrides: Record<string, string>) =>
+  Object.entries(overrides)
+    .map(([name, value]) => `${name}=${/[\s"\\]/.test(value) || value === "" ? `"${value.replace(/["\\]/g, "\\$&")}"` : value}`)
+    .join(" ");

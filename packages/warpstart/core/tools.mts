@@ -1,5 +1,5 @@
 // The pinned tools only some runs need (Lambda's arm64 Node and qemu for Warp's arm64 code cache,
-// Node 24, the runtime matrix's Deno and Bun, Artillery), installed the first time a run needs them
+// the Node of each managed runtime but nodejs22.x's, the runtime matrix's Deno and Bun, Artillery), installed the first time a run needs them
 // by scripts/setup.sh's part for each, its progress on stderr: a command never downloads what it
 // does not use.
 import { spawnSync } from "node:child_process";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "./paths.mts";
 
 /** The parts of scripts/setup.sh a run may add to the default ones. */
-export type OnDemandPart = "arm64" | "node24" | "runtimes" | "artillery";
+export type OnDemandPart = "arm64" | `node${18 | 20 | 24}` | `node${18 | 20 | 24}-arm64` | "runtimes" | "artillery";
 
 /** Runs scripts/setup.sh for `part` (a no-op once it is installed); throws if it fails. */
 export function installPart(part: OnDemandPart): void {

@@ -9,7 +9,7 @@ import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { parseTemplate, readTemplate, type Template } from "../core/template.mts";
-import { installedRule, makefileText, planOf } from "./adoption.mts";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, planOf } from "./adoption.mts";
 import { fastestProfile, writeFixedTemplate } from "./apply-fixes.mts";
 import type { DoctorReport } from "./findings.mts";
 import { editTemplate } from "./template-edit.mts";
@@ -29,6 +29,12 @@ const OPTIONS = {
     default: ADOPTED_PROFILE,
     oneOf: PROFILE_NAMES,
     help: "the profile an adopted function is built with (where --measured names none)",
+  },
+  runtime: {
+    value: "R",
+    default: KEEP_RUNTIME,
+    oneOf: [KEEP_RUNTIME, ...PIPELINE_RUNTIMES],
+    help: `the runtime an adopted function runs on: ${KEEP_RUNTIME} (its own, where the pipeline builds for it; ${MOVED_TO} for an older one)\nor one of ${PIPELINE_RUNTIMES.join(", ")}; a move is shown in the diff, with what it could break`,
   },
   measured: {
     value: "FILE",
@@ -120,7 +126,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const report = values.measured === undefined ? null : doctorReport(values.measured);
   const profiles = new Map(chosen.map((fn) => [fn.logicalId, profileFor(fn.logicalId, report, values.profile, values.measured)]));
   const rule = installedRule(appDir);
-  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, profiles.get(fn.logicalId)!.profile, appDir));
+  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, profiles.get(fn.logicalId)!.profile, appDir, values.runtime));
   const adopted = plans.flatMap((plan) => ("adoption" in plan ? [plan.adoption] : []));
   for (const plan of plans) {
     if ("why" in plan) lines.push(`${plan.logicalId}: not adopted: ${plan.why}`);

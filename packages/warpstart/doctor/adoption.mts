@@ -5,17 +5,26 @@
 // the one line that says why it is not moved, and the lines that say what its owner must still do.
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { handlerSource } from "../builder/build.mts";
+import ts from "typescript";
+import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mts";
 import { errorMessage } from "../core/cli.mts";
 import { foldersUp } from "../core/paths.mts";
+import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
 import { moduleFormat } from "./artifact.mts";
 import { whyNotExamined } from "./checks.mts";
-import { packageRootOf, pipelineSource } from "./profile-builds.mts";
+import { deprecationOf, LIFECYCLE_SOURCE } from "./lambda-runtimes.mts";
+import { packageRootOf } from "./profile-builds.mts";
 import type { TemplateChange } from "./template-edit.mts";
 
-/** The runtimes the pipeline builds for (Warp's code cache is made by the package's Node 22). */
-const PIPELINE_RUNTIMES = ["nodejs22.x", "nodejs24.x"];
+/** The runtimes the pipeline builds for and the lab runs: each managed runtime's Node makes its Warp code cache. */
+export const PIPELINE_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).flatMap((runtime) => (runtime.kind === "managed" ? [runtime.lambdaRuntime] : []));
+
+/** --runtime's value that keeps each function on its own runtime where the pipeline builds for it. */
+export const KEEP_RUNTIME = "keep";
+
+/** Where adopt moves a function whose runtime the pipeline does not build for (nodejs16.x and older), unless --runtime names another. */
+export const MOVED_TO = RUNTIMES.node22.lambdaRuntime;
 
 /** The Makefile that includes the package's rule, beside the template or in a CodeUri folder. */
 const RULE_FILE = "warpstart.mk";
@@ -76,17 +85,66 @@ include $(WARPSTART_MK)
 /** Whether a Makefile is one that includes the package's rule. */
 export const includesRule = (makefile: string) => readFileSync(makefile, "utf8").includes(RULE_FILE);
 
-/** What adopting one function takes, or why it is not adopted. */
-export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, profile: string, appDir: string): Plan {
+/** The parameters a module's export `name` declares, if the module exports it as a function it writes out (null: it does not, or not so). */
+function declaredParameters(file: string, name: string): number | null {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
+  const functionOf = (node: ts.Node | undefined): number | null =>
+    node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isFunctionDeclaration(node)) ? node.parameters.length : null;
+  const exported = (node: ts.Node) => ts.canHaveModifiers(node) && ts.getModifiers(node)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword);
+  for (const statement of source.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name?.text === name && exported(statement)) return functionOf(statement);
+    if (ts.isVariableStatement(statement) && exported(statement))
+      for (const declaration of statement.declarationList.declarations)
+        if (ts.isIdentifier(declaration.name) && declaration.name.text === name) return functionOf(declaration.initializer);
+    // exports.handler = ..., module.exports.handler = ...
+    if (
+      ts.isExpressionStatement(statement) &&
+      ts.isBinaryExpression(statement.expression) &&
+      statement.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken
+    ) {
+      const target = statement.expression.left.getText(source);
+      if (target === `exports.${name}` || target === `module.exports.${name}`) return functionOf(statement.expression.right);
+    }
+  }
+  return null;
+}
+
+/**
+ * The runtime an adopted function gets (--runtime: KEEP_RUNTIME or a runtime the pipeline builds
+ * for), and the lines that say what a move means: its runtime's dates, what the move could break.
+ */
+function runtimeFor(fn: TemplateFunction, choice: string, source: string): { runtime: ManagedRuntime; notes: string[] } {
+  const own = fn.runtime ?? "";
+  const kept = choice === KEEP_RUNTIME && PIPELINE_RUNTIMES.includes(own as ManagedRuntime["lambdaRuntime"]);
+  const target = kept ? own : choice === KEEP_RUNTIME ? MOVED_TO : choice;
+  const runtime = managedRuntimeOf(target)!;
+  const today = new Date().toISOString().slice(0, 10);
+  const dates = deprecationOf(own, today);
+  if (target === own)
+    return {
+      runtime,
+      notes: dates
+        ? [`${dates} (${LIFECYCLE_SOURCE}): it stays there; --runtime ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} moves it`]
+        : [],
+    };
+  const why = choice === KEEP_RUNTIME ? `: the pipeline builds for ${PIPELINE_RUNTIMES.join(", ")}` : " (--runtime)";
+  const notes = [`Runtime ${own} → ${target}${why}${dates ? `; ${dates} (${LIFECYCLE_SOURCE})` : ""}`];
+  const parameters = declaredParameters(source, handlerParts(fn.handler).exportPath.split(".")[0]!);
+  if (!runtime.callbackHandlers && parameters !== null && parameters >= 3)
+    notes.push(
+      `its handler declares ${parameters} parameters (a callback), which ${target} refuses (Runtime.CallbackHandlerDeprecated: its INIT fails): make it an async handler of (event, context) first, or choose --runtime ${RUNTIMES.node22.lambdaRuntime}`,
+    );
+  else notes.push(`the doctor's checks find nothing the move breaks; npx warpstart invoke ${fn.logicalId} runs it on ${target} in the lab`);
+  return { runtime, notes };
+}
+
+/** What adopting one function takes, or why it is not adopted; `runtimeChoice` is --runtime's value. */
+export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, profile: string, appDir: string, runtimeChoice = KEEP_RUNTIME): Plan {
   const { logicalId } = fn;
   const skip = (why: string): Plan => ({ logicalId, why });
   if (before.Properties?.PackageType === "Image") return skip("it is a container image (PackageType: Image): adopt takes zip functions");
   const notExamined = whyNotExamined(fn);
   if (notExamined) return skip(notExamined.replaceAll("the doctor examines", "adopt takes"));
-  if (!PIPELINE_RUNTIMES.includes(fn.runtime ?? ""))
-    return skip(
-      `it runs on ${fn.runtime}: the pipeline builds for ${PIPELINE_RUNTIMES.join(" and ")}; move it to nodejs22.x first (the doctor's runtime check says what that buys)`,
-    );
   if (before.Properties?.InlineCode !== undefined) return skip("its code is inline (InlineCode): nothing to build");
   if (!existsSync(fn.codeDir)) return skip(`its CodeUri ${relative(appDir, fn.codeDir) || "."} is not a folder of the app: adopt builds code on disk`);
   const makefile = join(fn.codeDir, "Makefile");
@@ -114,7 +172,8 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   const manifest = manifestFile ? (JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest) : {};
   // esbuild's Format (cjs by default, as SAM has it); the npm builder ships the source as it is, read as the runtime reads it.
   const format = builder === "esbuild" ? (fn.buildProperties.Format === "esm" ? "esm" : "cjs") : moduleFormat(fn.codeDir, relative(fn.codeDir, file), fn);
-  const notes: string[] = [];
+  const moved = runtimeFor(fn, runtimeChoice, file);
+  const notes: string[] = [...moved.notes];
   if (source.handler !== fn.handler) notes.push(`Handler ${fn.handler} → ${source.handler} (the pipeline names the source; SAM esbuild named its output)`);
   const dropped = Object.keys(fn.buildProperties).filter((key) => key !== "Format" && key !== "EntryPoints");
   if (dropped.length > 0)
@@ -123,7 +182,7 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
     );
   for (const pkg of sdkFromRuntime(file, manifest))
     notes.push(
-      `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles the ${fn.runtime} runtime's copy at its release; npm install ${pkg} to choose the version`,
+      `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles the ${moved.runtime.lambdaRuntime} runtime's copy at its release; npm install ${pkg} to choose the version`,
     );
   if (packageRoot && Object.keys(manifest.dependencies ?? {}).length > 0 && !existsSync(join(packageRoot, "node_modules")))
     notes.push(
@@ -133,5 +192,6 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   const { BuildMethod: _method, BuildProperties: _properties, ...metadata } = (before.Metadata ?? {}) as Record<string, unknown>;
   after.Metadata = { ...metadata, BuildMethod: "makefile", BuildProperties: { Profile: profile, Format: format } };
   if (source.handler !== fn.handler) after.Properties = { ...after.Properties, Handler: source.handler };
+  if (moved.runtime.lambdaRuntime !== fn.runtime) after.Properties = { ...after.Properties, Runtime: moved.runtime.lambdaRuntime };
   return { logicalId, adoption: { change: { logicalId, before, after }, makefile, notes } };
 }

@@ -12,11 +12,14 @@ import { loadTemplate, readTemplate, type Template, type TemplateFunction, type 
 import { samBuild, samBuildEach } from "../lab/sam.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
-/** CodeUri and ContentUri made absolute: a copy of the template lives elsewhere than the app. */
+/** The properties of SAM resources that name a file or folder relative to the template (a code folder, a layer's, a state machine's or an API's definition, a nested application's or stack's template, a GraphQL schema). */
+const PATH_PROPERTIES = ["CodeUri", "ContentUri", "DefinitionUri", "Location", "TemplateURL", "SchemaUri"];
+
+/** Paths made absolute (not an S3 or web address): a copy of the template lives elsewhere than the app. */
 function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
   for (const key of keys) {
     const value = properties?.[key];
-    if (typeof value === "string" && !isAbsolute(value)) properties![key] = resolve(appDir, value);
+    if (typeof value === "string" && !isAbsolute(value) && !/^[a-z][\w+.-]*:\/\//i.test(value)) properties![key] = resolve(appDir, value);
   }
 }
 
@@ -30,7 +33,7 @@ export function relocatedTemplate(templateFile: string): Template {
   const globals = template.Globals?.Function;
   absolutePaths(globals, ["CodeUri"], appDir);
   for (const resource of Object.values(template.Resources)) {
-    absolutePaths(resource.Properties, ["ContentUri", "CodeUri"], appDir);
+    absolutePaths(resource.Properties, PATH_PROPERTIES, appDir);
     const inline = resource.Properties?.InlineCode !== undefined;
     if (resource.Type === "AWS::Serverless::Function" && !inline && resource.Properties?.CodeUri === undefined && globals?.CodeUri === undefined) {
       resource.Properties = { ...resource.Properties, CodeUri: appDir };
@@ -116,18 +119,19 @@ function packageEsbuildUsed(functions: TemplateFunction[]): string | null {
 }
 
 /** The settings of every sam build of a copy of the app's template written elsewhere (`copyFile`): the project's Makefile reads the copy (WARPSTART_TEMPLATE). */
-const copyBuild = (copyFile: string, appDir: string, buildDir: string, resources?: string[]) => ({
+const copyBuild = (copyFile: string, appDir: string, buildDir: string, parameterOverrides: Record<string, string>, resources?: string[]) => ({
   template: copyFile,
   resources,
   appDir,
   buildDir,
+  parameterOverrides,
   quiet: true,
   env: { ...withPackageEsbuild(), WARPSTART_TEMPLATE: copyFile },
 });
 
 /** `sam build` of a copy of the app's template written elsewhere (`copyFile`), with the app's settings and builders, into `buildDir`. */
-export const samBuildCopy = (copyFile: string, appDir: string, buildDir: string, resources?: string[]) =>
-  samBuild(copyBuild(copyFile, appDir, buildDir, resources));
+export const samBuildCopy = (copyFile: string, appDir: string, buildDir: string, parameterOverrides: Record<string, string>, resources?: string[]) =>
+  samBuild(copyBuild(copyFile, appDir, buildDir, parameterOverrides, resources));
 
 /** Why the doctor cannot build a function from its code on disk (null: it can). */
 function whyNotBuildable(fn: TemplateFunction, appDir: string): string | null {
@@ -165,7 +169,7 @@ export async function buildApp(
     return { leftOut };
   };
   if (standIns.size === 0 && leftOut.size === 0)
-    return failedBuilds(await samBuildEach({ template: templateFile, resources, quiet: true, env: withPackageEsbuild() }, say));
+    return failedBuilds(await samBuildEach({ template: templateFile, resources, quiet: true, parameterOverrides: overrides, env: withPackageEsbuild() }, say));
   if (standIns.size > 0) say(`building ${[...standIns].join(", ")} on ${STAND_IN_RUNTIME}, the runtime the lab runs in place of theirs`);
   const template = relocatedTemplate(templateFile);
   for (const id of standIns) onStandInRuntime(template.Resources[id]!);
@@ -174,7 +178,7 @@ export async function buildApp(
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-doctor-build-"));
   try {
     const copy = writeScratchTemplate(templateFile, scratch, template);
-    return failedBuilds(await samBuildEach(copyBuild(copy, appDir, buildDirOf(templateFile), resources), say));
+    return failedBuilds(await samBuildEach(copyBuild(copy, appDir, buildDirOf(templateFile), overrides, resources), say));
   } finally {
     removeTree(scratch);
   }

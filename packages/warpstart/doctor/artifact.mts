@@ -108,13 +108,14 @@ function handlerModule(fn: TemplateFunction): string {
 
 /**
  * Whether a function's runtime loads a `.js` of module syntax outside a "type": "module" package as
- * an ES module: Node 22.7+ detects the syntax unless told not to; nodejs22.x's bootstrap tells it
- * (core/runtimes.mts) unless NODE_OPTIONS turns detection back on, as AWS documents; nodejs20.x's
- * and older runtimes require() a `.js`, which no flag of theirs lets load module syntax.
+ * an ES module: Node 20.19+ and 22.7+ detect the syntax unless told not to; nodejs22.x's bootstrap
+ * tells it (core/runtimes.mts) unless NODE_OPTIONS turns detection back on, as AWS documents (it
+ * turns detection off on Node 22 only); nodejs18.x and older require() a `.js`, which no flag of
+ * theirs lets load module syntax.
  */
 function detectsModuleSyntax(fn: TemplateFunction): boolean {
   const runtime = managedRuntimeOf(fn.runtime);
-  if (!runtime) return false;
+  if (!runtime || runtime.nodeMajor < 20) return false;
   const turnedOff = runtime.nodeFlags(fn.memoryMb).includes("--no-experimental-detect-module");
   return !turnedOff || /(^|\s)--experimental-detect-module\b/.test(String(fn.environment.NODE_OPTIONS ?? ""));
 }

@@ -5,12 +5,13 @@
 // (doctor/measure.mts), or why there is none. Adding a check is adding its record to CHECKS (and
 // its section to docs/doctor.md). The lab's traced cold start (doctor/dynamic.mts) finds what a
 // build cannot show; the checks only name problems, what each costs is the measuring step's.
+import { dirname, join } from "node:path";
 import ts from "typescript";
 import { keepsAlive } from "../builder/build.mts";
-import { CODE_CACHE_RUNTIME, cacheFileOf } from "../builder/code-cache.mts";
+import { cacheFileOf, cacheHeaderOf } from "../builder/code-cache.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { SDK_PACKAGE } from "../builder/sdk.mts";
-import { CUSTOM_RUNTIMES } from "../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, managedRuntimeOf } from "../core/runtimes.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
 import { type Finding, type FunctionReport, type MeasuredCost, profilesNotMeasured, type Severity, STATIC_ONLY } from "./findings.mts";
@@ -231,25 +232,28 @@ export const CHECKS = [
     severity: "error",
     /**
      * A Warp build's V8 code cache (sdk.<arch>.cache beside the handler, builder/code-cache.mts):
-     * V8 takes it only on the CPU architecture and Node version it was made on. The build records
-     * no memory size (its node flags count too): the lab's traced cold start finds a cache V8
-     * rejects for that (doctor/dynamic.mts).
+     * V8 takes it only on the CPU architecture and Node version it was made on (its header names
+     * that Node). The build records no memory size (its node flags count too): the lab's traced
+     * cold start finds a cache V8 rejects for that (doctor/dynamic.mts).
      */
-    detect: ({ fn, besideHandler }) => {
+    detect: ({ fn, handlerFile, besideHandler }) => {
       const caches = besideHandler.filter((file) => /^sdk\.[\w-]+\.cache$/.test(file));
       if (caches.length === 0) return null;
       const problems: string[] = [];
       const expected = cacheFileOf(fn.architecture);
       if (!caches.includes(expected))
         problems.push(`it ships ${listed(caches)} and runs on ${fn.architecture}, whose V8 reads ${expected}: none, so INIT compiles the SDK`);
-      if (fn.runtime !== CODE_CACHE_RUNTIME.lambdaRuntime)
-        problems.push(`its code cache was made by ${CODE_CACHE_RUNTIME.lambdaRuntime}'s Node and it runs on ${runtimeLabel(fn)}, whose V8 rejects it`);
+      const made = cacheHeaderOf(join(fn.codeDir, dirname(handlerFile), caches.includes(expected) ? expected : caches[0]!))?.node;
+      const runsOn = managedRuntimeOf(fn.runtime);
+      if (made && runsOn && Number(/^v(\d+)/.exec(made)?.[1]) !== runsOn.nodeMajor)
+        problems.push(`its code cache was made by Node ${made} and it runs on ${runtimeLabel(fn)}, whose V8 rejects it`);
       return problems.length === 0 ? null : problems.join("; ");
     },
     fix: {
-      advice: "rebuild (sam build) after changing Runtime, Architectures or MemorySize; a Warp code cache is made for nodejs22.x",
+      advice:
+        "rebuild (sam build) after changing Runtime, Architectures or MemorySize: a Warp code cache is made by the Node of the function's runtime, for its architecture",
       build: () => ({
-        why: "the fix runs the function where the cache was made (nodejs22.x, the architecture it was built for), so the runtime changes too: what the cache is worth is Warp-no-codeCache in npx warpstart bench --ablate",
+        why: "the fix is a build for the function's runtime and architecture, which the doctor's Warp build is: what the cache is worth is Warp-no-codeCache in npx warpstart bench --ablate",
       }),
     },
   },

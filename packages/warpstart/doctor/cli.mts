@@ -69,7 +69,7 @@ function profilesAsked(raw: string | undefined): ComparedProfile[] {
 function measurableOf(comparisons: Comparison[], whyNot: (comparison: Comparison) => string | null): Comparison[] {
   return comparisons.filter((comparison) => {
     const why = whyNot(comparison);
-    if (why) comparison.record(why);
+    if (why) comparison.record(why, undefined);
     return !why;
   });
 }
@@ -228,6 +228,9 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   }
 
   const built = readOrExplain(builtTemplateOf(templateFile), overrides);
+  // Where each function runs: the template with its deploy parameters, as the lab runs it (a build for another runtime is a finding).
+  const labOverrides = parameterOverridesFrom(values, templateFile);
+  const deployed = readOrExplain(templateFile, labOverrides);
   const report: DoctorReport = { template: templateFile, functions: [], skipped, measuring: null };
   const examinedBuilds: ExaminedSource[] = [];
   for (const [index, fn] of examined.entries()) {
@@ -235,8 +238,9 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     const builtFn = built.functions.find((candidate) => candidate.logicalId === fn.logicalId);
     try {
       if (!builtFn) throw new ArtifactError("it is not in the built template: was it built?");
-      // Its runtime is the template's, not the stand-in it may have been built on (doctor/app-build.mts).
-      const builtFunction = await readBuiltFunction({ ...builtFn, runtime: fn.runtime });
+      // Its runtime is the one it is deployed on, not the stand-in it may have been built on (doctor/app-build.mts).
+      const runtime = deployed.functions.find((candidate) => candidate.logicalId === fn.logicalId)?.runtime ?? fn.runtime;
+      const builtFunction = await readBuiltFunction({ ...builtFn, runtime });
       const examination = examine(builtFunction);
       examination.profiles = examination.profiles.filter((result) => profiles.includes(result.profile));
       report.functions.push(examination);
@@ -247,9 +251,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     }
   }
   const labFailed =
-    !values.static &&
-    examinedBuilds.length > 0 &&
-    !(await inTheLab(templateFile, { build: overrides, lab: parameterOverridesFrom(values, templateFile) }, examinedBuilds, rounds, report));
+    !values.static && examinedBuilds.length > 0 && !(await inTheLab(templateFile, { build: overrides, lab: labOverrides }, examinedBuilds, rounds, report));
 
   console.log(renderText(report));
   if (values.json !== undefined) writeFileSync(resolve(values.json), renderJson(report));

@@ -1,8 +1,10 @@
 // Every Node.js runtime Lambda has had, with its lifecycle: the dates of AWS's runtime deprecation
-// table (docs/doctor.md#runtimes cites it). The doctor examines a function on any of them; one past
-// its deprecation date is a finding, and the lab, which runs nodejs22.x and nodejs24.x, runs the
-// others on nodejs22.x: the runtime the finding's fix moves them to.
-import { managedRuntimeOf, RUNTIMES } from "../core/runtimes.mts";
+// table as cfn-lint's data records them (aws-cloudformation/cfn-lint
+// src/cfnlint/data/AdditionalSpecs/LmbdRuntimeLifecycle.json at afd7953b, 2026-06-02: AWS extended
+// nodejs16.x to nodejs20.x's blocks to 2027-02-01 and 2027-03-03; docs/doctor.md#runtimes). The doctor examines a function on any of them; one past
+// its deprecation date is a finding, and the lab, which runs nodejs18.x to nodejs24.x, runs the
+// older ones on nodejs22.x: the runtime the finding's fix moves them to.
+import { managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 
 interface Lifecycle {
   /** No more security patches (YYYY-MM-DD). */
@@ -47,8 +49,12 @@ export const labRuns = (runtime: string | undefined) => managedRuntimeOf(runtime
 export function whyStandIn(runtime: string | undefined): string | null {
   if (runtime === undefined || !isLambdaNodeRuntime(runtime) || labRuns(runtime)) return null;
   const building = SAM_CANNOT_BUILD.has(runtime) ? `SAM CLI no longer builds ${runtime} and ` : "";
-  return `built, traced and measured on ${STAND_IN_RUNTIME}: ${building}the lab runs nodejs22.x and nodejs24.x, not ${runtime}`;
+  const runs = (Object.values(RUNTIMES) as Runtime[]).flatMap((candidate) => (candidate.kind === "managed" ? [candidate.lambdaRuntime] : []));
+  return `built, traced and measured on ${STAND_IN_RUNTIME}: ${building}the lab runs ${runs.join(", ")}, not ${runtime}`;
 }
+
+/** Where the dates come from, for the line that gives them. */
+export const LIFECYCLE_SOURCE = "Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it";
 
 /** The runtime's lifecycle as of `today` (YYYY-MM-DD): null while it is supported. */
 export function deprecationOf(runtime: string | undefined, today: string): string | null {

@@ -14,7 +14,7 @@ import type { Progress } from "../core/progress.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
-import { AS_BUILT, type CellResult, type ColdStartCell, runColdStarts } from "../measure/cold-starts.mts";
+import { AS_BUILT, type CellResult, type ColdStartCell, type ReportedFacts, runColdStarts } from "../measure/cold-starts.mts";
 import { pairedComparison } from "../measure/stats.mts";
 import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -97,7 +97,7 @@ export async function buildFixes(
   const cleanup = () => removeTree(scratch);
   if (fixes.length === 0) return { fixes, functions: [], cleanup };
   const fixesFile = writeScratchTemplate(templateFile, scratch, fixesTemplate(templateFile, fixes, standInIds(examined.map(({ built }) => built.fn))));
-  const build = (buildDir: string, resources?: string[]) => samBuildCopy(fixesFile, appDirOf(templateFile), buildDir, resources);
+  const build = (buildDir: string, resources?: string[]) => samBuildCopy(fixesFile, appDirOf(templateFile), buildDir, overrides, resources);
   /** Each copy as built, or why it is not. */
   const copies = new Map<string, TemplateFunction | string>();
   const readBuilt = (buildDir: string, ids: string[]) => {
@@ -177,8 +177,8 @@ export interface Comparison {
   /** How progress names the copy, e.g. "Hello with commonjs fixed". */
   label: string;
   metric: MeasuredCost["metric"];
-  /** Takes what the copy bought, or why it was not measured. */
-  record(cost: MeasuredCost | string): void;
+  /** Takes what the copy bought, or why it was not measured, and what its cold starts said of themselves. */
+  record(cost: MeasuredCost | string, reported: ReportedFacts | undefined): void;
 }
 
 /** Each fix as a comparison that records its cost on its finding. */
@@ -222,7 +222,8 @@ export async function measureComparisons(lab: Lab, comparisons: Comparison[], ro
     onStep: ({ round, cell, ok }) => progress.tick(`round ${round + 1}/${rounds} ${cell.name}${ok ? "" : " FAILED"}`),
   });
   const resultOf = (functionName: string) => run.cells.find((cell) => cell.functionName === functionName)!;
-  for (const comparison of comparisons) comparison.record(measuredCost(resultOf(comparison.function), resultOf(comparison.copyId), comparison.metric));
+  for (const comparison of comparisons)
+    comparison.record(measuredCost(resultOf(comparison.function), resultOf(comparison.copyId), comparison.metric), run.reported[comparison.copyId]);
 }
 
 /** Cold starts the measuring step makes: every function compared and every copy, each round. */

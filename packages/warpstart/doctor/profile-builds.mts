@@ -4,9 +4,8 @@
 // A function whose source the pipeline cannot find or build says why, per profile.
 import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
-import { BuildError, type BuildResult, buildFunction, functionBuild, handlerParts, handlerSource } from "../builder/build.mts";
-import { CODE_CACHE_RUNTIME } from "../builder/code-cache.mts";
+import { join, relative } from "node:path";
+import { BuildError, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
@@ -20,36 +19,8 @@ import type { ComparedProfile, ProfileResult } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 import type { Comparison } from "./measure.mts";
 
-/** Where the pipeline reads a function's handler: its CodeUri and a Handler naming the source (builder/build.mts's convention). */
-export interface PipelineSource {
-  codeDir: string;
-  handler: string;
-}
-
 /** Files of an app's folder a copy leaves behind: its install and its builds. */
 const NOT_COPIED = new Set(["node_modules", ".aws-sam", ".git"]);
-
-/**
- * The source the pipeline builds a function from, as the template's own build reads it, or why
- * there is none: SAM's esbuild builder bundles EntryPoints (relative to CodeUri; the Handler's
- * module when it has none) and names the output after it, its npm builder ships CodeUri with the
- * Handler's module in it, this project's Makefile builds the Handler's source; another
- * Makefile's source is its own business.
- */
-export function pipelineSource(fn: TemplateFunction, pipeline: boolean): PipelineSource | { why: string } {
-  const { exportPath } = handlerParts(fn.handler);
-  if (fn.buildMethod === "makefile" && !pipeline) return { why: "it is built by its own Makefile, which does not say which source it builds" };
-  if (fn.buildMethod === "esbuild") {
-    const entryPoints = fn.buildProperties.EntryPoints;
-    const [entry] = Array.isArray(entryPoints) ? entryPoints.map(String) : typeof entryPoints === "string" ? [entryPoints] : [];
-    // Without EntryPoints, SAM bundles the Handler's module.
-    if (entry === undefined) return { codeDir: fn.codeDir, handler: fn.handler };
-    const module = relative(fn.codeDir, resolve(fn.codeDir, entry)).replace(/\.[cm]?[jt]sx?$/, "");
-    return { codeDir: fn.codeDir, handler: `${module}.${exportPath}` };
-  }
-  if (fn.buildMethod !== null && fn.buildMethod !== "makefile") return { why: `the pipeline does not build what SAM's ${fn.buildMethod} builder builds` };
-  return { codeDir: fn.codeDir, handler: fn.handler };
-}
 
 /** A profile's build of one function: its copy's logical id and the result the measurement fills in. */
 interface PlannedProfile {
@@ -105,21 +76,6 @@ const copyIdOf = (fn: string, profile: string) => `${fn}As${profile}`;
 
 /** Where a function runs in the lab: its own runtime, or the stand-in for one the lab cannot run. */
 const labRuntimeOf = (fn: TemplateFunction) => (fn.runtime === undefined || whyStandIn(fn.runtime) ? STAND_IN_RUNTIME : fn.runtime);
-
-/**
- * The runtime a profile's copy runs on: Warp's code cache is made for one Node (nodejs22.x), so
- * Warp runs there; Optimized runs where the function does in the lab.
- */
-function copyRuntime(fn: TemplateFunction, profile: ComparedProfile): { runtime: string; note: string | null } {
-  const labRuntime = labRuntimeOf(fn);
-  if (profile === "Warp" && labRuntime !== CODE_CACHE_RUNTIME.lambdaRuntime) {
-    return {
-      runtime: CODE_CACHE_RUNTIME.lambdaRuntime,
-      note: `built for and run on ${CODE_CACHE_RUNTIME.lambdaRuntime}, the runtime Warp's code cache is made for; the function runs on ${labRuntime}`,
-    };
-  }
-  return { runtime: labRuntime, note: null };
-}
 
 /** The profiles' builds, ready for the lab: each copy as built (a function the lab serves beside the app's) and its plan. */
 export interface ProfileBuilds {
@@ -197,11 +153,9 @@ async function buildInto(
       copyId: plan.copyId,
       change: (copy) => {
         const { built, source } = examinedOf(plan);
-        const { runtime, note } = copyRuntime(source, plan.profile);
-        plan.result.note = note;
         const { codeDir, handler } = sources.get(plan.function)!;
         delete copy.Properties?.InlineCode;
-        copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: runtime };
+        copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: labRuntimeOf(source) };
         // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
         const own = built.pipeline ? source.buildProperties : {};
         copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, Format: "esm" } };
@@ -212,7 +166,7 @@ async function buildInto(
   const takes = new Map<ManagedRuntime, Set<string>>();
   for (const plan of planned) {
     const { built, source } = examinedOf(plan);
-    const runtime = managedRuntimeOf(copyRuntime(source, plan.profile).runtime);
+    const runtime = managedRuntimeOf(labRuntimeOf(source));
     if (!runtime) continue;
     for (const name of missingRuntimeSdk(built.fn.codeDir, runtime)) takes.set(runtime, (takes.get(runtime) ?? new Set()).add(name));
   }
@@ -225,20 +179,15 @@ async function buildInto(
   for (const [index, plan] of planned.entries()) {
     say(`building ${plan.function} as ${plan.profile} with this project's pipeline (${index + 1}/${planned.length})`);
     const outdir = join(scratch, "profiles", plan.copyId);
-    let codeCache: BuildResult["codeCache"];
     try {
-      ({ codeCache } = await buildFunction(functionBuild(copies, plan.copyId), outdir, { initServices: ownLocalAws }));
+      await buildFunction(functionBuild(copies, plan.copyId), outdir, { initServices: ownLocalAws });
     } catch (error) {
       // The builder names the copy; the report names the function.
       plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${buildFailure(errorMessage(error)).replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function)}`;
       continue;
     }
     const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
-    // A build with no code cache (nothing in its chunk) is not bound to the cache's runtime: it runs where the function does.
-    const { source } = examinedOf(plan);
-    const own = labRuntimeOf(source);
-    if (codeCache === undefined && copy.runtime !== own) plan.result.note = null;
-    functions.push({ ...copy, codeDir: outdir, runtime: codeCache === undefined ? own : copy.runtime });
+    functions.push({ ...copy, codeDir: outdir });
     measurable.push(plan);
   }
   return { planned: measurable, functions };
@@ -254,6 +203,9 @@ export function buildFailure(message: string): string {
   return thrown && message.includes("INIT's output:") ? `${first} (${thrown.trim()})` : first!;
 }
 
+/** What a profile's result says when its cold starts' logs say the code cache was rejected. */
+export const REJECTED_CACHE_NOTE = "its code cache was rejected in the lab's cold starts (its log says why): measured compiling its chunk";
+
 /** Each profile's build as a comparison that records what it bought on the function's profile result. */
 export const profileComparisons = (builds: Pick<ProfileBuilds, "planned">): Comparison[] =>
   builds.planned.map((plan) => ({
@@ -261,8 +213,10 @@ export const profileComparisons = (builds: Pick<ProfileBuilds, "planned">): Comp
     copyId: plan.copyId,
     label: `${plan.function} as ${plan.profile}`,
     metric: "init",
-    record(cost) {
+    record(cost, reported) {
       if (typeof cost === "string") plan.result.whyNotMeasured = cost;
       else Object.assign(plan.result, { measured: cost, whyNotMeasured: null });
+      // Said where the result is: a Warp whose cache V8 refused is measured compiling its chunk.
+      if (reported?.codeCacheRejected) plan.result.note = REJECTED_CACHE_NOTE;
     },
   }));

@@ -14,26 +14,26 @@ import { fitsRuntime, runtimeCandidates } from "./runtime/sdk-release.mjs";
 const RUNTIMES_DIR = join(import.meta.dirname, "runtime");
 
 /** A managed runtime's stand-in for /var/runtime: its runtime client (bootstrap.mjs starts it) and the SDK copy the project names (node_modules). */
-export const runtimeDirOf = (runtime: Pick<ManagedRuntime, "name">) => join(RUNTIMES_DIR, runtime.name);
+export const runtimeDirOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(RUNTIMES_DIR, runtime.standIn);
 
 /** What the lab's node runs for a managed runtime, as Lambda's bootstrap runs /var/runtime/index.mjs. */
-export const runtimeEntryOf = (runtime: Pick<ManagedRuntime, "name">) => join(runtimeDirOf(runtime), "bootstrap.mjs");
+export const runtimeEntryOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(runtimeDirOf(runtime), "bootstrap.mjs");
 
 /** Where the packages a runtime carries beyond the project's are installed on first use: the user's, kept across runs (core/paths.mts labHomeDir). */
-export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "name">) => join(labHomeDir(), "runtime-sdk", runtime.name);
+export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(labHomeDir(), "runtime-sdk", runtime.standIn);
 
 /** The runtime's SDK copies, the pinned one first: the node_modules folders a function's imports resolve in. */
-export const runtimeSdkTreesOf = (runtime: Pick<ManagedRuntime, "name">) => [runtimeDirOf(runtime), installedOnDemandDirOf(runtime)];
+export const runtimeSdkTreesOf = (runtime: Pick<ManagedRuntime, "standIn">) => [runtimeDirOf(runtime), installedOnDemandDirOf(runtime)];
 
 type RuntimeConfig = { sdkVersion: string; notInRuntime?: string[] };
 // Read once per runtime: a Raw build asks of every package it imports.
 const configs = new Map<string, RuntimeConfig>();
 
 /** The SDK release a runtime carries, and what it carries of it (its stand-in's package.json config). */
-function runtimeConfig(runtime: Pick<ManagedRuntime, "name">): RuntimeConfig {
-  if (!configs.has(runtime.name))
-    configs.set(runtime.name, (JSON.parse(readFileSync(join(runtimeDirOf(runtime), "package.json"), "utf8")) as { config: RuntimeConfig }).config);
-  return configs.get(runtime.name)!;
+function runtimeConfig(runtime: Pick<ManagedRuntime, "standIn">): RuntimeConfig {
+  if (!configs.has(runtime.standIn))
+    configs.set(runtime.standIn, (JSON.parse(readFileSync(join(runtimeDirOf(runtime), "package.json"), "utf8")) as { config: RuntimeConfig }).config);
+  return configs.get(runtime.standIn)!;
 }
 
 /**
@@ -41,7 +41,7 @@ function runtimeConfig(runtime: Pick<ManagedRuntime, "name">): RuntimeConfig {
  * package of its SDK but those it had dropped (config.notInRuntime), installed on first use if its
  * stand-in lacks it; any other package only if the stand-in has it.
  */
-export function runtimeCarries(runtime: Pick<ManagedRuntime, "name">, pkg: string): boolean {
+export function runtimeCarries(runtime: Pick<ManagedRuntime, "standIn">, pkg: string): boolean {
   if (runtimeSdkTreesOf(runtime).some((tree) => has(tree, pkg))) return true;
   return pkg.startsWith("@aws-sdk/") && !(runtimeConfig(runtime).notInRuntime ?? []).includes(pkg);
 }
@@ -64,7 +64,7 @@ function packagesNamedBy(codeDir: string): Set<string> {
 const has = (tree: string, name: string) => existsSync(join(tree, "node_modules", name, "package.json"));
 
 /** The SDK clients and libraries an artifact imports that neither it nor the runtime's copies have yet. */
-export function missingRuntimeSdk(codeDir: string, runtime: Pick<ManagedRuntime, "name">): string[] {
+export function missingRuntimeSdk(codeDir: string, runtime: Pick<ManagedRuntime, "standIn">): string[] {
   return [...packagesNamedBy(codeDir)].filter(
     (name) => IMPORTED_SDK.test(name) && !has(codeDir, name) && !runtimeSdkTreesOf(runtime).some((tree) => has(tree, name)),
   );
@@ -96,7 +96,7 @@ const npmError = (stderr: string) =>
  * and only the functions that import them fail their INIT. Returns the packages the runtime does not carry.
  */
 export async function installRuntimeSdk(
-  runtime: Pick<ManagedRuntime, "name" | "lambdaRuntime">,
+  runtime: Pick<ManagedRuntime, "standIn" | "lambdaRuntime">,
   packages: string[],
   say: (line: string) => void,
 ): Promise<string[]> {
@@ -128,7 +128,7 @@ export async function installRuntimeSdk(
   const dir = installedOnDemandDirOf(runtime);
   mkdirSync(dir, { recursive: true });
   const manifest = join(dir, "package.json");
-  if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: `warpstart-runtime-sdk-${runtime.name}`, private: true }, null, 2)}\n`);
+  if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: `warpstart-runtime-sdk-${runtime.standIn}`, private: true }, null, 2)}\n`);
   say(
     `${runtime.lambdaRuntime} carries ${releases.join(", ")} (its SDK ${config.sdkVersion}), which the stand-in for its runtime lacks: installing into ${dir} (once)`,
   );
@@ -166,8 +166,8 @@ function lockedPackages(tree: string): LockedPackages | null {
  * Node loads) its package.json and that folder, of any other the whole package. Nothing for an
  * artifact that bundles its SDK. A cold start pays for what it loads, not for every file the runtime ships.
  */
-export function runtimeSdkFilesOf(codeDir: string, runtime: Pick<ManagedRuntime, "name">): readonly string[] {
-  const key = `${codeDir}\0${runtime.name}\0${runtimeSdkTreesOf(runtime).map(lockfileStamp).join("\0")}`;
+export function runtimeSdkFilesOf(codeDir: string, runtime: Pick<ManagedRuntime, "standIn">): readonly string[] {
+  const key = `${codeDir}\0${runtime.standIn}\0${runtimeSdkTreesOf(runtime).map(lockfileStamp).join("\0")}`;
   const known = sdkReads.get(key);
   if (known) return known;
   const named = packagesNamedBy(codeDir);

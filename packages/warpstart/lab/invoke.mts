@@ -5,7 +5,7 @@
 // Lambda's error shape on stdout when the function fails.
 import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
+import { buildFunction, builtByPipeline, functionBuild, pipelineSource, staleReason } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
 import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
@@ -33,8 +33,10 @@ const say = (line: string) => console.error(`== ${line}`);
 /**
  * The function as the lab serves it, built if it is stale: by `sam build <LogicalId>` when
  * nothing is built yet or the template changed since (as `sam local invoke` needs it, whatever
- * else the template holds); else, when a source changed, the function alone, with its own
- * profile into .aws-sam/build (what `sam build` writes there), or with another into .aws-sam/profiles/.
+ * else the template holds). A function SAM's own builder builds is served as that build left it,
+ * as `sam local invoke` serves it; one the pipeline builds is built again when a source changed,
+ * with its own profile into .aws-sam/build (what `sam build` writes there). With another profile,
+ * its source (as its builder reads it) is built into .aws-sam/profiles/.
  */
 async function servedFunction(
   templateFile: string,
@@ -45,19 +47,29 @@ async function servedFunction(
   const built = builtTemplateOf(templateFile);
   if (!existsSync(built) || statSync(templateFile).mtimeMs > statSync(built).mtimeMs) {
     say(`sam build ${logicalId} (${existsSync(built) ? `${relative(process.cwd(), templateFile)} changed` : "nothing built yet"})`);
-    await samBuild({ template: templateFile, resources: [logicalId], quiet: true });
+    await samBuild({ template: templateFile, resources: [logicalId], quiet: true, parameterOverrides: overrides });
   }
-  const fnBuild = functionBuild(readTemplate(templateFile), logicalId, profile);
-  const ownProfile = fnBuild.profileName === functionBuild(fnBuild.template, logicalId).profileName;
+  const asBuilt = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId);
+  if (!asBuilt) throw new Error(`${relative(process.cwd(), built)} has no ${logicalId}: sam build it (sam build ${logicalId})`);
+  const template = readTemplate(templateFile, overrides);
+  const own = template.functions.find((candidate) => candidate.logicalId === logicalId)!;
+  // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.
+  if (!builtByPipeline(own) && profile === undefined) return { ...asBuilt, provisionedConcurrency: 0 };
+  const source = builtByPipeline(own) ? own : pipelineSource(own, false);
+  if ("why" in source) throw new UsageError(`--profile ${profile}: ${logicalId} cannot be built by the pipeline: ${source.why}`);
+  const fnBuild = functionBuild(
+    { ...template, functions: [{ ...own, ...source, buildProperties: builtByPipeline(own) ? own.buildProperties : {} }] },
+    logicalId,
+    profile,
+  );
+  const ownProfile = builtByPipeline(own) && fnBuild.profileName === functionBuild(template, logicalId).profileName;
   const outdir = ownProfile ? join(buildDirOf(templateFile), logicalId) : join(buildDirOf(templateFile), "..", "profiles", logicalId, fnBuild.profileName);
-  const stale = staleReason(templateFile, fnBuild.fn, outdir);
+  const stale = staleReason(templateFile, fnBuild, outdir);
   if (stale) {
     say(`building ${logicalId} (${fnBuild.profileName}): ${stale}`);
     await buildFunction(fnBuild, outdir, { initServices: ownLocalAws });
   }
-  const fn = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId)!;
-  // One cold invoke: no provisioned environment, whatever its own ProvisionedConcurrencyConfig says.
-  return { ...fn, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
+  return { ...asBuilt, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
 
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {

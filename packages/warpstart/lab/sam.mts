@@ -2,10 +2,12 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { builtByPipeline } from "../builder/build.mts";
 import { errorMessage } from "../core/cli.mts";
 import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
-import { installNodeFor } from "../core/runtimes.mts";
+import { installNodeFor, runtimeOrWhyNot } from "../core/runtimes.mts";
+import { BUILD_PARAMETERS_VARIABLE, parameterOverridesText } from "../core/samconfig.mts";
 import { type TemplateFunction, templateFunctions } from "../core/template.mts";
 import { notInstalled, SamError } from "../emulation/sam-cli.mts";
 
@@ -47,12 +49,14 @@ interface SamBuildOptions {
   env?: Record<string, string>;
   /** Logical ids left out of the build (SAM's --exclude): the built template names them as written. */
   exclude?: string[];
+  /** The template's parameters (sam build's --parameter-overrides), which the pipeline's builds read too. */
+  parameterOverrides?: Record<string, string>;
 }
 
 /**
- * What a Warp build's code cache needs on this machine (arm64's Node under qemu), installed before
- * `sam build` starts, where its progress shows: a build's own output is SAM's, shown on failure.
- * A template that cannot be read is SAM's to report.
+ * What a Warp build's code cache needs on this machine (its runtime's Node, for arm64 under qemu),
+ * installed before `sam build` starts, where its progress shows: a build's own output is SAM's,
+ * shown on failure. A template that cannot be read is SAM's to report.
  */
 function warpToolsFirst(template: string): void {
   let functions: TemplateFunction[];
@@ -61,8 +65,10 @@ function warpToolsFirst(template: string): void {
   } catch {
     return;
   }
-  const warp = functions.filter((fn) => fn.buildMethod === "makefile" && String(fn.buildProperties.Profile ?? "").startsWith("Warp"));
-  installNodeFor(warp.map((fn) => fn.architecture));
+  for (const fn of functions.filter((fn) => builtByPipeline(fn) && String(fn.buildProperties.Profile ?? "").startsWith("Warp"))) {
+    const runtime = runtimeOrWhyNot(fn);
+    if ("nodeMajor" in runtime) installNodeFor(runtime, [fn.architecture]);
+  }
 }
 
 /**
@@ -79,7 +85,14 @@ export function samBuild(options: SamBuildOptions = {}): Promise<string> {
   // SAM looks for samconfig.toml beside the template: a template elsewhere builds with the app's settings.
   const appConfig = join(appDir, "samconfig.toml");
   if (appDir !== dirname(template) && existsSync(appConfig)) args.push("--config-file", appConfig);
-  return sam(args, { quiet: options.quiet, cwd: appDir, env: options.env });
+  const overrides = options.parameterOverrides ?? {};
+  const given = Object.keys(overrides).length > 0;
+  if (given) args.push("--parameter-overrides", parameterOverridesText(overrides));
+  return sam(args, {
+    quiet: options.quiet,
+    cwd: appDir,
+    env: { ...options.env, ...(given ? { [BUILD_PARAMETERS_VARIABLE]: JSON.stringify(overrides) } : {}) },
+  });
 }
 
 /**

@@ -39,7 +39,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   let notBuilt = new Map<string, string>();
   if (!values["no-build"]) {
     console.log("== sam build");
-    notBuilt = await samBuildEach({ template, quiet: true }, (line) => console.log(`== ${line}`));
+    notBuilt = await samBuildEach({ template, quiet: true, parameterOverrides }, (line) => console.log(`== ${line}`));
   }
   const lab = await startLab({
     template: builtTemplateOf(template),

@@ -258,7 +258,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     let notBuilt = new Map<string, string>();
     if (!opts["no-build"]) {
       console.error("== sam build");
-      notBuilt = await samBuildEach({ template, quiet: true }, (line) => console.error(`== ${line}`));
+      notBuilt = await samBuildEach({ template, quiet: true, parameterOverrides: opts.parameterOverrides }, (line) => console.error(`== ${line}`));
       config.scenarios = config.scenarios.filter((scenario) => !notBuilt.has(scenario.name));
       if (config.scenarios.length === 0) throw new Error(`every function with an HttpApi GET route fails its build: ${[...notBuilt.keys()].join(", ")}`);
     }

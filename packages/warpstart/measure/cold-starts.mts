@@ -189,7 +189,7 @@ async function invoke(client: LambdaClient, cell: ColdStartCell): Promise<{ e2eM
   return { e2eMs, log, payload };
 }
 
-interface ReportedFacts {
+export interface ReportedFacts {
   nodeVersion?: string;
   runtime?: string;
   sdkVersion?: string;

@@ -8,10 +8,12 @@
 #
 #   base       Node 22 and npm 10 (tools/node22), the Python venv (.venv: SAM CLI, moto, gunicorn), the
 #              npm dependencies built for Node 22 (node_modules, published/, emulation/runtime/)
-#   arm64      what Lambda's arm64 runs: its Node 22 (Warp's arm64 code cache), Deno and Bun (the custom
-#              runtimes' layers) in tools/lambda-arm64, and qemu-aarch64 with the arm64 C libraries
-#              (tools/arm64) to run that Node on an x86-64 machine
-#   node24     Node 24 (tools/node24), what the lab runs nodejs24.x functions with
+#   arm64      what runs Lambda's arm64 on this machine: qemu-aarch64 with the arm64 C libraries (tools/arm64)
+#              on an x86-64 one, Lambda's arm64 Node 22 (tools/node22-arm64: Warp's arm64 code cache), and
+#              the Deno and Bun of the custom runtimes' layers (tools/lambda-arm64)
+#   nodeN      Node N for this machine (tools/nodeN: N is 18, 20 or 24), what the lab runs nodejsN.x with
+#   nodeN-arm64  Lambda's arm64 Node N (tools/nodeN-arm64, N is 18, 20 or 24) and qemu: Warp's arm64 code
+#              cache of nodejsN.x functions
 #   sdk-oldest the oldest AWS SDK release the package supports (tools/sdk-oldest), which the tests build against
 #   runtimes   the custom runtimes of the runtime matrix on this machine: Deno and Bun (tools/runtimes)
 #   hyperfine  Debian's hyperfine (tools/hyperfine), for the bench's process-start comparison
@@ -19,8 +21,8 @@
 #   all        every part
 #
 # The commands install what they need themselves: `npm run bench` the default parts, `npm test` those
-# and node24 and sdk-oldest, `npm run test:slow` all; the lab adds node24 or runtimes the first time it runs a
-# function on them, `npm run load` artillery; the bench's --runtimes asks for hyperfine.
+# and node24 and sdk-oldest, `npm run test:slow` all; the lab adds a runtime's part the first time it runs a
+# function on it, a Warp build the arm64 Node of its runtime, `npm run load` artillery; the bench's --runtimes asks for hyperfine.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -38,7 +40,8 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(base arm64)
 wanted() { local part; for part in "${parts[@]}"; do [ "$part" = "$1" ] || [ "$part" = all ] && return 0; done; return 1; }
 for part in "${parts[@]}"; do
-  case "$part" in base | arm64 | node24 | sdk-oldest | runtimes | hyperfine | artillery | all) ;; *) die "unknown part \"$part\": the parts are base, arm64, node24, sdk-oldest, runtimes, hyperfine, artillery and all" ;; esac
+  case "$part" in base | arm64 | node18 | node20 | node24 | node18-arm64 | node20-arm64 | node24-arm64 | sdk-oldest | runtimes | hyperfine | artillery | all) ;;
+    *) die "unknown part \"$part\": the parts are base, arm64, node18, node20, node24, node18-arm64, node20-arm64, node24-arm64, sdk-oldest, runtimes, hyperfine, artillery and all" ;; esac
 done
 
 # Re-run a step only when the files it installs from changed (or it never finished).
@@ -147,19 +150,27 @@ fetch_debs() {
 }
 can_fetch_debs() { command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; }
 
-if wanted arm64; then
-  # Lambda's Linux arm64 binaries (npm installs them only when told that platform): the Node that
-  # makes Warp's arm64 code cache, and the Deno and Bun that `sam build` puts in their layers.
-  want="$(digest tools/lambda-arm64/package.json tools/lambda-arm64/package-lock.json)"
-  if ! stamp_ok "$root/tools/lambda-arm64" "$want" || [ ! -d tools/lambda-arm64/node_modules ]; then
-    say "installing Linux arm64 Node, Deno and Bun (Warp's arm64 code cache, the custom runtimes' layers) into tools/lambda-arm64"
-    npm ci --prefix tools/lambda-arm64 --cpu=arm64 --os=linux --libc=glibc --no-audit --no-fund --loglevel=error >&2
-    stamp_write "$root/tools/lambda-arm64" "$want"
-    say "installed: $(size_of tools/lambda-arm64)"
+# A pinned tree of the npm registry's packages (a Node, a runtime's binaries), installed as its
+# lockfile says when it changed or never finished: npm_tree DIR WHAT [NPM OPTION...]
+npm_tree() {
+  local dir="$1" what="$2"
+  shift 2
+  local want
+  want="$(digest "$dir/package.json" "$dir/package-lock.json")"
+  if ! stamp_ok "$root/$dir" "$want" || [ ! -d "$dir/node_modules" ]; then
+    say "installing $what into $dir"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error "$@" >&2
+    stamp_write "$root/$dir" "$want"
+    say "installed: $(size_of "$dir")"
   fi
-  # What runs that arm64 Node on an x86-64 host: qemu-aarch64 (Debian's qemu-user-static: one static
-  # binary) and the arm64 C libraries Node links to, into tools/arm64 (qemu's -L root). An arm64
-  # host runs it as it is.
+}
+# Lambda's Linux arm64 binaries: npm installs them only when told that platform.
+arm64_tree() { npm_tree "$1" "$2" --cpu=arm64 --os=linux --libc=glibc; }
+
+# What runs Lambda's arm64 Node on an x86-64 host: qemu-aarch64 (Debian's qemu-user-static: one
+# static binary) and the arm64 C libraries Node links to, into tools/arm64 (qemu's -L root). An
+# arm64 host runs it as it is.
+arm64_emulation() {
   if [ "$(uname -m)" = x86_64 ] && [ ! -x tools/arm64/qemu-aarch64-static ]; then
     can_fetch_debs || die "Warp's code cache for arm64 functions needs qemu-aarch64 on this x86-64 machine: install Debian's qemu-user-static (or build on an arm64 machine)."
     say "fetching Debian's qemu-user-static and arm64 libc6, libstdc++6, libgcc-s1 into tools/arm64"
@@ -173,38 +184,32 @@ if wanted arm64; then
       die "could not fetch qemu-user-static and the arm64 C libraries from Debian's archive (see above): Warp's arm64 code cache needs them."
     fi
   fi
-fi
+}
 
-# Pinned like Node 22, each in its own tree: Node 24 for nodejs24.x, Deno and Bun for the custom
-# runtimes (tools/lambda-arm64 holds the same versions for Lambda's arm64).
-if wanted node24; then
-  want="$(digest tools/node24/package.json tools/node24/package-lock.json)"
-  if ! stamp_ok "$root/tools/node24" "$want" || [ ! -x tools/node24/node_modules/.bin/node ]; then
-    say "installing Node $(sed -n 's/.*"node": "\(.*\)".*/\1/p' tools/node24/package.json) into tools/node24 (nodejs24.x in the lab)"
-    npm ci --prefix tools/node24 --no-audit --no-fund --loglevel=error >&2
-    stamp_write "$root/tools/node24" "$want"
-    say "installed: $(size_of tools/node24)"
-  fi
+version_in() { sed -n 's/.*"node\(-linux-arm64\)\{0,1\}": "\(.*\)".*/\2/p' "$1/package.json"; }
+if wanted arm64; then
+  arm64_tree tools/node22-arm64 "Lambda's arm64 Node $(version_in tools/node22-arm64) (Warp's arm64 code cache)"
+  arm64_tree tools/lambda-arm64 "Linux arm64 Deno and Bun (the custom runtimes' layers)"
+  arm64_emulation
 fi
+# Each managed runtime's Node but nodejs22.x's (base): for this machine, and Lambda's arm64 one.
+for major in 18 20 24; do
+  if wanted "node$major"; then
+    npm_tree "tools/node$major" "Node $(version_in "tools/node$major") (nodejs$major.x in the lab)"
+  fi
+  if wanted "node$major-arm64"; then
+    arm64_tree "tools/node$major-arm64" "Lambda's arm64 Node $(version_in "tools/node$major-arm64") (Warp's arm64 code cache of nodejs$major.x functions)"
+    arm64_emulation
+  fi
+done
 
 if wanted sdk-oldest; then
-  want="$(digest tools/sdk-oldest/package.json tools/sdk-oldest/package-lock.json)"
-  if ! stamp_ok "$root/tools/sdk-oldest" "$want"; then
-    say "installing the oldest AWS SDK release the package supports into tools/sdk-oldest (the tests build against it)"
-    npm ci --prefix tools/sdk-oldest --no-audit --no-fund --loglevel=error >&2
-    stamp_write "$root/tools/sdk-oldest" "$want"
-    say "installed: $(size_of tools/sdk-oldest)"
-  fi
+  npm_tree tools/sdk-oldest "the oldest AWS SDK release the package supports (the tests build against it)"
 fi
 
+# Deno and Bun for this machine, the same versions as tools/lambda-arm64's.
 if wanted runtimes; then
-  want="$(digest tools/runtimes/package.json tools/runtimes/package-lock.json)"
-  if ! stamp_ok "$root/tools/runtimes" "$want" || [ ! -x tools/runtimes/node_modules/.bin/deno ]; then
-    say "installing Deno and Bun into tools/runtimes (the runtime matrix's custom runtimes)"
-    npm ci --prefix tools/runtimes --no-audit --no-fund --loglevel=error >&2
-    stamp_write "$root/tools/runtimes" "$want"
-    say "installed: $(size_of tools/runtimes)"
-  fi
+  npm_tree tools/runtimes "Deno and Bun (the runtime matrix's custom runtimes)"
 fi
 
 if wanted hyperfine && ! command -v hyperfine >/dev/null 2>&1 && [ ! -x tools/hyperfine/usr/bin/hyperfine ]; then

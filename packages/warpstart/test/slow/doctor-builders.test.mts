@@ -83,7 +83,8 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
     runtime: "nodejs14.x",
     init: { awsCalls: [] },
     whyNotTraced: null,
-    labCaveat: "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs22.x and nodejs24.x, not nodejs14.x",
+    labCaveat:
+      "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs18.x, nodejs20.x, nodejs22.x, nodejs24.x, not nodejs14.x",
   });
   expect(old.findings[0]).toMatchObject({
     id: "deprecated-runtime",

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { buildFunction, functionBuild } from "../../builder/build.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned, removeTree } from "../../core/processes.mts";
-import { node22For, RUNTIMES } from "../../core/runtimes.mts";
+import { nodeFor, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
 import { bootstrapCommand, functionEnvironment, servicesOf } from "../../emulation/function-environment.mts";
 import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
@@ -30,7 +30,7 @@ describe("the code caches V8 takes under the wrapper", () => {
     "Node's own for its builtins (%s): every one compiled from source under Lambda's flags, none through the wrapper",
     async (architecture) => {
       if (architecture === "x86_64" && process.arch !== "x64") return;
-      const [command, prefix] = node22For(architecture);
+      const [command, prefix] = nodeFor(RUNTIMES.node22, architecture);
       const node = [command, ...prefix, ...RUNTIMES.node22.nodeFlags(512), "--expose-internals", "-e", BUILTINS_COMPILED];
       const env = { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" };
       const withoutCache = async ([program, args]: [string, string[]]) => Number((await execOwned(program, args, { env, timeout: 60_000 })).stdout.trim());
@@ -57,7 +57,7 @@ describe("the code caches V8 takes under the wrapper", () => {
       const variables = { AWS_LAMBDA_EXEC_WRAPPER: WARP_EXEC_WRAPPER };
       const env = functionEnvironment(spec, artifactDir, servicesOf(aws), { variables });
       const verdictOf = async (architecture: string, through: "wrapper" | "bootstrap's flags") => {
-        const [command, prefix] = node22For(architecture);
+        const [command, prefix] = nodeFor(RUNTIMES.node22, architecture);
         const verdict = join(scratch(), "verdict");
         const node = [
           command,

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtTemplateOf, VENV_BIN } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
-import { RUNTIME_NAMES, RUNTIMES, type RuntimeName } from "../../core/runtimes.mts";
+import { RUNTIMES, type RuntimeName, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";
 import { loadTemplate, type ResourceAttributes, readTemplate, type TemplateFunction, type TemplateResource, templateFunctions } from "../../core/template.mts";
 
 export interface Deploy {
@@ -26,7 +26,7 @@ export interface Deploy {
 
 /** template.yaml's deploys (of `template`, the project's or a copy): every Runtime, provisioned concurrency off and on. */
 export function templateYamlDeploys(template: string, name: string, demoFunctions: readonly string[]): Deploy[] {
-  return RUNTIME_NAMES.flatMap((runtime) =>
+  return TEMPLATE_RUNTIMES.flatMap((runtime) =>
     [0, 2].map((provisionedConcurrency) => ({
       label: `${name} with Runtime=${runtime} ProvisionedConcurrency=${provisionedConcurrency}`,
       template,

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
-import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIME_NAMES, RUNTIMES, type Runtime } from "../../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIMES, type Runtime, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
 import { routeEvent } from "../../emulation/events.mts";
 import { scaledConfig } from "../../load_test/run.mts";
@@ -62,17 +62,17 @@ export function templateYamlChecks(file: string): void {
       AutoPublishAlias: "live",
     });
     expect(globals.Timeout).toEqual(expect.any(Number));
-    expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: RUNTIME_NAMES });
+    expect(template.Parameters!.Runtime).toMatchObject({ Default: DEFAULT_RUNTIME, AllowedValues: TEMPLATE_RUNTIMES });
     const settings = DEMO_FUNCTIONS.map((name) => functions.find((fn) => fn.logicalId === name)).map((fn) => [fn?.logicalId, fn?.architecture, fn?.memoryMb]);
     expect(settings).toEqual(DEMO_FUNCTIONS.map((name) => [name, "arm64", 512]));
   });
 
-  it("maps every runtime of core/runtimes.mts to its Lambda runtime identifier", () => {
+  it("maps every runtime a template offers (core/runtimes.mts) to its Lambda runtime identifier", () => {
     const mapped = Object.fromEntries(Object.entries(template.Mappings!.Runtimes!).map(([name, row]) => [name, row.Lambda]));
-    expect(mapped).toEqual(Object.fromEntries(RUNTIME_NAMES.map((name) => [name, RUNTIMES[name].lambdaRuntime])));
+    expect(mapped).toEqual(Object.fromEntries(TEMPLATE_RUNTIMES.map((name) => [name, RUNTIMES[name].lambdaRuntime])));
   });
 
-  it.each(RUNTIME_NAMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
+  it.each(TEMPLATE_RUNTIMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
     const runtime: Runtime = RUNTIMES[name];
     for (const fn of templateFunctions(file, { Runtime: name })) {
       expect(fn.runtime).toBe(runtime.lambdaRuntime);

@@ -79,8 +79,25 @@ describe("on an app of SAM's own builders", () => {
     expect(existsSync(join(app, "hello/Makefile"))).toBe(true);
   });
 
+  it("keeps a function on a deprecated runtime the pipeline builds for there, with the runtime's dates and where --runtime moves it", () => {
+    expect(resources(app).Legacy!.Properties.Runtime).toBe("nodejs18.x");
+    expect(resources(app).Legacy!.Metadata).toEqual({ BuildMethod: "makefile", BuildProperties: { Profile: "Warp", Format: "cjs" } });
+    expect(run.out).toMatch(
+      /Legacy: adopted as Warp\n {2}nodejs18\.x is deprecated since 2025-09-01 \(no more security patches; function creation blocked (from|since) 2027-02-01, updates blocked (from|since) 2027-03-03\) \(Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it\): it stays there; --runtime nodejs22\.x or nodejs24\.x moves it/,
+    );
+    expect(resources(app).Callback!.Properties.Runtime).toBe("nodejs20.x");
+  });
+
+  it("moves a function on a runtime the pipeline does not build for to nodejs22.x, in the diff, saying what the move could break", () => {
+    expect(resources(app).Ancient!.Properties.Runtime).toBe("nodejs22.x");
+    expect(run.out).toContain(
+      "Ancient: adopted as Warp\n  Runtime nodejs16.x → nodejs22.x: the pipeline builds for nodejs18.x, nodejs20.x, nodejs22.x, nodejs24.x; nodejs16.x is deprecated since 2024-06-12",
+    );
+    expect(run.out).toContain("the doctor's checks find nothing the move breaks; npx warpstart invoke Ancient runs it on nodejs22.x in the lab");
+    expect(run.out).toContain("-      Runtime: nodejs16.x\n+      Runtime: nodejs22.x");
+  });
+
   it.each([
-    ["Legacy", "it runs on nodejs18.x: the pipeline builds for nodejs22.x and nodejs24.x; move it to nodejs22.x first"],
     ["OwnBuild", "it is built by a Makefile of the app's own (own-build/Makefile), which adopt never overwrites"],
     ["Resizer", "it is a container image (PackageType: Image): adopt takes zip functions"],
     ["Report", "python3.12 is not Node.js"],
@@ -99,6 +116,11 @@ describe("on an app of SAM's own builders", () => {
       "        Profile: Warp",
       "        Profile: Warp",
       "        Format: cjs",
+      // Legacy, Callback, and Ancient, which is moved.
+      ...Array(2).fill(["        Profile: Warp", "        Format: cjs"]).flat(),
+      "      Runtime: nodejs22.x",
+      "        Profile: Warp",
+      "        Format: cjs",
     ]);
     expect(was.filter((line) => !is.includes(line))).toEqual([
       "      BuildMethod: esbuild",
@@ -108,6 +130,7 @@ describe("on an app of SAM's own builders", () => {
       "          - .js=.mjs",
       "        EntryPoints:",
       "          - src/app.ts",
+      "      Runtime: nodejs16.x",
     ]);
     expect(run.out).toContain("--- template.yaml\n+++ template.yaml");
     expect(run.out).toContain("+++ orders/Makefile");
@@ -124,6 +147,27 @@ describe("on an app of SAM's own builders", () => {
     expect(again.code).toBe(1);
     expect(again.out).toContain("error: nothing adopted in template.yaml");
   });
+});
+
+it("--runtime moves every adopted function there, and says a callback handler fails on nodejs24.x", async () => {
+  const app = appCopy();
+  const run = await adopt(app, "--runtime", "nodejs24.x", "Callback", "Legacy");
+  expect(run.code).toBe(0);
+  expect(resources(app).Callback!.Properties.Runtime).toBe("nodejs24.x");
+  expect(resources(app).Legacy!.Properties.Runtime).toBe("nodejs24.x");
+  expect(run.out).toContain("Callback: adopted as Warp\n  Runtime nodejs20.x → nodejs24.x (--runtime); nodejs20.x is deprecated since 2026-04-30");
+  expect(run.out).toContain(
+    "its handler declares 3 parameters (a callback), which nodejs24.x refuses (Runtime.CallbackHandlerDeprecated: its INIT fails): make it an async handler of (event, context) first, or choose --runtime nodejs22.x",
+  );
+  expect(run.out).toContain("Legacy: adopted as Warp\n  Runtime nodejs18.x → nodejs24.x (--runtime)");
+  expect(run.out).not.toContain(
+    "Legacy: adopted as Warp\n  Runtime nodejs18.x → nodejs24.x (--runtime); nodejs18.x is deprecated since 2025-09-01 (no more security patches; function creation blocked from 2027-02-01, updates blocked from 2027-03-03) (Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it)\n  its handler declares",
+  );
+});
+
+it("--runtime takes keep or a runtime the pipeline builds for, nothing else", async () => {
+  const run = await adopt(appCopy(), "--runtime", "nodejs16.x");
+  expect(run.error).toBe('--runtime must be keep, nodejs18.x, nodejs20.x, nodejs22.x or nodejs24.x, not "nodejs16.x"');
 });
 
 it("--dry-run prints the diff and writes nothing", async () => {
@@ -229,7 +273,7 @@ describe("what it refuses, with the message a user sees", () => {
   it("a function the template does not have", async () => {
     const app = appCopy();
     expect((await adopt(app, "Nope")).error).toBe(
-      `Nope: not a function of ${join(app, "template.yaml")}; its functions: Orders, Hello, Legacy, OwnBuild, Resizer, Report`,
+      `Nope: not a function of ${join(app, "template.yaml")}; its functions: Orders, Hello, Legacy, Callback, Ancient, OwnBuild, Resizer, Report`,
     );
   });
 

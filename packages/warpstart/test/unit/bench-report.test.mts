@@ -341,6 +341,15 @@ describe("consoleSummary", () => {
     expect(summary).toMatch(/Optimized\s+4\s+0\.50 \[0\.50, 0\.50\]/);
     expect(summary).toMatch(/Broken\s+cold\s+3\s+Runtime\.InitError ×2: first message/);
     expect(summary).not.toMatch(/^\| /m);
+    expect(summary).not.toContain("rejected");
+  });
+
+  it("names each cell whose code cache V8 rejected, not only the report's versions", () => {
+    const results = fixture();
+    results.versions = { ...results.versions, "V8 code cache (Warp)": "rejected", "V8 code cache (Other)": "accepted" };
+    expect(consoleSummary(results)).toContain(
+      "V8 rejected the code cache of Warp: its Init Duration is a Warp compiling its chunk (the function's log says why; npx warpstart doctor names the cause)",
+    );
   });
 });
 

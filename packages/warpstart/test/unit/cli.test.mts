@@ -119,7 +119,7 @@ describe("each command's declaration", () => {
   });
 
   it.each([
-    [lab, ["--runtime", "quickjs"], '--runtime must be node22, node24, deno or bun, not "quickjs"'],
+    [lab, ["--runtime", "quickjs"], '--runtime must be node18, node20, node22, node24, deno or bun, not "quickjs"'],
     [lab, ["--idle-timeout", "0"], '--idle-timeout must be a whole number from 1, not "0"'],
     [bench, ["--code-loading", "cold"], '--code-loading must be lambda, artifact or none, not "cold"'],
     [bench, ["--stack", "s", "--network", "none"], "--network and --code-loading set up the local lab; a --stack runs on Lambda itself"],

