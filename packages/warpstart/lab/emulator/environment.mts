@@ -246,6 +246,11 @@ export class ExecutionEnvironment {
     this.partial = "";
   }
 
+  /** Adds the lab's own line to its log (and its onLine), as if the function had printed it. */
+  note(line: string): void {
+    this.addLine(line);
+  }
+
   private addLine(line: string): void {
     this.logLines.push(line);
     this.options.onLine?.(line);

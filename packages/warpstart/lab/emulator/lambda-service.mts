@@ -9,6 +9,7 @@ import { endLine, initReportLine, initStartLine, reportLine, startLine } from ".
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import type { LocalServices } from "../../emulation/function-environment.mts";
+import { NOT_SERVED } from "../../emulation/local-aws/local-aws.mts";
 import type { CodeLoading } from "../fidelity.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
 
@@ -70,6 +71,8 @@ export interface ServedFunction extends TemplateFunction {
 /** The local AWS as the service uses it: where functions send their calls, and what each environment called. */
 export interface LabServices extends LocalServices {
   calls(accessKeyId: string): Promise<AwsCall[]>;
+  /** Tells `listener` of each call the local AWS could not answer (LocalAws.onNotServed). */
+  onNotServed?(listener: (call: AwsCall) => void): void;
 }
 
 /** The version SAM's AutoPublishAlias publishes at the first deploy, and the one its alias points to. */
@@ -199,6 +202,10 @@ export class LambdaService {
       refused: options.refused ?? new Map(),
     };
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
+    // Said in the log of the environment that made the call, whether or not its handler lets the error out.
+    services.onNotServed?.((call) => {
+      for (const env of this.live) if (env.accessKeyId === call.accessKeyId) env.note(`[warpstart lab] ${call.errorMessage}`);
+    });
   }
 
   /**
@@ -554,8 +561,9 @@ export class LambdaService {
       body = { errorType, errorMessage: `Task timed out after ${(this.options.initTimeoutMs / 1000).toFixed(2)} seconds (INIT)` };
     }
     log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
+    // A call the local AWS does not serve has its own line already (the constructor's).
     const failed = calls.filter((call) => call.status >= 400).at(-1);
-    if (failed) log.push(failedCallLine(failed));
+    if (failed && failed.errorCode !== NOT_SERVED) log.push(failedCallLine(failed));
     return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", log };
   }
 
