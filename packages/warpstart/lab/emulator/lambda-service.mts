@@ -363,12 +363,8 @@ export class LambdaService {
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
     const log: string[] = [];
-    // An idle environment whose process died (killed, out of memory) is still taken: its invoke
-    // fails with Runtime.ExitError and the environment is reset, so the next invoke starts a new
-    // one. That is what the runtime interface emulator's rapid core does (handlers.go watchEvents
-    // stores the RuntimeExit, the next invoke fails with it, then it resets), and what Lambda's
-    // developer guide says of a runtime that crashes during Invoke ("Lambda resets the execution
-    // environment"). On Lambda itself a frozen environment cannot die on its own.
+    // An idle environment whose process died is no longer in the pool (newEnvironment): this
+    // invoke starts a new one.
     let env = this.takeIdle(version, qualified.viaAlias);
     let initDurationMs: number | undefined;
     this.active++;
@@ -429,6 +425,11 @@ export class LambdaService {
     });
     version.track(env);
     this.live.add(env);
+    // An idle environment whose process ends (killed from outside, out of memory) is dropped when
+    // it does, so the next invoke gets a new one, as Lambda replaces an environment that fails; the
+    // runtime interface emulator would hand it the next invoke instead, to fail with its exit. A
+    // busy one's invoke sees the exit itself (run).
+    void env.exited.then(() => this.reclaim(version, env));
     return env;
   }
 
