@@ -114,6 +114,20 @@ def create_app(service):
     return app
 
 
+# Where a custom resource's function PUTs its response (emulation/events.mts RESPONSE_URL): answered
+# here as S3 answers the URL CloudFormation presigns, the response recorded.
+CUSTOM_RESOURCE_RESPONSE = "/cloudformation-custom-resource-response/"
+
+
+def _custom_resource_response(environ, start_response, body: bytes, call: dict):
+    try:
+        call["response"] = json.loads(body)
+    except ValueError:
+        call["response"] = body.decode("utf-8", "replace")
+    start_response("200 OK", [("Content-Length", "0")])
+    return []
+
+
 class RecordedCalls:
     """Wraps the dispatcher: passes every request through, and records it once answered."""
 
@@ -143,7 +157,11 @@ class RecordedCalls:
             return start_response(status, headers, exc_info)
 
         # The record is written before the answer leaves, so whoever got the answer can already read its record.
-        chunks = list(self.app(environ, recording_start_response))
+        if environ.get("PATH_INFO", "").startswith(CUSTOM_RESOURCE_RESPONSE) and environ.get("REQUEST_METHOD") == "PUT":
+            call.update(service="cloudformation", operation="CustomResourceResponse")
+            chunks = list(_custom_resource_response(environ, recording_start_response, body, call))
+        else:
+            chunks = list(self.app(environ, recording_start_response))
         call["status"] = answer.get("status")
         call["ms"] = round((time.time() - started) * 1000, 2)
         if NOT_SERVED_KEY in environ:

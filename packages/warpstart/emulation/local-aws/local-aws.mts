@@ -22,6 +22,8 @@ const START_TIMEOUT_MS = 30_000;
 export const LOCAL_REGION = "us-east-1";
 /** The error code app.py answers a call with when moto cannot (a service or an operation it does not implement). */
 export const NOT_SERVED = "NotServedByLocalAws";
+/** The operation app.py records for a PUT to a custom resource's ResponseURL (emulation/events.mts). */
+export const CUSTOM_RESOURCE_RESPONSE = "CustomResourceResponse";
 /** The start-up probe's access key: its call is not one of anybody's. */
 const PROBE_KEY = "ASIAWARPSTARTPROBE00";
 

@@ -83,7 +83,9 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
     runtime: "nodejs14.x",
     init: { awsCalls: [] },
     whyNotTraced: null,
-    labCaveat: "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs22.x and nodejs24.x, not nodejs14.x",
+    labCaveat:
+      "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs22.x and nodejs24.x, not nodejs14.x; " +
+      "sent {} for want of an event (nothing in the template invokes it): give one in events/OnNode14.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE",
   });
   expect(old.findings[0]).toMatchObject({
     id: "deprecated-runtime",
