@@ -23,6 +23,7 @@ from botocore.model import OperationNotFoundError
 from flask import Response, request
 from moto import __version__ as MOTO_VERSION
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from werkzeug.exceptions import NotFound
 
 CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d+/([^/]+)/([^/]+)/aws4_request")
 XML_CODE = re.compile(rb"<Code>([^<]+)</Code>")
@@ -108,8 +109,9 @@ def create_app(service):
         headers, body = _not_served(request.environ, f"moto implements {_signing_name(request.environ) or service}, not this operation")
         return Response(body, 501, headers)
 
-    # moto's own error for an operation it lacks, and botocore's for one its service model lacks.
-    for error in (NotImplementedError, OperationNotFoundError):
+    # moto's own error for an operation it lacks, botocore's for one its service model lacks, and
+    # Flask's for a path none of moto's routes for the service match (Lambda's GetAccountSettings).
+    for error in (NotImplementedError, OperationNotFoundError, NotFound):
         app.register_error_handler(error, unimplemented_operation)
     return app
 

@@ -9,6 +9,7 @@ import { Agent, request } from "node:https";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GetAccountSettingsCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { SignatureV4 } from "@smithy/signature-v4";
@@ -207,6 +208,22 @@ describe("what moto does not serve", () => {
       session.close();
     }
   }
+
+  it("answers an operation of a service it implements that none of moto's routes takes (Lambda's GetAccountSettings) as not served, which the SDK reports", async () => {
+    const lambda = new LambdaClient({
+      region: "us-east-1",
+      endpoint: aws.endpoint,
+      credentials: { accessKeyId: "ASIATESTNOROUTE0000", secretAccessKey: "secret" },
+      requestHandler: { httpsAgent: new Agent({ ca: readFileSync(aws.caFile) }) },
+    });
+    await expect(lambda.send(new GetAccountSettingsCommand({}))).rejects.toMatchObject({
+      name: NOT_SERVED,
+      message:
+        "the local AWS (moto 5.2.5) does not serve lambda GET /2016-08-19/account-settings: moto implements lambda, not this operation; on Lambda this call reaches AWS",
+      $metadata: { attempts: 1 },
+    });
+    lambda.destroy();
+  });
 
   it("serves HTTP/2, which the SDK's Bedrock runtime client speaks only: moto's Bedrock runtime answers InvokeModel", async () => {
     const answer = await postHttp2(
