@@ -19,6 +19,8 @@ export interface AwsCall {
   ms: number;
   errorCode?: string | null;
   errorMessage?: string | null;
+  /** A custom resource's response (operation CustomResourceResponse): what its function PUT to its ResponseURL. */
+  response?: unknown;
 }
 
 export interface InitServices {

@@ -122,9 +122,17 @@ export interface TemplateFunction {
 
 /** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
 export interface TemplateEventSource {
-  /** Its key under Events, e.g. Upload; for an API's authorizer, the API's and the authorizer's, e.g. HttpApi.LambdaAuthorizer. */
+  /**
+   * Its key under Events, e.g. Upload; for an API's authorizer, the API's and the authorizer's, e.g.
+   * HttpApi.LambdaAuthorizer; for another resource that invokes it (invokerOf), that resource's logical
+   * id, and the route's or the state's, e.g. ChatApi.ConnectRoute, Workflow.Charge.
+   */
   name: string;
-  /** Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's Auth names as its authorizer. */
+  /**
+   * Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's
+   * Auth names as its authorizer; for a resource that invokes it: HttpApi (an ApiGatewayV2 HTTP route),
+   * WebSocket (an ApiGatewayV2 WebSocket route), CustomResource, StepFunctionsTask.
+   */
   type: string;
   properties: Record<string, unknown>;
   /** The template resource a property is a Ref or Fn::GetAtt of (e.g. Bucket: !Ref Uploads), by property, its properties evaluated the same way. */
@@ -154,7 +162,8 @@ export interface SamTemplate {
 }
 
 const NO_VALUE = Symbol("AWS::NoValue");
-const PSEUDO_PARAMETERS: Record<string, string> = {
+/** What the pseudo parameters are in the lab (its stack, account and region). */
+export const PSEUDO_PARAMETERS: Record<string, string> = {
   "AWS::Region": "us-east-1",
   "AWS::AccountId": "123456789012",
   "AWS::Partition": "aws",
@@ -301,7 +310,9 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         provisionedConcurrency: Number(provisioned?.ProvisionedConcurrentExecutions ?? 0),
         alias: typeof props.AutoPublishAlias === "string" && props.AutoPublishAlias !== "" ? props.AutoPublishAlias : null,
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
-        eventSource: first ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient) : authorizerOf(logicalId, entries, lenient),
+        eventSource: first
+          ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient)
+          : (authorizerOf(logicalId, entries, lenient) ?? invokerOf(logicalId, entries, lenient, file)),
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
         layers: layers.filter((layer) => isOwnLayer(layer, template)).map((layer) => templateLayer(layer, template, file)),
         foreignLayers: layers.filter((layer) => !isOwnLayer(layer, template)).map((layer) => (typeof layer === "string" ? layer : JSON.stringify(layer))),
@@ -378,6 +389,142 @@ function authorizerOf(logicalId: string, entries: [string, TemplateResourceEntry
       if (referencedId(authorizer.FunctionArn) === logicalId)
         return { name: `${apiId}.${name}`, type: type!, properties: lenient(authorizer) as Record<string, unknown>, references: {} };
     }
+  }
+  return null;
+}
+
+/**
+ * Whether a value names a resource: a Ref or an Fn::GetAtt of it, an Fn::Sub whose text says
+ * ${LogicalId} or ${LogicalId.Attribute} (`arn:...:${Fn.Arn}/invocations`), anywhere within it.
+ */
+function namesResource(value: unknown, logicalId: string): boolean {
+  if (referencedId(value) === logicalId) return true;
+  if (Array.isArray(value)) return value.some((item) => namesResource(item, logicalId));
+  if (!value || typeof value !== "object") return false;
+  const sub = (value as { "Fn::Sub"?: unknown })["Fn::Sub"];
+  const text = typeof sub === "string" ? sub : Array.isArray(sub) && typeof sub[0] === "string" ? sub[0] : null;
+  if (text !== null && (text.includes(`\${${logicalId}}`) || text.includes(`\${${logicalId}.`))) return true;
+  return Object.values(value).some((inner) => namesResource(inner, logicalId));
+}
+
+type Entries = [string, TemplateResourceEntry][];
+
+/**
+ * What else of the template invokes a function no Events entry and no API authorizer names: an
+ * ApiGatewayV2 route whose integration's IntegrationUri names it (or an HTTP API's quick-create
+ * Target), a custom resource whose ServiceToken names it, or a Task state of a state machine.
+ */
+function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
+  return routeOf(logicalId, entries, lenient) ?? customResourceOf(logicalId, entries, lenient) ?? stateMachineTaskOf(logicalId, entries, lenient, file);
+}
+
+/** An ApiGatewayV2 route key as SAM's HttpApi event properties: "GET /items/{id}" → Method, Path; "$default" → none (the catch-all). */
+function routeProperties(routeKey: string): Record<string, unknown> {
+  const [method, path] = routeKey.split(" ");
+  return path === undefined ? {} : { Method: method, Path: path };
+}
+
+/** The first ApiGatewayV2 route (in template order) whose integration invokes the function, as its event source. */
+function routeOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const ofType = (type: string) => entries.filter(([, entry]) => entry.Type === type);
+  const apis = new Map(ofType("AWS::ApiGatewayV2::Api"));
+  const stageOf = (apiId: string) =>
+    ofType("AWS::ApiGatewayV2::Stage").find(([, stage]) => referencedId(stage.Properties?.ApiId) === apiId)?.[1].Properties?.StageName;
+  const source = (name: string, apiId: string, routeKey: string, integration: Record<string, unknown>): TemplateEventSource => {
+    const api = (lenient(apis.get(apiId)?.Properties ?? {}) ?? {}) as Record<string, unknown>;
+    const stage = lenient(stageOf(apiId));
+    const stageName = typeof stage === "string" ? stage : "$default";
+    if (api.ProtocolType === "WEBSOCKET")
+      return {
+        name,
+        type: "WebSocket",
+        properties: { RouteKey: routeKey, Stage: stageName, ApiId: apiId, RouteSelectionExpression: api.RouteSelectionExpression },
+        references: {},
+      };
+    const format = lenient(integration.PayloadFormatVersion);
+    return {
+      name,
+      type: "HttpApi",
+      properties: { ...routeProperties(routeKey), ...(format === undefined ? {} : { PayloadFormatVersion: format }) },
+      references: {},
+    };
+  };
+  for (const [integrationId, integration] of ofType("AWS::ApiGatewayV2::Integration")) {
+    if (!namesResource(integration.Properties?.IntegrationUri, logicalId)) continue;
+    const route = ofType("AWS::ApiGatewayV2::Route").find(([, candidate]) => namesResource(candidate.Properties?.Target, integrationId));
+    if (!route) continue;
+    const [routeId, { Properties: properties = {} }] = route;
+    const apiId = referencedId(properties.ApiId) ?? referencedId(integration.Properties?.ApiId) ?? "";
+    return source(`${apiId}.${routeId}`, apiId, String(lenient(properties.RouteKey)), integration.Properties ?? {});
+  }
+  // An HTTP API's quick create: its Target is the function, behind the $default route.
+  const quick = [...apis].find(([, api]) => namesResource(api.Properties?.Target, logicalId));
+  return quick ? source(quick[0], quick[0], "$default", {}) : null;
+}
+
+/** The types CloudFormation sends a custom resource's requests for: AWS::CloudFormation::CustomResource, and Custom::<Anything>. */
+const isCustomResource = (type: unknown) => type === "AWS::CloudFormation::CustomResource" || (typeof type === "string" && type.startsWith("Custom::"));
+
+/** A custom resource whose ServiceToken names the function: CloudFormation sends it the resource's requests. */
+function customResourceOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const found = entries.find(([, entry]) => isCustomResource(entry.Type) && namesResource(entry.Properties?.ServiceToken, logicalId));
+  if (!found) return null;
+  const [resourceId, { Type: type, Properties: properties = {} }] = found;
+  return eventSource(resourceId, "CustomResource", { ResourceType: type, ...(lenient(properties) as Record<string, unknown>) }, new Map(entries), lenient);
+}
+
+type States = Record<
+  string,
+  { Type?: string; Resource?: unknown; Parameters?: Record<string, unknown>; Arguments?: Record<string, unknown> } & Record<string, unknown>
+>;
+
+/** The states of a definition, those of its Parallel branches and Map iterations included. */
+function allStates(definition: unknown): States {
+  const states = ((definition ?? {}) as { States?: States }).States ?? {};
+  const nested = Object.values(states).flatMap((state) => [
+    ...((state.Branches as unknown[] | undefined) ?? []),
+    ...[state.ItemProcessor, state.Iterator].filter(Boolean),
+  ]);
+  return Object.assign({}, states, ...nested.map(allStates));
+}
+
+/**
+ * A state machine's definition: Definition (a SAM one's is YAML, intrinsics and all), DefinitionString,
+ * or the file DefinitionUri names, relative to the template (JSON or YAML). Null when there is none to read.
+ */
+function definitionOf(properties: Record<string, unknown>, lenient: (value: unknown) => unknown, file: string): unknown {
+  if (properties.Definition !== undefined) return properties.Definition;
+  // An Fn::Sub's text as written: its ${Function.Arn} is what names the function.
+  const string = lenient(properties.DefinitionString) as unknown;
+  const sub = (string as { "Fn::Sub"?: unknown } | undefined)?.["Fn::Sub"];
+  const text = typeof string === "string" ? string : Array.isArray(sub) ? sub[0] : sub;
+  const uri = properties.DefinitionUri;
+  try {
+    if (typeof text === "string") return JSON.parse(text);
+    if (typeof uri === "string") return parse(readFileSync(resolve(dirname(file), uri), "utf8"), { customTags: CFN_TAGS });
+  } catch {
+    // A definition that cannot be read invokes nothing the lab can see.
+  }
+  return null;
+}
+
+/** The Task state of a state machine that invokes the function: its Resource, or a lambda:invoke's FunctionName, names it, directly or through DefinitionSubstitutions. */
+function stateMachineTaskOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
+  for (const [machineId, entry] of entries) {
+    if (entry.Type !== "AWS::Serverless::StateMachine" && entry.Type !== "AWS::StepFunctions::StateMachine") continue;
+    const properties = entry.Properties ?? {};
+    const substitutions = (properties.DefinitionSubstitutions ?? {}) as Record<string, unknown>;
+    const substituted = Object.keys(substitutions).filter((name) => namesResource(substitutions[name], logicalId));
+    const names = (value: unknown) =>
+      namesResource(value, logicalId) ||
+      (typeof value === "string" && [...substituted, logicalId, `${logicalId}.Arn`].some((name) => value.includes(`\${${name}}`)));
+    const states = allStates(definitionOf(properties, lenient, file));
+    const task = Object.entries(states).find(
+      ([, state]) =>
+        state.Type === "Task" &&
+        (names(state.Resource) || names(state.Parameters?.FunctionName ?? state.Parameters?.["FunctionName.$"]) || names(state.Arguments?.FunctionName)),
+    );
+    if (task) return { name: `${machineId}.${task[0]}`, type: "StepFunctionsTask", properties: { StateMachine: machineId, State: task[0] }, references: {} };
   }
   return null;
 }

@@ -11,6 +11,7 @@ import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { eventNote } from "../emulation/events.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { localAwsNotes, provisionFailureLines, withLab } from "../lab/lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
@@ -137,6 +138,8 @@ async function inTheLab(
           const caveats = [whyStandIn(built.fn.runtime)];
           if (built.fn.foreignLayers.length > 0)
             caveats.push(`traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`);
+          // The event it was given, when that is {} for want of one, or holds a placeholder.
+          caveats.push(eventNote(built.fn));
           fn.labCaveat = caveats.filter(Boolean).join("; ") || null;
           say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);

@@ -3,14 +3,19 @@
 // `sam local generate-event` makes it, with the template's names filled in where the generator
 // takes them. A GET route of an HTTP API gets http-api.json (beside this file) instead, the request API
 // Gateway sends for a GET (`sam local invoke -e` takes it too); the generator's is a POST with a
-// body. Generated events are kept under .lab/events/: SAM CLI takes a second to start, and the
-// bench sends the same event every round.
+// body. What the generator has no event for is made here as AWS documents it: an ApiGatewayV2
+// WebSocket route's, and the Create request CloudFormation sends a custom resource. Where no
+// event can be made (nothing invokes the function, a Step Functions task, a trigger neither
+// makes), the function gets {}, as `sam local invoke` without an event sends, and eventNote says
+// so and how to give one. Generated events are kept under .lab/events/: SAM CLI takes a second
+// to start, and the bench sends the same event every round.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage, UsageError } from "../core/cli.mts";
 import { STATE_DIR } from "../core/paths.mts";
-import type { TemplateEventSource, TemplateFunction, TemplateResource } from "../core/template.mts";
+import { fixedName, NAMED_TYPES, PSEUDO_PARAMETERS, type TemplateEventSource, type TemplateFunction, type TemplateResource } from "../core/template.mts";
+import { LOCAL_REGION } from "./local-aws/local-aws.mts";
 import { type EventData, madeUpName } from "./local-aws/resources.mts";
 import { samCliVersion, samGenerateEvent } from "./sam-cli.mts";
 
@@ -19,11 +24,6 @@ const GENERATED_DIR = join(STATE_DIR, "events");
 
 type Event = Record<string, unknown>;
 type Query = Record<string, string>;
-
-/** A function whose trigger SAM CLI makes no event for: its event has to be given. */
-class UnknownEventSource extends UsageError {
-  override name = "UnknownEventSource";
-}
 
 /** The property that names each kind of resource an event source reads from; without it CloudFormation makes a name up. */
 const NAME_PROPERTY: Record<string, string> = {
@@ -53,7 +53,8 @@ const GENERATORS: Record<string, Generator> = {
     const { path } = routeOf(source);
     return ["apigateway", "aws-proxy", ...requestOptions(source), ...(path === null ? [] : ["--resource", path])];
   },
-  HttpApi: (source) => ["apigateway", "http-api-proxy", ...requestOptions(source)],
+  // Payload format 1.0 is the REST API's request.
+  HttpApi: (source) => (isPayload1(source) ? GENERATORS.Api!(source, () => "") : ["apigateway", "http-api-proxy", ...requestOptions(source)]),
   // Bucket names are lower case: CloudFormation lowercases the ones it makes up.
   S3: (source, name) => ["s3", "put", "--bucket", name("Bucket").toLowerCase(), ...s3KeyOption(source)],
   SQS: (_, name) => ["sqs", "receive-message", "--queue-name", name("Queue", lastArnPart)],
@@ -96,9 +97,12 @@ function requestOptions(source: TemplateEventSource): string[] {
   return [...(method === "ANY" ? [] : ["--method", method]), ...(path === null ? [] : ["--path", path.replace(/^\//, "")])];
 }
 
+/** An HTTP API route whose integration sends payload format 1.0 (a string, or the number YAML reads 1.0 as): the REST API's request. */
+const isPayload1 = ({ type, properties }: TemplateEventSource) => type === "HttpApi" && Number(properties.PayloadFormatVersion ?? 2) === 1;
+
 function isGetRoute(source: TemplateEventSource): boolean {
   const { method, path } = routeOf(source);
-  return source.type === "HttpApi" && method === "GET" && path !== null;
+  return source.type === "HttpApi" && !isPayload1(source) && method === "GET" && path !== null;
 }
 
 /**
@@ -111,27 +115,235 @@ function nameOf(logicalId: string, source: TemplateEventSource, property: string
   const value = source.properties[property];
   if (typeof value === "string") return fromArn(value) ?? value;
   const resource = source.references[property];
-  const given = resource?.properties[NAME_PROPERTY[resource.type] ?? ""];
-  if (typeof given === "string") return given;
-  return resource ? madeUpName(resource.type, resource.logicalId) : `warpstart-lab-${logicalId}${source.name}`;
+  return resource ? labNameOf(resource) : `warpstart-lab-${logicalId}${source.name}`;
+}
+
+/** A referenced resource's name as the lab gives it: the one the template gives it, or the one the lab makes up. */
+function labNameOf(resource: TemplateResource): string {
+  const given = fixedName(resource) ?? resource.properties[NAME_PROPERTY[resource.type] ?? ""];
+  return typeof given === "string" ? given : madeUpName(resource.type, resource.logicalId);
+}
+
+/** When the events made here were sent: the sample's (http-api.json), so that an event is the same every time (the build cache keys on it). */
+const REQUEST_TIME = { text: "22/Nov/2026:03:15:00 +0000", epochMs: 1795317300000 };
+/** Where the events made here come from: an address of the documentation range (RFC 5737), as in the sample. */
+const SOURCE_IP = "192.0.2.10";
+
+/** An id of `length` characters from [a-z0-9], the same for the same `seed` (an API's id, a request's). */
+const madeUpId = (seed: string, length: number) =>
+  BigInt(`0x${createHash("sha256").update(seed).digest("hex")}`)
+    .toString(36)
+    .slice(0, length);
+
+/** A request id in a UUID's shape, the same for the same `seed`. */
+const madeUpUuid = (seed: string) =>
+  createHash("sha256")
+    .update(seed)
+    .digest("hex")
+    .slice(0, 32)
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, "$1-$2-$3-$4-$5");
+
+/** The body a WebSocket route's placeholder message carries: its route key where the route selection expression reads it ($request.body.<field>). */
+function webSocketBody(routeKey: string, selection: unknown): string {
+  const field = /^\$request\.body\.(\w+)$/.exec(String(selection ?? "$request.body.action"))?.[1] ?? "action";
+  return JSON.stringify({ ...(routeKey.startsWith("$") ? {} : { [field]: routeKey }), data: "a message from the warpstart lab" });
 }
 
 /**
- * The `sam local generate-event` arguments for a function's event source, the template's names
- * filled in; null for a GET route of an HTTP API, whose event is SAMPLE_EVENT. A type the
- * generator has no event for is an error that says what to do.
+ * The event API Gateway sends a WebSocket route's Lambda proxy integration (the developer guide's
+ * "WebSocket API" integration requests): CONNECT for $connect (with the handshake's headers),
+ * DISCONNECT for $disconnect, MESSAGE with a body for any other route.
  */
-export function generateEventArgs(logicalId: string, source: TemplateEventSource): string[] | null {
+function webSocketEvent({ properties }: TemplateEventSource): Event {
+  const routeKey = String(properties.RouteKey);
+  const apiId = madeUpId(String(properties.ApiId), 10);
+  const domainName = `${apiId}.execute-api.${LOCAL_REGION}.amazonaws.com`;
+  const eventType = routeKey === "$connect" ? "CONNECT" : routeKey === "$disconnect" ? "DISCONNECT" : "MESSAGE";
+  const requestId = `${madeUpId(`${apiId}${routeKey}`, 15).toUpperCase()}=`;
+  const headers = {
+    Host: domainName,
+    "Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Version": "13",
+    "X-Amzn-Trace-Id": "Root=1-67891233-abcdef012345678912345678",
+    "X-Forwarded-For": SOURCE_IP,
+    "X-Forwarded-Port": "443",
+    "X-Forwarded-Proto": "https",
+  };
+  const handshake =
+    eventType === "MESSAGE" ? {} : { headers, multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])) };
+  return {
+    ...handshake,
+    requestContext: {
+      routeKey,
+      eventType,
+      extendedRequestId: requestId,
+      requestTime: REQUEST_TIME.text,
+      messageDirection: "IN",
+      stage: properties.Stage,
+      connectedAt: REQUEST_TIME.epochMs,
+      requestTimeEpoch: REQUEST_TIME.epochMs,
+      identity: { sourceIp: SOURCE_IP, userAgent: "warpstart-lab" },
+      requestId,
+      domainName,
+      connectionId: "V2FycHN0YXJ0TGFi=",
+      apiId,
+      ...(eventType === "MESSAGE" ? { messageId: requestId } : {}),
+      ...(eventType === "DISCONNECT" ? { disconnectStatusCode: 1005, disconnectReason: "" } : {}),
+    },
+    ...(eventType === "MESSAGE" ? { body: webSocketBody(routeKey, properties.RouteSelectionExpression) } : {}),
+    isBase64Encoded: false,
+  };
+}
+
+/**
+ * Where a custom resource's handler PUTs its response: the local AWS answers it (app.py, same
+ * path), reached at 127.0.0.1:443 (the outbound guard takes that port to the local AWS's: cfn-response
+ * connects to 443 whatever the URL says). On AWS, an S3 URL CloudFormation presigns.
+ */
+const RESPONSE_URL = "https://127.0.0.1/cloudformation-custom-resource-response";
+
+/** What the lab sends for a value it cannot know before it runs: an Fn::GetAtt, a Ref inside a value. */
+const PLACEHOLDER = "warpstart-lab-placeholder";
+
+/** What CloudFormation sends of a property's value: a string for a number or a boolean, at any depth; PLACEHOLDER (and `unknown` called) for an intrinsic left. */
+function asSent(value: unknown, unknown: () => void): unknown {
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return value.map((item) => asSent(item, unknown));
+  if (!value || typeof value !== "object") return value;
+  const [key] = Object.keys(value);
+  if (key === "Ref" || key?.startsWith("Fn::")) {
+    unknown();
+    return PLACEHOLDER;
+  }
+  return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, asSent(inner, unknown)]));
+}
+
+/**
+ * A custom resource's ResourceProperties as CloudFormation sends them: its ServiceToken as the
+ * function's ARN, a Ref of a template resource whose Ref is its name as that name, a number or
+ * boolean as a string; and the ones the lab cannot know before it runs (an Fn::GetAtt, another
+ * Ref, a Ref inside a value), sent as PLACEHOLDER.
+ */
+function resourceProperties({ properties, references }: TemplateEventSource): { sent: Event; placeholders: string[] } {
+  const { ResourceType: _type, ...given } = properties;
+  const placeholders = new Set<string>();
+  const sent = Object.fromEntries(
+    Object.entries(given).map(([name, value]) => {
+      const resource = references[name];
+      if (resource && name === "ServiceToken")
+        return [name, `arn:aws:lambda:${LOCAL_REGION}:${PSEUDO_PARAMETERS["AWS::AccountId"]}:function:${resource.logicalId}`];
+      // Of the types whose Ref is their name: what else a Ref answers (an ARN, a URL) exists once the resource does.
+      if (resource && (value as { Ref?: unknown }).Ref !== undefined && resource.type in NAMED_TYPES) return [name, labNameOf(resource)];
+      return [name, asSent(value, () => placeholders.add(name))];
+    }),
+  );
+  return { sent, placeholders: [...placeholders] };
+}
+
+/** The Create request CloudFormation sends a custom resource's function when the stack is created (the CloudFormation user guide's custom resource request objects). */
+function customResourceRequest(source: TemplateEventSource): Event {
+  const stackId = PSEUDO_PARAMETERS["AWS::StackId"]!;
+  const requestId = madeUpUuid(`${stackId}|${source.name}`);
+  const properties = resourceProperties(source).sent;
+  return {
+    RequestType: "Create",
+    ServiceToken: properties.ServiceToken,
+    ResponseURL: `${RESPONSE_URL}/${encodeURIComponent(`${stackId}|${source.name}|${requestId}`)}`,
+    StackId: stackId,
+    RequestId: requestId,
+    LogicalResourceId: source.name,
+    ResourceType: source.properties.ResourceType,
+    ResourceProperties: properties,
+  };
+}
+
+/** The principal a placeholder of an authorizer's answer names. */
+const PRINCIPAL = "warpstart-lab-user";
+
+/** The authorizer that protects an API event's route (its own Auth.Authorizer, else its API's DefaultAuthorizer), if it is a Lambda, Cognito or JWT one. */
+function authorizerOf(source: TemplateEventSource): { name: string; kind: "lambda" | "cognito" | "jwt" } | null {
+  if (source.type !== "Api" && source.type !== "HttpApi") return null;
+  const api = source.references[source.type === "Api" ? "RestApiId" : "ApiId"];
+  const auth = (api?.properties.Auth ?? {}) as { DefaultAuthorizer?: unknown; Authorizers?: Record<string, Record<string, unknown>> };
+  const own = (source.properties.Auth as { Authorizer?: unknown } | undefined)?.Authorizer;
+  const name = String(own ?? auth.DefaultAuthorizer ?? "NONE");
+  const authorizer = auth.Authorizers?.[name];
+  if (!authorizer) return null; // NONE, AWS_IAM, or none at all
+  if (authorizer.FunctionArn !== undefined) return { name, kind: "lambda" };
+  if (authorizer.UserPoolArn !== undefined) return { name, kind: "cognito" };
+  return authorizer.JwtConfiguration === undefined ? null : { name, kind: "jwt" };
+}
+
+/**
+ * An API request as its route's authorizer lets it through: requestContext.authorizer as API
+ * Gateway adds it (REST and payload 1.0: principalId and the context a Lambda authorizer returns,
+ * a user pool's claims; payload 2.0: lambda's context, jwt's claims and scopes), a placeholder of
+ * the authorizer's answer (eventNote says so).
+ */
+function withAuthorizer(request: Event, source: TemplateEventSource): Event {
+  const authorizer = authorizerOf(source);
+  if (!authorizer) return request;
+  const claims = { sub: "00000000-0000-0000-0000-000000000000", "cognito:username": PRINCIPAL, username: PRINCIPAL };
+  const payload2 = source.type === "HttpApi" && !isPayload1(source);
+  const given = {
+    lambda: payload2 ? { lambda: {} } : { principalId: PRINCIPAL, integrationLatency: 0 },
+    cognito: { claims },
+    jwt: { jwt: { claims, scopes: [] } },
+  }[authorizer.kind];
+  return { ...request, requestContext: { ...(request.requestContext as Event), authorizer: given } };
+}
+
+/** What of a made event is a placeholder, in words eventNote quotes (null: nothing). */
+function placeholderOf(source: TemplateEventSource): string | null {
+  const authorizer = authorizerOf(source);
+  if (authorizer) {
+    const what = {
+      lambda: `principalId ${PRINCIPAL}, no context`,
+      cognito: `the claims of a user ${PRINCIPAL}`,
+      jwt: `the claims of a user ${PRINCIPAL}, no scopes`,
+    };
+    return `its requestContext.authorizer is a placeholder of what its authorizer ${authorizer.name} adds (${what[authorizer.kind]})`;
+  }
+  if (source.type === "WebSocket" && !String(source.properties.RouteKey).match(/^\$(connect|disconnect)$/))
+    return `its body is a placeholder message, ${webSocketBody(String(source.properties.RouteKey), source.properties.RouteSelectionExpression)}`;
+  if (source.type === "CustomResource") {
+    const { placeholders } = resourceProperties(source);
+    if (placeholders.length)
+      return `its ResourceProperties ${placeholders.join(", ")} ${placeholders.length === 1 ? "is a placeholder" : "are placeholders"} (${PLACEHOLDER}): the lab makes the event before it creates what ${placeholders.length === 1 ? "it names" : "they name"}`;
+  }
+  return null;
+}
+
+/** The events made here, not by the generator: what it has no event for, as AWS documents it. */
+const MADE: Record<string, (source: TemplateEventSource) => Event> = {
+  WebSocket: webSocketEvent,
+  CustomResource: customResourceRequest,
+};
+
+/**
+ * The `sam local generate-event` arguments for a function's event source, the template's names
+ * filled in; null for a GET route of an HTTP API, whose event is SAMPLE_EVENT; or why there are
+ * none (`{ none }`): a trigger the generator has no event for.
+ */
+export function generateEventArgs(logicalId: string, source: TemplateEventSource): string[] | null | { none: string } {
   if (isGetRoute(source)) return null;
-  const unknown = (what: string) =>
-    new UnknownEventSource(
-      `${logicalId}: ${what}, which SAM CLI's generate-event has no event for: give the event as a JSON file, npx warpstart invoke ${logicalId} --event <file>`,
-    );
   const generator = GENERATORS[source.type];
-  if (!generator) throw unknown(`its first event source, ${source.name}, is of type ${source.type}`);
+  if (!generator) return { none: `its first event source, ${source.name}, is of type ${source.type}, which SAM CLI's generate-event has no event for` };
   const args = generator(source, (property, fromArn) => nameOf(logicalId, source, property, fromArn));
-  if ("none" in args) throw unknown(args.none);
-  return args;
+  return "none" in args ? { none: `${args.none}, which SAM CLI's generate-event has no event for` } : args;
+}
+
+/** Why no event can be made for a function (null: one can): what eventNote says it sent {} for want of. */
+function whyNoEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">): string | null {
+  const source = fn.eventSource;
+  if (fn.sampleEvent) return null;
+  if (!source) return "nothing in the template invokes it";
+  if (source.type === "StepFunctionsTask")
+    return `it is the task of state ${source.properties.State} of the state machine ${source.properties.StateMachine}, whose input is that state's input, which the template does not fix`;
+  if (MADE[source.type]) return null;
+  const args = generateEventArgs(fn.logicalId, source);
+  return args && "none" in args ? args.none : null;
 }
 
 /** The generator's event for `args`, kept under .lab/events/ by SAM CLI version and arguments. */
@@ -227,10 +439,30 @@ function withQuery(event: Event, query: Query): Event {
 }
 
 /** Which event functionEvent gives a function, in words a report can quote. */
-export function eventOrigin(fn: Pick<TemplateFunction, "eventSource" | "sampleEvent">): string {
+export function eventOrigin(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">): string {
   if (fn.sampleEvent) return `the app's own sample ${fn.sampleEvent}`;
-  if (!fn.eventSource) return "{} (no event source in the template)";
-  return `an event shaped for its ${fn.eventSource.type} trigger ${fn.eventSource.name} (sam local generate-event)`;
+  const why = whyNoEvent(fn);
+  if (why) return `{} (${why})`;
+  const { type, name } = fn.eventSource!;
+  if (MADE[type]) return `an event shaped for its ${type} trigger ${name}, as AWS documents it`;
+  return `an event shaped for its ${type} trigger ${name} (sam local generate-event)`;
+}
+
+/** How to give a function the event it should get: the one line every "for want of" says. */
+const giveOne = (logicalId: string) =>
+  `give one in events/${logicalId}.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE`;
+
+/**
+ * What a command that sends a function its event without --event says of it, once (null:
+ * nothing): that it sent {} for want of an event, or what of the event is a placeholder, and
+ * how to give the real one.
+ */
+export function eventNote(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">): string | null {
+  if (fn.sampleEvent) return null;
+  const why = whyNoEvent(fn);
+  if (why) return `sent {} for want of an event (${why}): ${giveOne(fn.logicalId)}`;
+  const placeholder = placeholderOf(fn.eventSource!);
+  return placeholder && `${placeholder}: ${giveOne(fn.logicalId)}`;
 }
 
 /**
@@ -241,14 +473,17 @@ export function eventOrigin(fn: Pick<TemplateFunction, "eventSource" | "sampleEv
 export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sampleEvent">, query: Query = {}): Event {
   if (fn.sampleEvent) return withQuery(eventFile(fn.sampleEvent, `${fn.logicalId}'s sample event`) as Event, query);
   const source = fn.eventSource;
-  if (!source) return {};
-  const args = generateEventArgs(fn.logicalId, source);
-  if (!args) return routeEvent(routeOf(source).path!, query);
+  if (!source || whyNoEvent(fn)) return {};
+  const made = MADE[source.type];
+  if (made) return made(source);
+  const args = generateEventArgs(fn.logicalId, source) as string[] | null;
+  if (!args) return withAuthorizer(routeEvent(routeOf(source).path!, query), source);
   const event = generatedEvent(args);
   if (source.type === "DynamoDB") return withTableKeys(event, source.references.Stream);
   if (source.type !== "Api" && source.type !== "HttpApi") return event;
   const { method, path } = routeOf(source);
-  return source.type === "Api" ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
+  const request = source.type === "Api" || isPayload1(source) ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
+  return withAuthorizer(request, source);
 }
 
 /** The generator's key value (101), in each type a key attribute may have. */

@@ -8,10 +8,12 @@ import { join, relative, resolve } from "node:path";
 import { buildFunction, builtByPipeline, functionBuild, pipelineSource, staleReason } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
 import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import type { AwsCall } from "../core/init-services.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { eventFile, functionEvent } from "../emulation/events.mts";
+import { eventFile, eventNote, functionEvent } from "../emulation/events.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
+import { CUSTOM_RESOURCE_RESPONSE } from "../emulation/local-aws/local-aws.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, withLab } from "./lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
@@ -20,7 +22,7 @@ import { samBuild } from "./sam.mts";
 const OPTIONS = {
   event: {
     value: "FILE",
-    help: "the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for\nits first event source by sam local generate-event, {} without one)",
+    help: "the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for\nwhat invokes it, by sam local generate-event where it has one; {} where none can be made, said in a line)",
   },
   profile: { value: "P", help: `build the function with this profile instead of its own (Metadata.BuildProperties.Profile): ${PROFILE_NAMES.join(", ")}` },
   ...TEMPLATE_OPTION,
@@ -72,6 +74,18 @@ async function servedFunction(
   return { ...asBuilt, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
 }
 
+/** A request CloudFormation sends a custom resource's function: its response goes to its ResponseURL, not to the invoke's result. */
+const isCustomResourceRequest = (event: unknown) =>
+  typeof (event as { ResponseURL?: unknown } | null)?.ResponseURL === "string" && "RequestType" in (event as object);
+
+/** What a custom resource's function answered CloudFormation: the PUT to its ResponseURL the local AWS took, or that there was none. */
+function customResourceOutcome(logicalId: string, calls: AwsCall[]): string {
+  const response = calls.find((call) => call.operation === CUSTOM_RESOURCE_RESPONSE)?.response;
+  if (response === undefined)
+    return `${logicalId} sent no response to its ResponseURL: CloudFormation would wait for one until the resource times out (an hour by default)`;
+  return `${logicalId}'s response to CloudFormation (the PUT to its ResponseURL): ${JSON.stringify(response)}`;
+}
+
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const [logicalId] = positionals as [string];
   const templateFile = resolve(values.template);
@@ -85,6 +99,8 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
       `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
     );
   const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");
+  const note = values.event === undefined && eventNote(fn);
+  if (note) say(`${logicalId}: ${note}`);
   const fidelity = fidelityFrom(values);
   if (values.profile !== undefined) {
     try {
@@ -100,6 +116,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     for (const line of localAwsNotes(lab.resources)) console.error(line);
     const result = await lab.lambda.invoke(served.logicalId, Buffer.from(JSON.stringify(event)));
     for (const line of result.log) console.error(line);
+    if (isCustomResourceRequest(event)) say(customResourceOutcome(logicalId, await lab.aws.calls()));
     console.log(result.payload.toString("utf8"));
     return result.functionError ? 1 : 0;
   });

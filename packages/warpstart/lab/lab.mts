@@ -143,7 +143,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw error;
   }
   const functions = served.functions.filter((fn) => !refused.has(fn.logicalId));
-  const services = { ...servicesOf(aws), calls: (accessKeyId: string) => lab.aws.calls(accessKeyId) };
+  const services = { ...servicesOf(aws), calls: (accessKeyId: string) => lab.aws.calls(accessKeyId), onNotServed: aws.onNotServed };
   const lambda = new LambdaService(functions, services, { ...options, codeLoading: fidelity.codeLoading, onLine: options.onFunctionLine, refused });
   const invokeApi = new InvokeApi(lambda);
   const httpApi = new HttpApi(lambda, functions);

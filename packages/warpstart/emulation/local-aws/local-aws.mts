@@ -20,6 +20,10 @@ import { startXrayDaemon, type XrayDaemon } from "./xray-daemon.mts";
 const APP_DIR = import.meta.dirname;
 const START_TIMEOUT_MS = 30_000;
 export const LOCAL_REGION = "us-east-1";
+/** The error code app.py answers a call with when moto cannot (a service or an operation it does not implement). */
+export const NOT_SERVED = "NotServedByLocalAws";
+/** The operation app.py records for a PUT to a custom resource's ResponseURL (emulation/events.mts). */
+export const CUSTOM_RESOURCE_RESPONSE = "CustomResourceResponse";
 /** The start-up probe's access key: its call is not one of anybody's. */
 const PROBE_KEY = "ASIAWARPSTARTPROBE00";
 
@@ -39,6 +43,8 @@ export interface LocalAws {
   connections(): number;
   /** Calls answered so far, in order; with an access key, only the calls it signed. */
   calls(accessKeyId?: string): Promise<AwsCall[]>;
+  /** Calls `listener` with each call it could not answer (NOT_SERVED) as it answers it: before the caller reads the answer. */
+  onNotServed(listener: (call: AwsCall) => void): void;
   /** The X-Ray daemon functions send their trace segments to. */
   xray: XrayDaemon;
   /** Stops the proxy (closing every connection through it), gunicorn and the X-Ray daemon. */
@@ -200,6 +206,10 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
       "--keyfile",
       join(certDir, "server.key"),
       "--no-control-socket",
+      // HTTP/2 for the clients that speak only it (the SDK's Bedrock runtime client): without it
+      // they fail with a bare ERR_HTTP2_ERROR. HTTP/1.1 clients offer no ALPN, and keep HTTP/1.1.
+      "--http-protocols",
+      "h2,h1",
       "--log-level",
       "info",
     ],
@@ -210,8 +220,12 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
     },
   );
   const recorded: AwsCall[] = [];
+  const notServedListeners: ((call: AwsCall) => void)[] = [];
   createInterface({ input: child.stdout! }).on("line", (line) => {
-    if (line.startsWith("{")) recorded.push(JSON.parse(line) as AwsCall);
+    if (!line.startsWith("{")) return;
+    const call = JSON.parse(line) as AwsCall;
+    recorded.push(call);
+    if (call.errorCode === NOT_SERVED) for (const listener of notServedListeners) listener(call);
   });
   const log: string[] = [];
   let exited = false;
@@ -249,6 +263,7 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
       byName: ports.byName === null ? null : { endpoint: `https://localhost:${ports.byName}`, port: ports.byName, dnsMs: network.dnsMs },
       caFile,
       connections: () => counter.accepted,
+      onNotServed: (listener) => notServedListeners.push(listener),
       calls: async (accessKeyId) => {
         // A call's record reaches gunicorn's stdout before its answer leaves; two turns of the event loop read what is already in the pipe.
         await nextTurn();

@@ -7,7 +7,7 @@
 // module a function would not load itself. A host name other than loopback's resolves to an
 // address of a range reserved for documentation (RFC 5737, RFC 3849), remembered, so the refusal
 // can name the host the function asked for. Not caught: dns.resolve*() queries (c-ares's own
-// sockets) and native addons' sockets.
+// sockets) and native addons' sockets. A connection to 127.0.0.1:443 goes to the local AWS (localAwsPort).
 "use strict";
 const dns = require("node:dns");
 const { TCP } = process.binding("tcp_wrap");
@@ -48,12 +48,28 @@ function refuse(address, port) {
   return UV_ECONNREFUSED;
 }
 
+/**
+ * The local AWS's port, where a connection to 127.0.0.1:443 goes: the ResponseURL the lab gives a
+ * custom resource's function is https://127.0.0.1/..., and cfn-response PUTs to port 443 whatever
+ * the URL says (emulation/events.mts). Nothing else listens at 443 on Lambda's loopback either.
+ */
+const localAwsPort = (() => {
+  try {
+    return Number(new URL(process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL).port) || null;
+  } catch {
+    return null;
+  }
+})();
+const HTTPS_PORT = 443;
+
 // net: handle.connect(req, address, port) and connect6; dgram: handle.send(req, list, count,
 // port, address, hasCallback) and send6 (a connected socket's send has no address), connect(6).
 for (const method of ["connect", "connect6"]) {
   const connect = TCP.prototype[method];
   TCP.prototype[method] = function guardedConnect(req, address, port, ...rest) {
-    return isLoopback(address) ? connect.call(this, req, address, port, ...rest) : refuse(address, port);
+    if (!isLoopback(address)) return refuse(address, port);
+    const to = port === HTTPS_PORT && localAwsPort && /^(::ffff:)?127\.0\.0\.1$/.test(address) ? localAwsPort : port;
+    return connect.call(this, req, address, to, ...rest);
   };
 }
 for (const method of ["send", "send6"]) {

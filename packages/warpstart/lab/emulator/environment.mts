@@ -58,7 +58,8 @@ export class ExecutionEnvironment {
   private taskRoot: string | null = null;
   private optDir: string | null = null;
   private exitInfo: Exit | null = null;
-  private readonly exited: Promise<Exit>;
+  /** Resolves when its process exits, however it ends (never, for one whose process never started). */
+  readonly exited: Promise<Exit>;
   private markExited!: (exit: Exit) => void;
   private logLines: string[] = [];
   private partial = "";
@@ -244,6 +245,11 @@ export class ExecutionEnvironment {
   private flushPartialLine(): void {
     if (this.partial) this.addLine(this.partial);
     this.partial = "";
+  }
+
+  /** Adds the lab's own line to its log (and its onLine), as if the function had printed it. */
+  note(line: string): void {
+    this.addLine(line);
   }
 
   private addLine(line: string): void {

@@ -9,6 +9,7 @@ import { endLine, initReportLine, initStartLine, reportLine, startLine } from ".
 import type { Runtime } from "../../core/runtimes.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import type { LocalServices } from "../../emulation/function-environment.mts";
+import { NOT_SERVED } from "../../emulation/local-aws/local-aws.mts";
 import type { CodeLoading } from "../fidelity.mts";
 import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./environment.mts";
 
@@ -70,6 +71,8 @@ export interface ServedFunction extends TemplateFunction {
 /** The local AWS as the service uses it: where functions send their calls, and what each environment called. */
 export interface LabServices extends LocalServices {
   calls(accessKeyId: string): Promise<AwsCall[]>;
+  /** Tells `listener` of each call the local AWS could not answer (LocalAws.onNotServed). */
+  onNotServed?(listener: (call: AwsCall) => void): void;
 }
 
 /** The version SAM's AutoPublishAlias publishes at the first deploy, and the one its alias points to. */
@@ -199,6 +202,10 @@ export class LambdaService {
       refused: options.refused ?? new Map(),
     };
     for (const spec of functions) this.functions.set(spec.logicalId, new LambdaFunction(spec));
+    // Said in the log of the environment that made the call, whether or not its handler lets the error out.
+    services.onNotServed?.((call) => {
+      for (const env of this.live) if (env.accessKeyId === call.accessKeyId) env.note(`[warpstart lab] ${call.errorMessage}`);
+    });
   }
 
   /**
@@ -356,12 +363,8 @@ export class LambdaService {
       throw new TooManyRequests(`Rate Exceeded. (the lab's concurrency limit is ${this.options.concurrencyLimit})`);
     }
     const log: string[] = [];
-    // An idle environment whose process died (killed, out of memory) is still taken: its invoke
-    // fails with Runtime.ExitError and the environment is reset, so the next invoke starts a new
-    // one. That is what the runtime interface emulator's rapid core does (handlers.go watchEvents
-    // stores the RuntimeExit, the next invoke fails with it, then it resets), and what Lambda's
-    // developer guide says of a runtime that crashes during Invoke ("Lambda resets the execution
-    // environment"). On Lambda itself a frozen environment cannot die on its own.
+    // An idle environment whose process died is no longer in the pool (newEnvironment): this
+    // invoke starts a new one.
     let env = this.takeIdle(version, qualified.viaAlias);
     let initDurationMs: number | undefined;
     this.active++;
@@ -422,6 +425,11 @@ export class LambdaService {
     });
     version.track(env);
     this.live.add(env);
+    // An idle environment whose process ends (killed from outside, out of memory) is dropped when
+    // it does, so the next invoke gets a new one, as Lambda replaces an environment that fails; the
+    // runtime interface emulator would hand it the next invoke instead, to fail with its exit. A
+    // busy one's invoke sees the exit itself (run).
+    void env.exited.then(() => this.reclaim(version, env));
     return env;
   }
 
@@ -554,8 +562,9 @@ export class LambdaService {
       body = { errorType, errorMessage: `Task timed out after ${(this.options.initTimeoutMs / 1000).toFixed(2)} seconds (INIT)` };
     }
     log.push(initReportLine(init.initDurationMs, init.kind === "timeout" ? "timeout" : "error", errorType));
+    // A call the local AWS does not serve has its own line already (the constructor's).
     const failed = calls.filter((call) => call.status >= 400).at(-1);
-    if (failed) log.push(failedCallLine(failed));
+    if (failed && failed.errorCode !== NOT_SERVED) log.push(failedCallLine(failed));
     return { payload: Buffer.from(JSON.stringify(body)), functionError: "Unhandled", log };
   }
 

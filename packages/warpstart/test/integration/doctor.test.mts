@@ -14,6 +14,9 @@ import { RUNTIMES } from "../../core/runtimes.mts";
 import { examineApp, DOCTOR_FIXTURES as FIXTURES, findingIds, measuredIds, profilesOf, ROUNDS, whyNotMeasured } from "../support/doctor.mts";
 
 const MAKEFILE_APP = `${FIXTURES}/makefile/template.yaml`;
+/** What the doctor says to do for a function it sent {} for want of an event. */
+const giveOne = (logicalId: string) =>
+  `give one in events/${logicalId}.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE`;
 const out = mkdtempSync(join(tmpdir(), "warpstart-doctor-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -94,7 +97,8 @@ it("--json: each function's name, runtime, findings (problems only, each measure
       awsCalls: [{ service: "sts", operation: "GetCallerIdentity", startMs: expect.any(Number), ms: expect.any(Number), status: 200 }],
     },
     whyNotTraced: null,
-    labCaveat: null,
+    // Nothing in the template invokes it: the doctor sent it {}, and says so.
+    labCaveat: `sent {} for want of an event (nothing in the template invokes it): ${giveOne("RuntimeSdk")}`,
   });
   const codeCache = report.functions.find((fn) => fn.name === "CodeCacheMismatch")!;
   expect(codeCache.runtime).toBe("nodejs24.x");
@@ -167,7 +171,8 @@ it("what the lab cannot give one function costs only that function's trace: a pu
     whyNotTraced: null,
     init: expect.objectContaining({ initMs: expect.any(Number) }),
     labCaveat:
-      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer",
+      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer; " +
+      `sent {} for want of an event (nothing in the template invokes it): ${giveOne("PublishedLayer")}`,
   });
   expect(functions.find((fn) => fn.name === "UserPoolClient")).toMatchObject({
     init: null,

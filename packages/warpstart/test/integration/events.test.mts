@@ -1,15 +1,12 @@
 // The events functions get without --event, made by the real `sam local generate-event` for the
 // fixture app's triggers: each shaped as its service sends it, with the template's names in it,
-// kept under .lab/events/ once made; and what `npm run invoke` says of a trigger the generator
-// has no event for.
-import { spawnSync } from "node:child_process";
+// kept under .lab/events/ once made. What `npx warpstart invoke` says of a function that gets {}:
+// test/integration/invokers.test.mts.
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { NODE22, PACKAGE_ROOT, STATE_DIR } from "../../core/paths.mts";
+import { PACKAGE_ROOT, STATE_DIR } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
-import { DEMO_ROOT } from "../support/demo.mts";
-import { WARPSTART } from "../support/warpstart.mts";
 
 const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const GENERATED_DIR = join(STATE_DIR, "events");
@@ -100,15 +97,4 @@ it("keeps each event it made under .lab/events/ and sends that copy from then on
   writeFileSync(copy, JSON.stringify({ kept: true }));
   expect(functionEvent(fn("OnScratch"))).toEqual({ kept: true });
   rmSync(copy); // the next run makes it again
-});
-
-it("npm run invoke of a function whose trigger the generator has no event for names it, says to give --event and exits 2 before starting anything", () => {
-  const invoke = spawnSync(NODE22, [WARPSTART, "invoke", "--template", FIXTURE, "OnThing"], { cwd: DEMO_ROOT, encoding: "utf8", timeout: 60_000 });
-  expect(invoke.status).toBe(2);
-  expect(invoke.stderr).toContain(
-    "error: OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
-      "give the event as a JSON file, npx warpstart invoke OnThing --event <file>",
-  );
-  expect(invoke.stderr).toContain("usage: warpstart invoke");
-  expect(invoke.stderr).not.toContain("sam build");
 });

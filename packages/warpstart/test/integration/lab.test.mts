@@ -171,6 +171,15 @@ describe("failure semantics", () => {
     expect(second.log).toContain("INIT_START");
   });
 
+  it("names a call the local AWS does not serve, in the SDK's error and in a line of the lab's, even when the handler catches it", async () => {
+    const { functionError, payload, log } = await invoke(lab, "NotServed");
+    expect(functionError).toBeUndefined();
+    const said = "the local AWS (moto 5.2.5) does not serve ssm GetCalendarState: moto implements ssm, not this operation; on Lambda this call reaches AWS";
+    // Not retried: a 501 is no transient error.
+    expect(payload).toEqual({ name: "NotServedByLocalAws", message: said, attempts: 1 });
+    expect(log).toContain(`[warpstart lab] ${said}`);
+  });
+
   it("gives Runtime.ExitError when the process exits during INIT", async () => {
     const { functionError, payload, log } = await invoke(lab, "ExitsAtInit");
     expect(functionError).toBe("Unhandled");

@@ -17,6 +17,7 @@ import { assertPortFree } from "../../emulation/local-aws/local-aws.mts";
 import { runtimeEntryOf } from "../../emulation/runtime-sdk.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { eventually } from "../support/eventually.mts";
+import { invokeLogged } from "../support/lab.mts";
 
 /** What an environment of nodejs22.x runs: the runtime's bootstrap, in its command line. */
 const ENVIRONMENT_ENTRY = runtimeEntryOf(RUNTIMES.node22);
@@ -163,23 +164,27 @@ describe("environments killed under traffic", () => {
   const answer = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> });
   const INTERNAL_SERVER_ERROR = { status: 500, body: { message: "Internal server error" } };
 
-  it("answers a request whose environment died, busy or idle, in API Gateway's shape (500), and the next from a new environment", async () => {
-    // Busy: Sleeper sleeps 4 s of its 5 s timeout, so only the environment's death answers 500.
+  it("answers a request whose environment died busy in API Gateway's shape (500), and the next from a new environment", async () => {
+    // Sleeper sleeps 4 s of its 5 s timeout, so only the environment's death answers 500.
     const busy = fetch(`${lab.apiUrl}/sleep?ms=4000`);
     await eventually("Sleeper's environment is busy with the request", () => lab.lambda.environments("Sleeper").busy === 1);
     await killTheEnvironment();
     expect(await answer(await busy)).toEqual(INTERNAL_SERVER_ERROR);
+    expect(await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`))).toMatchObject({ status: 200, body: { pid: expect.any(Number) } });
+  }, 60_000);
 
-    // Idle: the lab takes the dead environment for the next invoke, which fails with its exit (lab/emulator/lambda-service.mts).
-    const served = await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`));
-    expect(served).toMatchObject({ status: 200, body: { pid: expect.any(Number) } });
+  it("drops an idle environment whose process was killed: the next invoke is a cold start that answers, as on Lambda", async () => {
+    const event = { queryStringParameters: { ms: "1" } };
+    const served = await invokeLogged(lab, "Sleeper", event);
+    expect(served.payload).toMatchObject({ statusCode: 200 });
     expect(lab.lambda.environments("Sleeper").idle).toBe(1);
     await killTheEnvironment();
-    expect(await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`))).toEqual(INTERNAL_SERVER_ERROR);
-
-    const next = await answer(await fetch(`${lab.apiUrl}/sleep?ms=1`));
-    expect(next).toMatchObject({ status: 200, body: { pid: expect.any(Number) } });
-    expect(next.body.pid).not.toBe(served.body.pid);
+    // Its exit is what drops it: no invoke has come since.
+    await eventually("the lab has dropped the dead environment", () => lab.lambda.environments("Sleeper").idle === 0);
+    const next = await invokeLogged(lab, "Sleeper", event);
+    expect(next.functionError).toBeUndefined();
+    expect(next.report!.initDurationMs).toBeGreaterThan(0);
+    expect(JSON.parse(next.payload.body).pid).not.toBe(JSON.parse(served.payload.body).pid);
   }, 60_000);
 
   it("answers every request while environments are killed under it, 200 or that 500, and keeps serving", async () => {

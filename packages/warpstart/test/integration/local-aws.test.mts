@@ -2,16 +2,21 @@
 // lab's own CA only, with the template's resources created in it, every call recorded by the
 // access key that signed it, and clear errors for a busy port or a missing tool.
 
+import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect as connectHttp2 } from "node:http2";
 import { Agent, request } from "node:https";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GetAccountSettingsCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { SignatureV4 } from "@smithy/signature-v4";
+import type { AwsCall } from "../../core/init-services.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
-import { assertPortFree, type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
+import { assertPortFree, type LocalAws, NOT_SERVED, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { createResources } from "../../emulation/local-aws/resources.mts";
 import { EXAMPLES_TEMPLATE } from "../support/demo.mts";
 
@@ -144,5 +149,138 @@ describe("every service, one endpoint", () => {
     expect(notCreated).toBe(
       "The lab's local AWS did not create GraphApi (AWS::AppSync::GraphQLApi: moto's CloudFormation does not implement this type): a function that calls it fails in the lab.",
     );
+  });
+});
+
+describe("what moto does not serve", () => {
+  /** What SignatureV4 hashes (@smithy/types SourceData). */
+  type SourceData = string | ArrayBuffer | ArrayBufferView;
+  const bytes = (data: SourceData) =>
+    typeof data === "string" ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+  /** SHA-256 as SignatureV4 takes it (an HMAC given a secret). */
+  class Sha256 {
+    private readonly hash;
+    constructor(secret?: SourceData) {
+      this.hash = secret ? createHmac("sha256", bytes(secret)) : createHash("sha256");
+    }
+    update(data: SourceData) {
+      this.hash.update(bytes(data));
+    }
+    async digest() {
+      return new Uint8Array(this.hash.digest());
+    }
+  }
+  /** A request to the local AWS signed for `service` as its SDK client signs it, with the signature's own headers. */
+  async function signed(service: string, accessKeyId: string, path: string, headers: Record<string, string>, body: string) {
+    const { port } = new URL(aws.endpoint);
+    const signer = new SignatureV4({ service, region: "us-east-1", credentials: { accessKeyId, secretAccessKey: "secret" }, sha256: Sha256 });
+    const request = await signer.sign({
+      method: "POST",
+      protocol: "https:",
+      hostname: "127.0.0.1",
+      port: Number(port),
+      path,
+      headers: { ...headers, host: `127.0.0.1:${port}` },
+      body,
+    });
+    return request.headers;
+  }
+  /** POST over HTTP/2, as the SDK's Bedrock runtime client sends every call: the status, the error type header and the body. */
+  async function postHttp2(service: string, accessKeyId: string, path: string, headers: Record<string, string>, body: string) {
+    const { host: _host, ...signedHeaders } = await signed(service, accessKeyId, path, headers, body);
+    const session = connectHttp2(aws.endpoint, { ca: readFileSync(aws.caFile) });
+    try {
+      return await new Promise<{ status: number; errorType: unknown; body: string }>((resolve, reject) => {
+        const stream = session.request({ ":method": "POST", ":path": path, ...signedHeaders });
+        let status = 0;
+        let errorType: unknown;
+        let text = "";
+        stream.on("response", (responseHeaders) => {
+          status = Number(responseHeaders[":status"]);
+          errorType = responseHeaders["x-amzn-errortype"];
+        });
+        stream.on("data", (chunk: Buffer) => (text += chunk));
+        stream.on("end", () => resolve({ status, errorType, body: text }));
+        stream.on("error", reject);
+        stream.end(body);
+      });
+    } finally {
+      session.close();
+    }
+  }
+
+  it("answers an operation of a service it implements that none of moto's routes takes (Lambda's GetAccountSettings) as not served, which the SDK reports", async () => {
+    const lambda = new LambdaClient({
+      region: "us-east-1",
+      endpoint: aws.endpoint,
+      credentials: { accessKeyId: "ASIATESTNOROUTE0000", secretAccessKey: "secret" },
+      requestHandler: { httpsAgent: new Agent({ ca: readFileSync(aws.caFile) }) },
+    });
+    await expect(lambda.send(new GetAccountSettingsCommand({}))).rejects.toMatchObject({
+      name: NOT_SERVED,
+      message:
+        "the local AWS (moto 5.2.5) does not serve lambda GET /2016-08-19/account-settings: moto implements lambda, not this operation; on Lambda this call reaches AWS",
+      $metadata: { attempts: 1 },
+    });
+    lambda.destroy();
+  });
+
+  it("serves HTTP/2, which the SDK's Bedrock runtime client speaks only: moto's Bedrock runtime answers InvokeModel", async () => {
+    const answer = await postHttp2(
+      "bedrock",
+      "ASIATESTBEDROCK0000",
+      "/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke",
+      { "content-type": "application/json" },
+      "{}",
+    );
+    expect(answer).toMatchObject({ status: 200 });
+  });
+
+  it("answers a service moto does not implement with an error naming it, in its protocol's shape, and records it", async () => {
+    const told: AwsCall[] = [];
+    aws.onNotServed((call) => told.push(call));
+    const said = (what: string) =>
+      `the local AWS (moto 5.2.5) does not serve ${what}: moto implements no ${what.split(" ")[0]}; on Lambda this call reaches AWS`;
+    // A JSON protocol (Amazon Translate) over HTTP/2: the error type and message the SDK reads.
+    const json = await postHttp2(
+      "translate",
+      "ASIATESTNOTSERVED00",
+      "/",
+      { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSShineFrontendService_20170701.TranslateText" },
+      "{}",
+    );
+    expect({ ...json, body: JSON.parse(json.body) }).toEqual({
+      status: 501,
+      errorType: NOT_SERVED,
+      body: { __type: NOT_SERVED, message: said("translate TranslateText") },
+    });
+    // A Query protocol (CloudSearch) over HTTP/1.1: its XML error.
+    const form = "Action=DescribeDomains&Version=2013-01-01";
+    const headers = await signed("cloudsearch", "ASIATESTNOTSERVED00", "/", { "content-type": "application/x-www-form-urlencoded" }, form);
+    const xml = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${aws.endpoint}/`, { method: "POST", headers, ca: readFileSync(aws.caFile) }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on("error", reject);
+      req.end(form);
+    });
+    expect(xml).toEqual({
+      status: 501,
+      body: `<ErrorResponse><Error><Type>Sender</Type><Code>${NOT_SERVED}</Code><Message>${said("cloudsearch DescribeDomains")}</Message></Error></ErrorResponse>`,
+    });
+    const recorded = [
+      expect.objectContaining({
+        service: "translate",
+        operation: "TranslateText",
+        status: 501,
+        errorCode: NOT_SERVED,
+        errorMessage: said("translate TranslateText"),
+      }),
+      expect.objectContaining({ service: "cloudsearch", operation: "DescribeDomains", status: 501, errorCode: NOT_SERVED }),
+    ];
+    expect(await aws.calls("ASIATESTNOTSERVED00")).toEqual(recorded);
+    expect(told).toEqual(recorded);
   });
 });

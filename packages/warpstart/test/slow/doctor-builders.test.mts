@@ -84,7 +84,8 @@ it("each function's cold start, traced: Clean's one INIT call, the builtins its 
     init: { awsCalls: [] },
     whyNotTraced: null,
     labCaveat:
-      "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs18.x, nodejs20.x, nodejs22.x, nodejs24.x, not nodejs14.x",
+      "built, traced and measured on nodejs22.x: SAM CLI no longer builds nodejs14.x and the lab runs nodejs18.x, nodejs20.x, nodejs22.x, nodejs24.x, not nodejs14.x; " +
+      "sent {} for want of an event (nothing in the template invokes it): give one in events/OnNode14.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE",
   });
   expect(old.findings[0]).toMatchObject({
     id: "deprecated-runtime",

@@ -2,14 +2,15 @@
 // one (events/<LogicalId>.json), else the `sam local generate-event`
 // arguments for its first event source with the template's names filled in, the sample GET
 // request for an HTTP API GET route, {} for a function nothing triggers, and what a user reads
-// for a trigger the generator has no event for. No process starts here: the generator itself
-// runs in test/integration/events.test.mts.
+// for a trigger the generator has no event for; the events made here for what another resource
+// invokes (test/fixtures/sam-apps/invokers). No process starts here: the generator itself runs in
+// test/integration/events.test.mts.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
-import { functionEvent, generateEventArgs, routeEvent } from "../../emulation/events.mts";
+import { eventNote, functionEvent, generateEventArgs, routeEvent } from "../../emulation/events.mts";
 
 const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/event-sources/template.yaml");
 const functions = readTemplate(FIXTURE).functions;
@@ -70,24 +71,129 @@ describe("the generate-event arguments for a function's first event source", () 
     expect(routeEvent("/status")).not.toHaveProperty("pathParameters");
   });
 
-  it("a function nothing triggers gets {}", () => {
+  it("a function nothing triggers gets {}, and the line that says so says how to give one", () => {
     expect(fn("Idle").eventSource).toBeNull();
     expect(functionEvent(fn("Idle"))).toEqual({});
+    expect(eventNote(fn("Idle"))).toBe(`sent {} for want of an event (nothing in the template invokes it): ${giveOne("Idle")}`);
   });
 
-  it("a trigger the generator has no event for is an error naming the function, its event, its type and what to do", () => {
-    expect(() => functionEvent(fn("OnThing"))).toThrow(
-      "OnThing: its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for: " +
-        "give the event as a JSON file, npx warpstart invoke OnThing --event <file>",
+  it("a trigger the generator has no event for gets {}, and the line names the function, its event, its type and what to do", () => {
+    expect(functionEvent(fn("OnThing"))).toEqual({});
+    expect(eventNote(fn("OnThing"))).toBe(
+      "sent {} for want of an event (its first event source, Thing, is of type IoTRule, which SAM CLI's generate-event has no event for): " +
+        giveOne("OnThing"),
     );
   });
 
-  it("an API's authorizer is the trigger of the function its Auth names, and one of payload format 2.0 an error saying so", () => {
+  it("an API's authorizer is the trigger of the function its Auth names; one of payload format 2.0 gets {}, saying so", () => {
     expect(fn("HttpAuthorizerV1").eventSource).toMatchObject({ name: "AuthorizedHttpApi.V1", type: "HttpApiAuthorizer" });
-    expect(() => functionEvent(fn("HttpAuthorizerV2"))).toThrow(
-      "HttpAuthorizerV2: it is the authorizer AuthorizedHttpApi.V2, whose events are HTTP API authorizer events of payload format 2.0, which SAM CLI's generate-event has no event for: " +
-        "give the event as a JSON file, npx warpstart invoke HttpAuthorizerV2 --event <file>",
+    expect(functionEvent(fn("HttpAuthorizerV2"))).toEqual({});
+    expect(eventNote(fn("HttpAuthorizerV2"))).toBe(
+      "sent {} for want of an event (it is the authorizer AuthorizedHttpApi.V2, whose events are HTTP API authorizer events of payload format 2.0, which SAM CLI's generate-event has no event for): " +
+        giveOne("HttpAuthorizerV2"),
     );
+  });
+});
+
+/** What every line about a function's event says to do. */
+const giveOne = (logicalId: string) =>
+  `give one in events/${logicalId}.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE`;
+
+describe("the event of a function another resource invokes (no Events entry names it)", () => {
+  const invokers = readTemplate(join(PACKAGE_ROOT, "test/fixtures/sam-apps/invokers/template.yaml")).functions;
+  const invoked = (logicalId: string) => invokers.find((candidate) => candidate.logicalId === logicalId)!;
+  const STACK_ID = "arn:aws:cloudformation:us-east-1:123456789012:stack/warpstart-lab/00000000-0000-0000-0000-000000000000";
+
+  it.each([
+    ["OnConnect", "$connect", "CONNECT"],
+    ["OnMessage", "sendmessage", "MESSAGE"],
+  ])(
+    "%s: API Gateway's WebSocket event of its route (%s, %s), from the route whose integration's IntegrationUri names it",
+    (logicalId, routeKey, eventType) => {
+      expect(invoked(logicalId).eventSource).toMatchObject({ type: "WebSocket", properties: { RouteKey: routeKey, Stage: "Prod" } });
+      const event = functionEvent(invoked(logicalId));
+      expect(event).toMatchObject({
+        requestContext: {
+          routeKey,
+          eventType,
+          stage: "Prod",
+          messageDirection: "IN",
+          connectionId: expect.any(String),
+          domainName: expect.stringMatching(/^[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com$/),
+        },
+        isBase64Encoded: false,
+      });
+      // The same event every time: the bench sends it every round, the build cache keys on it.
+      expect(functionEvent(invoked(logicalId))).toEqual(event);
+    },
+  );
+
+  it("a WebSocket connection's event carries the handshake's headers; a message's, a body that selects its route, said to be a placeholder", () => {
+    expect(functionEvent(invoked("OnConnect"))).toMatchObject({ headers: { "Sec-WebSocket-Version": "13" } });
+    expect(functionEvent(invoked("OnConnect"))).not.toHaveProperty("body");
+    expect(eventNote(invoked("OnConnect"))).toBeNull();
+    const message = functionEvent(invoked("OnMessage"));
+    expect(message).not.toHaveProperty("headers");
+    expect(JSON.parse(String(message.body))).toEqual({ action: "sendmessage", data: "a message from the warpstart lab" });
+    expect(eventNote(invoked("OnMessage"))).toBe(`its body is a placeholder message, ${message.body}: ${giveOne("OnMessage")}`);
+  });
+
+  it.each([
+    ["OnItem", "an HTTP route of payload format 2.0: the generator's HTTP API request of it", null, { Method: "GET", Path: "/items/{id}" }],
+    [
+      "OnLegacy",
+      "a route of payload format 1.0: the REST API's request",
+      ["apigateway", "aws-proxy", "--method", "POST", "--path", "legacy", "--resource", "/legacy"],
+      {},
+    ],
+    ["OnQuick", "a quick-create API's Target: its $default route", ["apigateway", "http-api-proxy"], {}],
+  ])("%s: %s", (logicalId, _, args, properties) => {
+    const source = invoked(logicalId).eventSource!;
+    expect(source).toMatchObject({ type: "HttpApi", properties });
+    expect(generateEventArgs(logicalId, source)).toEqual(args);
+  });
+
+  it("a custom resource's function gets the Create request CloudFormation sends, its properties as strings, a Ref as the name, its ResponseURL the local AWS's", () => {
+    expect(functionEvent(invoked("OnSetup"))).toEqual({
+      RequestType: "Create",
+      ServiceToken: "arn:aws:lambda:us-east-1:123456789012:function:OnSetup",
+      ResponseURL: expect.stringMatching(
+        /^https:\/\/127\.0\.0\.1\/cloudformation-custom-resource-response\/arn%3Aaws%3Acloudformation%3A.+%7CSetup%7C[0-9a-f-]{36}$/,
+      ),
+      StackId: STACK_ID,
+      RequestId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      LogicalResourceId: "Setup",
+      ResourceType: "Custom::Setup",
+      ResourceProperties: {
+        ServiceToken: "arn:aws:lambda:us-east-1:123456789012:function:OnSetup",
+        Bucket: "fixture-invokers-uploads",
+        Retries: "3",
+        Seed: { Enabled: "true", Items: ["a", "b"] },
+        TopicArn: "warpstart-lab-placeholder",
+        Label: "warpstart-lab-setup",
+      },
+    });
+    expect(eventNote(invoked("OnSetup"))).toBe(
+      `its ResourceProperties TopicArn is a placeholder (warpstart-lab-placeholder): the lab makes the event before it creates what it names: ${giveOne("OnSetup")}`,
+    );
+  });
+
+  it.each([
+    ["OnCharge", "Orders", "Charge", "a Parallel branch of DefinitionUri's file, its Resource a DefinitionSubstitutions variable"],
+    ["OnShip", "Shipping", "Ship", "a lambda:invoke whose FunctionName an Fn::Sub of DefinitionString names"],
+  ])("%s, the task of %s.%s (%s), gets {}, and the line says why and how to give one", (logicalId, machine, state) => {
+    expect(invoked(logicalId).eventSource).toMatchObject({ type: "StepFunctionsTask", name: `${machine}.${state}` });
+    expect(functionEvent(invoked(logicalId))).toEqual({});
+    expect(eventNote(invoked(logicalId))).toBe(
+      `sent {} for want of an event (it is the task of state ${state} of the state machine ${machine}, whose input is that state's input, which the template does not fix): ${giveOne(logicalId)}`,
+    );
+  });
+
+  it("a REST route its API's Lambda authorizer protects is said to carry a placeholder of what the authorizer adds; one whose Auth says NONE is not", () => {
+    expect(eventNote(invoked("OnSecret"))).toBe(
+      `its requestContext.authorizer is a placeholder of what its authorizer TokenCheck adds (principalId warpstart-lab-user, no context): ${giveOne("OnSecret")}`,
+    );
+    expect(eventNote(invoked("OnPublic"))).toBeNull();
   });
 });
 

@@ -204,7 +204,7 @@ describe("the bench's loop against a Lambda API", () => {
       .on(InvokeCommand)
       .resolvesOnce({ StatusCode: 200, Payload: body, LogResult: report(80) })
       .resolves({ StatusCode: 200, Payload: body, LogResult: report() });
-    const unknown = Object.assign(new Error("Thing: its first event source is of type IoTRule"), { name: "UnknownEventSource" });
+    const unknown = Object.assign(new Error("Thing's sample event events/Thing.json is not JSON: Unexpected end of JSON input"), { name: "UsageError" });
     const eventless = {
       ...cell,
       name: "Thing",
@@ -215,7 +215,7 @@ describe("the bench's loop against a Lambda API", () => {
     };
     const run = await runColdStarts({ client: new LambdaClient({ region: "eu-west-1" }), cells: [eventless, cell], rounds: 1, runId: "t" });
     expect(run.cells.map((result) => [result.name, result.samples.length, result.failures])).toEqual([
-      ["Thing", 0, [{ round: 0, phase: "cold", errorType: "UnknownEventSource", message: unknown.message }]],
+      ["Thing", 0, [{ round: 0, phase: "cold", errorType: "UsageError", message: unknown.message }]],
       ["Warp", 1, []],
     ]);
     expect(lambda.commandCalls(InvokeCommand).map((call) => call.args[0].input.FunctionName)).toEqual(["stack-Warp-abc", "stack-Warp-abc"]);
