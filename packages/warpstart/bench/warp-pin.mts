@@ -161,7 +161,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const major = (version: string) => version.split(".")[0];
   if (major(lambda.node) !== major(pinned))
     throw new Error(
-      `${runs}: Warp's code cache is made for ${runtime.lambdaRuntime} by the project's Node ${major(pinned)}, and the stack says it runs ${runtime.name}; deploy the stack again (sam deploy)`,
+      `${runs}, but the stack says its functions run on ${runtime.name} (its Runtime output), whose Warp cache the project's Node ${major(pinned)} makes: deploy the stack again (sam deploy), so that they do`,
     );
   if (lambda.node === pinned) {
     if (!lambda.cacheAccepted) {

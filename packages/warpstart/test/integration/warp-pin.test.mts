@@ -181,14 +181,17 @@ describe("npm run warp:pin -- --stack, against the stand-in AWS", () => {
     ["other-memory", `Lambda runs Warp (WarpAt1024) on Node ${PINNED} (runtime version nodejs:22.warpstart-lab), the Node the project pins, yet V8 rejected`],
     [
       "node24-unsaid",
-      "Lambda runs Warp (Warp-node24) on Node 24.21.0 (runtime version nodejs:24.warpstart-lab): Warp's code cache is made for nodejs22.x by the project's Node 22, and the stack says it runs node22",
+      "Lambda runs Warp (Warp-node24) on Node 24.21.0 (runtime version nodejs:24.warpstart-lab), but the stack says its functions run on node22 (its Runtime output), whose Warp cache the project's Node 22 makes: deploy the stack again (sam deploy), so that they do",
     ],
     ["chatty", "the log tail of Warp (ChattyNode22)'s cold start has no INIT_START line"],
     ["hello-as-warp", "Warp (Hello) does not say which Node runs it: warp:pin reads nodeVersion from the answer of the demo's identity handler"],
     ["gone", "the cold start of Warp (warpstart-Warp-gone) failed: ResourceNotFoundException: Function not found: "],
     ["no-warp", "the stack no-warp has none of template.yaml's Warp functions (Warp): deploy the project's template (sam deploy)"],
-    // The demo's Warp as the lab built it, for nodejs22.x, served on Node 24: a build for another runtime than the stack's.
-    ["on-node24", "Lambda runs Warp (Warp-node24) on Node 24.21.0 (runtime version nodejs:24.warpstart-lab), the Node the project pins, yet V8 rejected"],
+    // Its Runtime output says node24, and its function runs on Node 22.
+    [
+      "on-node24",
+      `Lambda runs Warp (Warp) on Node ${RUNTIMES.node22.version} (runtime version nodejs:22.warpstart-lab), but the stack says its functions run on node24 (its Runtime output), whose Warp cache the project's Node 24 makes`,
+    ],
     ["nope", "cannot describe the stack nope in us-east-1: Stack with id nope does not exist"],
   ])("the stack %s: says why it cannot pin", async (stack, message) => {
     const run = await pin(["--stack", stack]);
