@@ -59,6 +59,9 @@ function refusedHosts(log: string[]): string {
   return ` (the lab refused its connection to ${hosts.join(" and ")}: it reaches nothing beyond this machine but its local AWS; on Lambda the function reaches ${hosts.length === 1 ? "it" : "them"})`;
 }
 
+/** The oldest Node with the tracing channels of module loading (module.import, module.require) the preload subscribes to. */
+const TRACED_NODE_MAJOR = 22;
+
 export interface TraceOptions {
   /** How long INIT may take (default: Lambda's 10 s). */
   initTimeoutMs?: number;
@@ -68,6 +71,10 @@ export interface TraceOptions {
 export async function traceColdStart(lab: Lab, fn: ServedFunction, options: TraceOptions = {}): Promise<InitTrace> {
   if (fn.runsOn.kind !== "managed")
     throw new Error(`${fn.logicalId} runs on ${fn.runsOn.name}: only a managed Node runtime reads the trace's preload from NODE_OPTIONS`);
+  if (fn.runsOn.nodeMajor < TRACED_NODE_MAJOR)
+    throw new Error(
+      `${fn.logicalId} runs on ${fn.runsOn.lambdaRuntime}: Node ${fn.runsOn.nodeMajor} has no tracing channel of module loading, which the trace reads (Node ${TRACED_NODE_MAJOR} and later); its cold starts are measured, not traced`,
+    );
   const event = functionEvent(fn); // before anything starts: a trigger with no event fails here
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-init-trace-"));
   const traceFile = join(scratch, "trace");
