@@ -3,10 +3,11 @@
 # its template.yaml, or in each CodeUri folder); `warpstart build` finds the rest (source, profile,
 # constants) in the template. APP is the folder of the first Makefile make read, the app's, wherever
 # SAM runs make; WARPSTART_TEMPLATE names another template to read (the doctor's build of each fix
-# is a template of its own, elsewhere). The program is plain JavaScript: any Node 18 or later runs
+# is a template of its own, elsewhere), and WARPSTART_APPLICATION the nested application in it whose
+# function make builds (Orders/: SAM runs make build-Lister for Orders/Lister). The program is plain JavaScript: any Node 18 or later runs
 # it, and it runs the build on the package's pinned Node 22.
 WARPSTART_PROGRAM := $(dir $(realpath $(lastword $(MAKEFILE_LIST))))warpstart.mjs
 APP := $(dir $(abspath $(firstword $(MAKEFILE_LIST))))
 
 build-%:
-	node "$(WARPSTART_PROGRAM)" build --template "$(or $(WARPSTART_TEMPLATE),$(APP)template.yaml)" "$*" "$(ARTIFACTS_DIR)"
+	node "$(WARPSTART_PROGRAM)" build --template "$(or $(WARPSTART_TEMPLATE),$(APP)template.yaml)" "$(WARPSTART_APPLICATION)$*" "$(ARTIFACTS_DIR)"

@@ -2,7 +2,7 @@
 // `sam build` writes. Lists the functions with their settings as Lambda would see them, and the
 // other resources, with the intrinsic functions a local run can evaluate.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type CollectionTag, parse, type ScalarTag } from "yaml";
 import { sampleEventOf, seedDirOf } from "./paths.mts";
 
@@ -39,6 +39,7 @@ export const CFN_TAGS: (ScalarTag | CollectionTag)[] = INTRINSICS.flatMap((name)
 export interface TemplateResourceEntry {
   Type: string;
   Condition?: string;
+  DependsOn?: string | string[];
   Properties?: Record<string, unknown>;
   Metadata?: Record<string, unknown>;
 }
@@ -85,7 +86,10 @@ export interface TemplateLayer {
 }
 
 export interface TemplateFunction {
+  /** Its logical id; a nested application's function's is SAM's full path, Application/LogicalId (foldNested). */
   logicalId: string;
+  /** The template that declares it: the one read, or a nested application's. */
+  templateFile: string;
   /** CodeUri, resolved: the source folder in a source template, the artifact in a built one. */
   codeDir: string;
   handler: string;
@@ -151,6 +155,8 @@ export type ResourceAttributes = Record<string, string>;
 
 export interface SamTemplate {
   file: string;
+  /** The template as read, its local nested applications folded in (foldNested): what the local AWS creates. */
+  raw: Template;
   functions: TemplateFunction[];
   resources: TemplateResource[];
   /**
@@ -273,9 +279,151 @@ function evaluate(value: unknown, template: Template, given: GivenValues, create
   return Object.fromEntries(entries.map(([key, inner]) => [key, again(inner)]).filter(([, inner]) => inner !== NO_VALUE));
 }
 
-/** The template's functions and other resources, with Globals applied and conditions evaluated. */
+/** The properties of SAM resources that name a file or folder relative to their template: a code folder, a layer's, a state machine's or an API's definition, a nested application's or stack's template, a GraphQL schema. */
+const PATH_PROPERTIES = ["CodeUri", "ContentUri", "DefinitionUri", "Location", "TemplateURL", "SchemaUri"];
+
+/** Whether a value names a file on disk (not an S3 or web address). */
+const isLocalPath = (value: unknown): value is string => typeof value === "string" && !/^[a-z][\w+.-]*:\/\//i.test(value);
+
+/** A resource's (or Globals') paths made absolute from its template's folder `dir`: what a copy of the template read elsewhere needs. */
+export function absolutePaths(properties: Record<string, unknown> | undefined, dir: string): void {
+  for (const key of PATH_PROPERTIES) {
+    const value = properties?.[key];
+    if (isLocalPath(value) && !isAbsolute(value)) properties![key] = resolve(dir, value);
+  }
+}
+
+/** The separator of a nested application's resources in the names SAM gives them (sam local invoke Child/Function). */
+export const NESTED_SEPARATOR = "/";
+
+/** A function's logical id in the template that declares it (a nested application's function's last part). */
+export const ownLogicalId = (fn: Pick<TemplateFunction, "logicalId">) => fn.logicalId.split(NESTED_SEPARATOR).pop()!;
+
+/** The nested application a logical id is of, as its prefix (Orders/ of Orders/Lister; "" for the app's own). */
+export const applicationOf = (logicalId: string) => logicalId.slice(0, logicalId.lastIndexOf(NESTED_SEPARATOR) + 1);
+
+/**
+ * The nested applications of a template whose Location is a local template (as `sam build` and
+ * `sam local invoke Child/Function` take them): each one's template, the parameters it is given.
+ */
+function localApplications(template: Template, file: string): Array<{ logicalId: string; file: string; parameters: Record<string, unknown> }> {
+  return Object.entries(template.Resources).flatMap(([logicalId, entry]) => {
+    if (entry.Type !== "AWS::Serverless::Application" && entry.Type !== "AWS::CloudFormation::Stack") return [];
+    const location = entry.Type === "AWS::Serverless::Application" ? entry.Properties?.Location : entry.Properties?.TemplateURL;
+    if (!isLocalPath(location)) return [];
+    const child = resolve(dirname(file), location);
+    return existsSync(child) ? [{ logicalId, file: child, parameters: (entry.Properties?.Parameters ?? {}) as Record<string, unknown> }] : [];
+  });
+}
+
+/**
+ * A template with its local nested applications folded in, as one: each application's resources
+ * named <Application>/<LogicalId> (SAM's names), its parameters replaced by what the parent gives
+ * them (else their Default), its conditions and mappings likewise named, its functions' Globals
+ * applied and its paths made absolute, and the parent's Fn::GetAtt <Application>.Outputs.<Name>
+ * replaced by that output's value. `origins` gets the template file of each resource folded in
+ * (its functions have their own Globals applied).
+ */
+export function foldNested(template: Template, file: string, origins = new Map<string, string>()): Template {
+  const applications = localApplications(template, file);
+  if (applications.length === 0) return template;
+  const folded: Template = structuredClone(template);
+  const outputs = new Map<string, unknown>();
+  for (const application of applications) {
+    const prefix = `${application.logicalId}${NESTED_SEPARATOR}`;
+    const childOrigins = new Map<string, string>();
+    const child = foldNested(loadTemplate(application.file), application.file, childOrigins);
+    const childDir = dirname(application.file);
+    const parameters = child.Parameters ?? {};
+    const renamed = (name: string) => `${prefix}${name}`;
+    const given = (name: string): unknown =>
+      name in application.parameters
+        ? application.parameters[name]
+        : parameters[name]?.Default !== undefined
+          ? parameters[name]!.Default
+          : { Ref: renamed(name) };
+    const rename = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rename);
+      if (!value || typeof value !== "object") return value;
+      const entries = Object.entries(value);
+      const [fn, args] = entries[0] ?? [];
+      if (entries.length === 1 && fn === "Ref" && typeof args === "string") {
+        if (args.startsWith("AWS::")) return value;
+        return args in parameters ? given(args) : { Ref: renamed(args) };
+      }
+      if (entries.length === 1 && fn === "Fn::GetAtt") {
+        const [logicalId, ...attribute] = typeof args === "string" ? args.split(".") : (args as string[]);
+        return { "Fn::GetAtt": [renamed(String(logicalId)), attribute.join(".")] };
+      }
+      if (entries.length === 1 && fn === "Condition" && typeof args === "string") return { Condition: renamed(args) };
+      if (entries.length === 1 && fn === "Fn::If") {
+        const [condition, ...branches] = args as unknown[];
+        return { "Fn::If": [renamed(String(condition)), ...branches.map(rename)] };
+      }
+      if (entries.length === 1 && fn === "Fn::FindInMap") {
+        const [map, ...keys] = args as unknown[];
+        return { "Fn::FindInMap": [renamed(String(map)), ...keys.map(rename)] };
+      }
+      if (entries.length === 1 && fn === "Fn::Sub") {
+        const [text, variables = {}] = typeof args === "string" ? [args, {}] : (args as [string, Record<string, unknown>]);
+        const own = new Map(Object.entries(variables).map(([name, inner]) => [name, rename(inner)]));
+        const rewritten = text.replace(/\$\{([^}!][^}]*)\}/g, (whole, name: string) => {
+          if (own.has(name) || name.startsWith("AWS::")) return whole;
+          const [logicalId, ...attribute] = name.split(".");
+          if (attribute.length === 0 && logicalId! in parameters) {
+            own.set(logicalId!, given(logicalId!));
+            return whole;
+          }
+          return `\${${renamed(logicalId!)}${attribute.length ? `.${attribute.join(".")}` : ""}}`;
+        });
+        return { "Fn::Sub": own.size ? [rewritten, Object.fromEntries(own)] : rewritten };
+      }
+      return Object.fromEntries(entries.map(([key, inner]) => [key, rename(inner)]));
+    };
+    const childFunctionGlobals = child.Globals?.Function ?? {};
+    for (const [logicalId, entry] of Object.entries(child.Resources)) {
+      const copy = structuredClone(entry);
+      if (copy.Type === "AWS::Serverless::Function" && !childOrigins.has(logicalId)) copy.Properties = { ...childFunctionGlobals, ...copy.Properties };
+      absolutePaths(copy.Properties, childDir);
+      if (copy.Type === "AWS::Serverless::Function" && copy.Properties?.CodeUri === undefined && copy.Properties?.InlineCode === undefined)
+        copy.Properties = { ...copy.Properties, CodeUri: childDir };
+      if (copy.DependsOn !== undefined) copy.DependsOn = [copy.DependsOn].flat().map((id) => renamed(String(id)));
+      const moved = rename(copy) as TemplateResourceEntry;
+      if (entry.Condition) moved.Condition = renamed(entry.Condition);
+      folded.Resources[renamed(logicalId)] = moved;
+      origins.set(renamed(logicalId), childOrigins.get(logicalId) ?? application.file);
+    }
+    const renamedEntries = <T,>(entries: Record<string, T> | undefined, value: (entry: T) => unknown) =>
+      Object.fromEntries(Object.entries(entries ?? {}).map(([name, entry]) => [renamed(name), value(entry)]));
+    folded.Conditions = { ...folded.Conditions, ...renamedEntries(child.Conditions, rename) };
+    folded.Mappings = { ...folded.Mappings, ...(renamedEntries(child.Mappings, (map) => map) as Template["Mappings"]) };
+    // A parameter neither given nor defaulted keeps a name of its own, which --parameter-overrides can set (Application/Name=VALUE).
+    const unvalued = Object.fromEntries(
+      Object.entries(parameters).filter(([name, parameter]) => !(name in application.parameters) && parameter.Default === undefined),
+    );
+    folded.Parameters = { ...folded.Parameters, ...(renamedEntries(unvalued, (parameter) => parameter) as Template["Parameters"]) };
+    for (const [name, output] of Object.entries((child.Outputs ?? {}) as Record<string, { Value?: unknown }>))
+      outputs.set(`${application.logicalId}.Outputs.${name}`, rename(output.Value));
+    delete folded.Resources[application.logicalId];
+  }
+  // The parent's reads of an application's outputs: the output's value, in the folded names.
+  const withOutputs = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(withOutputs);
+    if (!value || typeof value !== "object") return value;
+    const getAtt = (value as { "Fn::GetAtt"?: unknown })["Fn::GetAtt"];
+    if (getAtt !== undefined) {
+      const path = typeof getAtt === "string" ? getAtt : (getAtt as string[]).join(".");
+      if (outputs.has(path)) return outputs.get(path);
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withOutputs(inner)]));
+  };
+  return withOutputs(folded) as Template;
+}
+
+/** The template's functions and other resources, with Globals applied and conditions evaluated; a local nested application's, folded in (foldNested). */
 export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
-  const template = loadTemplate(file);
+  const origins = new Map<string, string>();
+  const template = foldNested(loadTemplate(file), file, origins);
   const given = { overrides, exported: exportedValues(file) };
   // Without `created`, references to resources stay as written (strict: false).
   const lenient = (value: unknown) => evaluate(value, template, given, undefined, false);
@@ -286,8 +434,10 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const functions = entries
     .filter(([, entry]) => entry.Type === "AWS::Serverless::Function")
     .map(([logicalId, entry]): TemplateFunction => {
-      const props = lenient({ ...globals, ...entry.Properties }) as Record<string, unknown>;
-      const globalVariables = (globals.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      // A nested application's function has had its own Globals applied (foldNested), not these.
+      const applied = origins.has(logicalId) ? {} : globals;
+      const props = lenient({ ...applied, ...entry.Properties }) as Record<string, unknown>;
+      const globalVariables = (applied.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const ownVariables = (entry.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const provisioned = props.ProvisionedConcurrencyConfig as { ProvisionedConcurrentExecutions?: unknown } | undefined;
       const events = Object.entries((props.Events ?? {}) as Record<string, { Type: string; Properties?: Record<string, unknown> }>);
@@ -300,6 +450,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
       const layers = (props.Layers as unknown[] | undefined) ?? [];
       return {
         logicalId,
+        templateFile: origins.get(logicalId) ?? file,
         codeDir: resolve(dirname(file), String(props.CodeUri ?? ".")),
         handler: String(props.Handler),
         runtime: props.Runtime === undefined ? undefined : String(props.Runtime),
@@ -325,7 +476,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const resources = entries
     .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
-  return { file, functions, resources, resolve: (value, created) => evaluate(value, template, given, created ?? {}, true) };
+  return { file, raw: template, functions, resources, resolve: (value, created) => evaluate(value, template, given, created ?? {}, true) };
 }
 
 /** Where an app gives the values of the exports its Fn::ImportValue reads: export name → value, as another stack's Outputs export them. */

@@ -8,8 +8,8 @@ import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
-import { parseTemplate, readTemplate, type Template } from "../core/template.mts";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, planOf } from "./adoption.mts";
+import { applicationOf, ownLogicalId, parseTemplate, readTemplate, type Template } from "../core/template.mts";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "./adoption.mts";
 import { fastestProfile, writeFixedTemplate } from "./apply-fixes.mts";
 import type { DoctorReport } from "./findings.mts";
 import { editTemplate } from "./template-edit.mts";
@@ -107,12 +107,22 @@ function profileFor(logicalId: string, report: DoctorReport | null, fallback: st
   return { profile: fallback, why: measured ? ` (${file} measured no profile faster than it was)` : ` (${file} did not measure it)` };
 }
 
+/** A template file adopt edits: the app's, or a nested application's (the functions it declares are adopted in it). */
+interface Edited {
+  file: string;
+  text: string;
+  resources: Template["Resources"];
+  adopted: Adopted[];
+}
+
+/** A function adopt takes: its plan's adoption. */
+type Adopted = Extract<Plan, { adoption: unknown }>;
+
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const templateFile = resolve(values.template);
   const { text, template: asWritten } = samTemplateOf(templateFile);
   const appDir = appDirOf(templateFile);
   const template = readTemplate(templateFile);
-  const resources = asWritten.Resources;
   const names = template.functions.map((fn) => fn.logicalId);
   const unknown = positionals.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new UsageError(`${unknown.join(", ")}: not a function of ${templateFile}; its functions: ${names.join(", ") || "none"}`);
@@ -120,44 +130,67 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
 
   const lines: string[] = [];
   for (const line of [lockfileLine(appDir), buildInSourceLine(appDir)]) if (line) lines.push(line);
-  for (const key of Object.keys(resources).filter((id) => id.startsWith("Fn::ForEach")))
+  for (const key of Object.keys(asWritten.Resources).filter((id) => id.startsWith("Fn::ForEach")))
     lines.push(`${key}: the functions it makes are not adopted (adopt rewrites resources as written: give them BuildMethod: makefile by hand)`);
 
   const report = values.measured === undefined ? null : doctorReport(values.measured);
-  const profiles = new Map(chosen.map((fn) => [fn.logicalId, profileFor(fn.logicalId, report, values.profile, values.measured)]));
   const rule = installedRule(appDir);
-  const plans = chosen.map((fn) => planOf(fn, resources[fn.logicalId]!, profiles.get(fn.logicalId)!.profile, appDir, values.runtime));
-  const adopted = plans.flatMap((plan) => ("adoption" in plan ? [plan.adoption] : []));
-  for (const plan of plans) {
-    if ("why" in plan) lines.push(`${plan.logicalId}: not adopted: ${plan.why}`);
-    else {
-      const { profile, why } = profiles.get(plan.logicalId)!;
-      lines.push(`${plan.logicalId}: adopted as ${profile}${why}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
+  // Each function is edited in the template that declares it: a nested application's in its own.
+  const edited = new Map<string, Edited>([[templateFile, { file: templateFile, text, resources: asWritten.Resources, adopted: [] }]]);
+  const editedOf = (file: string): Edited => {
+    if (!edited.has(file)) {
+      const childText = readFileSync(file, "utf8");
+      edited.set(file, { file, text: childText, resources: parseTemplate(childText, file).Resources, adopted: [] });
     }
+    return edited.get(file)!;
+  };
+  for (const fn of chosen) {
+    const { profile, why } = profileFor(fn.logicalId, report, values.profile, values.measured);
+    const target = editedOf(fn.templateFile);
+    const plan = planOf(fn, target.resources[ownLogicalId(fn)]!, profile, appDir, values.runtime);
+    if ("why" in plan) {
+      lines.push(`${plan.logicalId}: not adopted: ${plan.why}`);
+      continue;
+    }
+    target.adopted.push(plan);
+    const where = fn.templateFile === templateFile ? "" : ` in ${relative(process.cwd(), fn.templateFile)}`;
+    lines.push(`${plan.logicalId}: adopted as ${profile}${why}${where}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
   }
   console.log(lines.join("\n"));
+  const adopted = [...edited.values()].flatMap((file) => file.adopted);
   if (adopted.length === 0) {
     console.error(`error: nothing adopted in ${relative(process.cwd(), templateFile) || templateFile}`);
     return 1;
   }
 
-  const label = relative(process.cwd(), templateFile) || templateFile;
-  const adoptedText = editTemplate(
-    text,
-    adopted.map((adoption) => adoption.change),
-  );
-  const makefiles = [...new Set(adopted.map((adoption) => adoption.makefile))].filter((file) => !existsSync(file));
-  const written = makefiles.map((file) => [file, makefileText(dirname(file), templateFile, rule)] as const);
+  const writes = [...edited.values()]
+    .filter((file) => file.adopted.length > 0)
+    .map((file) => ({
+      ...file,
+      adoptedText: editTemplate(
+        file.text,
+        file.adopted.map(({ adoption }) => adoption.change),
+      ),
+    }));
+  const makefiles = new Map<string, string>();
+  for (const file of writes)
+    for (const { logicalId, adoption } of file.adopted)
+      if (!existsSync(adoption.makefile))
+        makefiles.set(adoption.makefile, makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)));
+  const shown = (file: string) => relative(process.cwd(), file) || file;
   console.log(
-    [unifiedDiff(text, adoptedText, label), ...written.map(([file, content]) => unifiedDiff("", content, relative(process.cwd(), file) || file))].join(""),
+    [
+      ...writes.map((file) => unifiedDiff(file.text, file.adoptedText, shown(file.file))),
+      ...[...makefiles].map(([file, content]) => unifiedDiff("", content, shown(file))),
+    ].join(""),
   );
   if (values["dry-run"]) {
     console.log("--dry-run: nothing written");
     return 0;
   }
-  writeFixedTemplate(templateFile, text, adoptedText, "adopt");
-  for (const [file, content] of written) writeFileSync(file, content);
-  const ids = adopted.map((adoption) => adoption.change.logicalId);
+  for (const file of writes) writeFixedTemplate(file.file, file.text, file.adoptedText, "adopt");
+  for (const [file, content] of makefiles) writeFileSync(file, content);
+  const ids = adopted.map((plan) => plan.logicalId);
   console.log(`adopted ${ids.join(", ")}: next, sam build, then npx warpstart invoke ${ids[0]} (and npx warpstart bench to measure them)`);
   return 0;
 }

@@ -10,7 +10,7 @@ import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mt
 import { errorMessage } from "../core/cli.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
-import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
+import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { moduleFormat } from "./artifact.mts";
 import { whyNotExamined } from "./checks.mts";
 import { deprecationOf, LIFECYCLE_SOURCE } from "./lambda-runtimes.mts";
@@ -67,13 +67,19 @@ export function installedRule(appDir: string): string {
   );
 }
 
-/** The Makefile of a folder that builds its functions with the package's rule. */
-export function makefileText(dir: string, templateFile: string, rule: string): string {
+/**
+ * The Makefile of a folder that builds its functions with the package's rule, from the app's
+ * template; `application`: the nested application (Orders/) that declares them.
+ */
+export function makefileText(dir: string, templateFile: string, rule: string, application = ""): string {
   const from = (path: string) => relative(dir, path) || ".";
+  const nested = application
+    ? `\n# Its functions are the nested application ${application.slice(0, -1)}'s: the app's template names them ${application}<LogicalId>.\nWARPSTART_APPLICATION := ${application}`
+    : "";
   return `# SAM's makefile builder (BuildMethod: makefile) runs \`make build-<LogicalId>\` here for the functions whose
 # CodeUri is this folder: the warpstart package's rule builds them (written by warpstart adopt).
 HERE := $(dir $(lastword $(MAKEFILE_LIST)))
-WARPSTART_TEMPLATE ?= $(abspath $(HERE)${from(templateFile)})
+WARPSTART_TEMPLATE ?= $(abspath $(HERE)${from(templateFile)})${nested}
 WARPSTART_MK := $(HERE)${from(rule)}
 ifeq ($(wildcard $(WARPSTART_MK)),)
 $(error warpstart is not installed ($(WARPSTART_MK) is missing): run npm install)
@@ -193,5 +199,5 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   after.Metadata = { ...metadata, BuildMethod: "makefile", BuildProperties: { Profile: profile, Format: format } };
   if (source.handler !== fn.handler) after.Properties = { ...after.Properties, Handler: source.handler };
   if (moved.runtime.lambdaRuntime !== fn.runtime) after.Properties = { ...after.Properties, Runtime: moved.runtime.lambdaRuntime };
-  return { logicalId, adoption: { change: { logicalId, before, after }, makefile, notes } };
+  return { logicalId, adoption: { change: { logicalId: ownLogicalId(fn), before, after }, makefile, notes } };
 }

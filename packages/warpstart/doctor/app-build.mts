@@ -5,35 +5,27 @@
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { appDirOf, buildDirOf, seedDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
-import { loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { absolutePaths, foldNested, loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { samBuild, samBuildEach } from "../lab/sam.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
-/** The properties of SAM resources that name a file or folder relative to the template (a code folder, a layer's, a state machine's or an API's definition, a nested application's or stack's template, a GraphQL schema). */
-const PATH_PROPERTIES = ["CodeUri", "ContentUri", "DefinitionUri", "Location", "TemplateURL", "SchemaUri"];
-
-/** Paths made absolute (not an S3 or web address): a copy of the template lives elsewhere than the app. */
-function absolutePaths(properties: Record<string, unknown> | undefined, keys: string[], appDir: string): void {
-  for (const key of keys) {
-    const value = properties?.[key];
-    if (typeof value === "string" && !isAbsolute(value) && !/^[a-z][\w+.-]*:\/\//i.test(value)) properties![key] = resolve(appDir, value);
-  }
-}
-
 /**
  * The app's template as a copy elsewhere reads it: every path absolute, and a function that names
- * no CodeUri (SAM's default is the template's folder) given the app's folder.
+ * no CodeUri (SAM's default is the template's folder) given the app's folder. `folded`: with its
+ * local nested applications folded in (core/template.mts foldNested), for a copy the pipeline
+ * builds in this process; sam build takes only logical ids of letters and digits.
  */
-export function relocatedTemplate(templateFile: string): Template {
-  const template = loadTemplate(templateFile);
+export function relocatedTemplate(templateFile: string, { folded = false } = {}): Template {
+  const written = loadTemplate(templateFile);
+  const template = folded ? foldNested(written, templateFile) : written;
   const appDir = appDirOf(templateFile);
   const globals = template.Globals?.Function;
-  absolutePaths(globals, ["CodeUri"], appDir);
+  absolutePaths(globals, appDir);
   for (const resource of Object.values(template.Resources)) {
-    absolutePaths(resource.Properties, PATH_PROPERTIES, appDir);
+    absolutePaths(resource.Properties, appDir);
     const inline = resource.Properties?.InlineCode !== undefined;
     if (resource.Type === "AWS::Serverless::Function" && !inline && resource.Properties?.CodeUri === undefined && globals?.CodeUri === undefined) {
       resource.Properties = { ...resource.Properties, CodeUri: appDir };

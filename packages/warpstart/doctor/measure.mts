@@ -6,12 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import type { Progress } from "../core/progress.mts";
-import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { AS_BUILT, type CellResult, type ColdStartCell, type ReportedFacts, runColdStarts } from "../measure/cold-starts.mts";
@@ -47,6 +47,11 @@ function planFixes(examined: Examined[]): PlannedFix[] {
       const fix = fixFor(finding.id, built);
       if ("why" in fix) {
         finding.whyNotMeasured = fix.why;
+        return [];
+      }
+      // The fixes are measured in one sam build of the app's template, which names a nested application's functions in that application alone.
+      if (built.fn.logicalId.includes(NESTED_SEPARATOR)) {
+        finding.whyNotMeasured = `it is a function of a nested application: the doctor measures its fixes on that application's own template (npx warpstart doctor --template ${relative(process.cwd(), built.fn.templateFile)})`;
         return [];
       }
       return [{ function: built.fn.logicalId, finding, fix, copyId: copyIdOf(built.fn.logicalId, finding.id) }];

@@ -10,7 +10,7 @@ import { errorMessage } from "../core/cli.mts";
 import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
-import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/template.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import { relocatedTemplate, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
@@ -72,7 +72,7 @@ async function withDependencies(
 }
 
 /** A logical id for a function's build in a profile, e.g. HelloWorldFunctionAsWarp. */
-const copyIdOf = (fn: string, profile: string) => `${fn}As${profile}`;
+const copyIdOf = (fn: string, profile: string) => `${fn.replaceAll(NESTED_SEPARATOR, "")}As${profile}`;
 
 /** Where a function runs in the lab: its own runtime, or the stand-in for one the lab cannot run. */
 const labRuntimeOf = (fn: TemplateFunction) => (fn.runtime === undefined || whyStandIn(fn.runtime) ? STAND_IN_RUNTIME : fn.runtime);
@@ -115,7 +115,7 @@ async function buildInto(
   say: (line: string) => void,
 ): Promise<Omit<ProfileBuilds, "cleanup">> {
   const appDir = appDirOf(templateFile);
-  const template = relocatedTemplate(templateFile);
+  const template = relocatedTemplate(templateFile, { folded: true });
   // The copy has no samconfig.toml beside it: the app's parameter values become defaults.
   for (const [name, value] of Object.entries(overrides)) if (template.Parameters?.[name]) template.Parameters[name].Default = value;
   const installed = new Map<string, Promise<string>>();

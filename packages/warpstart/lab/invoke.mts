@@ -34,8 +34,8 @@ const say = (line: string) => console.error(`== ${line}`);
 
 /**
  * The function as the lab serves it, built if it is stale: by `sam build <LogicalId>` when
- * nothing is built yet or the template changed since (as `sam local invoke` needs it, whatever
- * else the template holds). A function SAM's own builder builds is served as that build left it,
+ * nothing is built yet, the template changed since or that build did not build it (as `sam local
+ * invoke` needs it, whatever else the template holds). A function SAM's own builder builds is served as that build left it,
  * as `sam local invoke` serves it; one the pipeline builds is built again when a source changed,
  * with its own profile into .aws-sam/build (what `sam build` writes there). With another profile,
  * its source (as its builder reads it) is built into .aws-sam/profiles/.
@@ -47,11 +47,21 @@ async function servedFunction(
   overrides: Record<string, string>,
 ): Promise<TemplateFunction> {
   const built = builtTemplateOf(templateFile);
-  if (!existsSync(built) || statSync(templateFile).mtimeMs > statSync(built).mtimeMs) {
-    say(`sam build ${logicalId} (${existsSync(built) ? `${relative(process.cwd(), templateFile)} changed` : "nothing built yet"})`);
+  const builtFunction = () => (existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId) : undefined);
+  let asBuilt = builtFunction();
+  // A sam build of other functions leaves this one's CodeUri as written, its source.
+  const why = !existsSync(built)
+    ? "nothing built yet"
+    : statSync(templateFile).mtimeMs > statSync(built).mtimeMs
+      ? `${relative(process.cwd(), templateFile)} changed`
+      : !asBuilt || relative(buildDirOf(templateFile), asBuilt.codeDir).startsWith("..")
+        ? "it has not been built"
+        : null;
+  if (why) {
+    say(`sam build ${logicalId} (${why})`);
     await samBuild({ template: templateFile, resources: [logicalId], quiet: true, parameterOverrides: overrides });
+    asBuilt = builtFunction();
   }
-  const asBuilt = readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId);
   if (!asBuilt) throw new Error(`${relative(process.cwd(), built)} has no ${logicalId}: sam build it (sam build ${logicalId})`);
   const template = readTemplate(templateFile, overrides);
   const own = template.functions.find((candidate) => candidate.logicalId === logicalId)!;

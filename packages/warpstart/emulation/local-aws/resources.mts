@@ -10,7 +10,6 @@ import { parse } from "yaml";
 import { VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
 import {
-  loadTemplate,
   NAMED_TYPES,
   parameterHint,
   type ResourceAttributes,
@@ -27,10 +26,11 @@ const LAB_STACK = "warpstart-lab";
 /**
  * The name the lab gives a bucket or table the template names not: CloudFormation's made-up name
  * without its random suffix, so that an event generated before the lab starts (lab/events.mts)
- * names what the lab creates. A bucket's name is lower case, as CloudFormation makes it.
+ * names what the lab creates. A bucket's name is lower case, as CloudFormation makes it; a nested
+ * application's resource (Application/LogicalId) is named after both, as its nested stack's are.
  */
 export function madeUpName(type: string, logicalId: string): string {
-  const name = `${LAB_STACK}-${logicalId}`;
+  const name = `${LAB_STACK}-${logicalId.replaceAll("/", "-")}`;
   return type === "AWS::S3::Bucket" ? name.toLowerCase().slice(0, 63) : name;
 }
 const NAMED_BY_THE_LAB = ["AWS::S3::Bucket", "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable"];
@@ -280,7 +280,7 @@ export async function createResources(
   aws: Pick<LocalAws, "endpoint" | "caFile">,
   { venvBin = VENV_BIN, eventData = [] }: { venvBin?: string; eventData?: EventData[] } = {},
 ): Promise<CreatedResources> {
-  const raw = loadTemplate(template.file);
+  const { raw } = template;
   const pseudo = (name: string) => String(template.resolve({ Ref: `AWS::${name}` }));
   const [region, account, stackName] = [LOCAL_REGION, pseudo("AccountId"), pseudo("StackName")];
   const wanted = referencesIn(raw);

@@ -4,6 +4,7 @@ import type { BuiltFunction } from "../../doctor/artifact.mts";
 
 export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFunction => ({
   logicalId: "Fn",
+  templateFile: "/app/template.yaml",
   codeDir: "/artifact",
   handler: "index.handler",
   runtime: "nodejs22.x",

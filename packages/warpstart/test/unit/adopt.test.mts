@@ -170,6 +170,26 @@ it("--runtime takes keep or a runtime the pipeline builds for, nothing else", as
   expect(run.error).toBe('--runtime must be keep, nodejs18.x, nodejs20.x, nodejs22.x or nodejs24.x, not "nodejs16.x"');
 });
 
+it("adopts a nested application's function in that application's template, its Makefile naming the app's template and the application", async () => {
+  const app = mkdtempSync(join(scratch, "nested-"));
+  cpSync(join(PACKAGE_ROOT, "test/fixtures/sam-apps/sam-shapes"), app, { recursive: true });
+  mkdirSync(join(app, "node_modules"));
+  symlinkSync(PACKAGE_ROOT, join(app, "node_modules/warpstart"));
+  const parent = readFileSync(join(app, "template.yaml"), "utf8");
+  const run = await adopt(app, "Parcels/Tracker", "Parcels/Labels/Printer");
+  expect(run.code).toBe(0);
+  expect(run.out).toContain("Parcels/Tracker: adopted as Warp in parcels/template.yaml\n  nodejs20.x is deprecated since 2026-04-30");
+  expect(run.out).toContain("Parcels/Labels/Printer: adopted as Warp in parcels/labels/template.yaml");
+  expect(readFileSync(join(app, "template.yaml"), "utf8")).toBe(parent);
+  const child = parse(readFileSync(join(app, "parcels/template.yaml"), "utf8"), { customTags: CFN_TAGS }) as { Resources: Record<string, Resource> };
+  expect(child.Resources.Tracker!.Metadata).toEqual({ BuildMethod: "makefile", BuildProperties: { Profile: "Warp", Format: "esm" } });
+  const makefile = readFileSync(join(app, "parcels/tracker/Makefile"), "utf8");
+  expect(makefile).toContain("WARPSTART_TEMPLATE ?= $(abspath $(HERE)../../template.yaml)\n");
+  expect(makefile).toContain("WARPSTART_APPLICATION := Parcels/\n");
+  expect(readFileSync(join(app, "parcels/labels/printer/Makefile"), "utf8")).toContain("WARPSTART_APPLICATION := Parcels/Labels/\n");
+  expect(run.out).toContain("--- parcels/template.yaml\n+++ parcels/template.yaml");
+});
+
 it("--dry-run prints the diff and writes nothing", async () => {
   const app = appCopy();
   const run = await adopt(app, "--dry-run", "--profile", "Optimized", "Hello");

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keepsAlive } from "../../builder/build.mts";
-import { foldersUp } from "../../core/paths.mts";
+import { foldersUp, PACKAGE_ROOT } from "../../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../../core/samconfig.mts";
 import { readTemplate } from "../../core/template.mts";
 import { templateVariables } from "../../emulation/function-environment.mts";
@@ -197,6 +197,52 @@ Resources:
       layers: [{ logicalId: "Shared", contentDir: join(dir, "layer") }],
       foreignLayers: ["arn:aws:lambda:us-east-1:123456789012:layer:insights:1"],
     });
+  });
+});
+
+describe("a nested application with a local Location (test/fixtures/sam-apps/sam-shapes)", () => {
+  const SHAPES = join(PACKAGE_ROOT, "test/fixtures/sam-apps/sam-shapes");
+  const sam = readTemplate(join(SHAPES, "template.yaml"), { Stage: "prod" });
+  const fn = (logicalId: string) => sam.functions.find((candidate) => candidate.logicalId === logicalId)!;
+
+  it("adds its functions under SAM's names, each with its own template's Globals and paths, not the parent's", () => {
+    expect(sam.functions.map((candidate) => candidate.logicalId)).toEqual(["Quote", "Gateway", "Parcels/Tracker", "Parcels/Labels/Printer"]);
+    expect(fn("Parcels/Tracker")).toMatchObject({
+      templateFile: join(SHAPES, "parcels/template.yaml"),
+      codeDir: join(SHAPES, "parcels/tracker"),
+      runtime: "nodejs20.x",
+      timeoutSeconds: 9,
+      memoryMb: 128,
+    });
+    expect(fn("Parcels/Labels/Printer")).toMatchObject({ codeDir: join(SHAPES, "parcels/labels/printer"), runtime: "nodejs22.x", timeoutSeconds: 3 });
+    expect(sam.resources.map((resource) => resource.logicalId)).toEqual(["Parcels/Table"]);
+  });
+
+  it("evaluates its references with the parameters the parent gives it (else their defaults), its conditions, and the parent's reads of its outputs", () => {
+    const created = { "Parcels/Table": { Ref: "parcels-table" } };
+    expect(templateVariables(sam, fn("Parcels/Tracker"), created)).toEqual({ TABLE: "parcels-table", STAGE: "prod-post", TIER: "gold" });
+    expect(templateVariables(sam, fn("Gateway"), created)).toEqual({ PARCELS_TABLE: "parcels-table" });
+    const dev = readTemplate(join(SHAPES, "template.yaml"));
+    expect(templateVariables(dev, dev.functions.find((candidate) => candidate.logicalId === "Parcels/Tracker")!, created)).toMatchObject({
+      STAGE: "dev-post",
+      TIER: "basic",
+    });
+  });
+
+  it("leaves an application whose Location is not a local template as it is: a resource the lab does not create", () => {
+    const file = write(
+      "template.yaml",
+      `Transform: AWS::Serverless-2016-10-31
+Resources:
+  Published:
+    Type: AWS::Serverless::Application
+    Properties: { Location: { ApplicationId: arn:aws:serverlessrepo:us-east-1:123456789012:applications/x, SemanticVersion: 1.0.0 } }
+  Missing:
+    Type: AWS::Serverless::Application
+    Properties: { Location: nowhere/template.yaml }
+`,
+    );
+    expect(readTemplate(file).resources.map((resource) => resource.logicalId)).toEqual(["Published", "Missing"]);
   });
 });
 
