@@ -1,6 +1,7 @@
 // Every managed runtime Lambda still runs, in the lab and in Warp's build: the demo's Warp built for
-// nodejs18.x, nodejs20.x and nodejs24.x (the Runtime parameter; nodejs22.x's is the global setup's
-// sam build, test/integration/build.test.mts) answers on that runtime's Node. Where the chunk
+// nodejs18.x, nodejs20.x and nodejs24.x (its Runtime set so: the demo's template offers neither
+// deprecated one; nodejs22.x's is the global setup's sam build, test/integration/build.test.mts)
+// answers on that runtime's Node. Where the chunk
 // loader runs (Node 20 and later), each architecture's code cache is made by that runtime's Node:
 // the arm64 one, shipped, is taken by Lambda's arm64 Node of that version under qemu-aarch64, and
 // this machine's, the lab's, by the lab's cold start. Node 18 has no process.getBuiltinModule: its
@@ -12,7 +13,7 @@ import { type BuildResult, buildFunction, functionBuild } from "../../builder/bu
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { type ManagedRuntime, nodeFor, RUNTIMES } from "../../core/runtimes.mts";
-import { readTemplate } from "../../core/template.mts";
+import { readTemplate, type SamTemplate } from "../../core/template.mts";
 import { functionEnvironment, labOverlayOf, servicesOf } from "../../emulation/function-environment.mts";
 import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { startLocalAws } from "../../emulation/local-aws/local-aws.mts";
@@ -25,9 +26,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const HANDLER_DIR = "src/functions/identity";
 
-/** The demo's Warp built for a runtime (the template read with its Runtime parameter), into a folder of its own. */
+/** A template's Warp with its Runtime set to a runtime's. */
+function onRuntime(template: SamTemplate, runtime: ManagedRuntime): SamTemplate {
+  return { ...template, functions: template.functions.map((fn) => (fn.logicalId === "Warp" ? { ...fn, runtime: runtime.lambdaRuntime } : fn)) };
+}
+
+/** The demo's Warp built for a runtime, into a folder of its own. */
 async function warpFor(runtime: ManagedRuntime): Promise<{ outdir: string; result: BuildResult }> {
-  const template = readTemplate(DEMO_TEMPLATE, { Runtime: runtime.name });
+  const template = onRuntime(readTemplate(DEMO_TEMPLATE), runtime);
   const outdir = join(scratch, runtime.name);
   const result = await buildFunction(functionBuild(template, "Warp"), outdir, { initServices: ownLocalAws });
   return { outdir, result };
@@ -55,13 +61,12 @@ async function arm64Verdict(runtime: ManagedRuntime, outdir: string): Promise<st
   }
 }
 
-/** One cold invoke of a build of the demo's Warp in the lab, on the runtime the template's Runtime parameter names: its answer. */
+/** One cold invoke of a build of the demo's Warp in the lab, on a runtime: its answer. */
 async function invokeOn(runtime: ManagedRuntime, outdir: string): Promise<Record<string, unknown>> {
-  const parameterOverrides = { Runtime: runtime.name };
-  const served = readTemplate(join(DEMO_BUILD_DIR, "template.yaml"), parameterOverrides).functions.find((fn) => fn.logicalId === "Warp")!;
+  const served = onRuntime(readTemplate(join(DEMO_BUILD_DIR, "template.yaml")), runtime).functions.find((fn) => fn.logicalId === "Warp")!;
   let lab: Lab | undefined;
   try {
-    lab = await startLab({ parameterOverrides, only: [], extraFunctions: [{ ...served, logicalId: `Warp-${runtime.name}`, codeDir: outdir }] });
+    lab = await startLab({ parameterOverrides: {}, only: [], extraFunctions: [{ ...served, logicalId: `Warp-${runtime.name}`, codeDir: outdir }] });
     const { functionError, payload } = await invokeLogged(lab, `Warp-${runtime.name}`, eventOf("Warp"));
     expect(functionError).toBeUndefined();
     return JSON.parse((payload as { body: string }).body) as Record<string, unknown>;
