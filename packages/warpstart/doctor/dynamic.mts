@@ -36,15 +36,14 @@ function firstAfterRuntime(report: FunctionReport, found: Finding): void {
 }
 
 /**
- * nodejs22.x's bootstrap passes --no-experimental-require-module: require() of an ES module fails
- * there (ERR_REQUIRE_ESM), where Node 22 itself would load it. A function of an older runtime, run on
- * nodejs22.x in the lab, that fails so is one that moving to nodejs22.x breaks: said as such.
+ * nodejs20.x's and nodejs22.x's bootstraps pass --no-experimental-require-module: require() of an
+ * ES module fails there (ERR_REQUIRE_ESM), where their Node itself would load it. Said as such,
+ * naming the runtime the lab ran it on (its stand-in's, for one the lab does not run).
  */
 function withRuntimeBreak(message: string, built: BuiltFunction): string {
   if (!/ERR_REQUIRE_ESM|require\(\) of ES Module/.test(message)) return message;
-  const standIn = whyStandIn(built.fn.runtime);
-  const which = standIn ? `moving it from ${built.fn.runtime} to ${STAND_IN_RUNTIME} breaks it: ` : "";
-  return `${which}${STAND_IN_RUNTIME}'s bootstrap disables require() of ES modules (--no-experimental-require-module), and its code requires one: import it instead, or bundle it (${message})`;
+  const ranOn = whyStandIn(built.fn.runtime) ? STAND_IN_RUNTIME : built.fn.runtime;
+  return `${ranOn}'s bootstrap disables require() of ES modules (--no-experimental-require-module), and its code requires one: import it instead, or bundle it (${message})`;
 }
 
 export async function traceInLab(lab: Lab, { built, report }: Examined): Promise<void> {

@@ -47,6 +47,12 @@ function initLines(fn: FunctionReport): string[] {
   const { initMs, phases, awsCalls, builtins, heavyBuiltins } = fn.init;
   const calls = awsCalls.map((call) => `${call.service} ${call.operation} (${call.status}) at ${fixed1(call.startMs)} ms, ${fixed1(call.ms)} ms`);
   const heavy = heavyBuiltins.length ? `; of them ${heavyBuiltins.join(", ")} only when needed` : "";
+  // Node 18 and 20 have no tracing channel of module loading: their INIT is not split.
+  if (!phases)
+    return [
+      `INIT in the lab ${fixed1(initMs)} ms (not split: its Node has no tracing of module loading)`,
+      `  AWS calls during INIT: ${calls.join("; ") || "none"}`,
+    ];
   return [
     `INIT in the lab ${fixed1(initMs)} ms: before the handler ${fixed1(phases.beforeHandlerMs)}, loading its code ${fixed1(phases.loadingCodeMs)}, top-level work ${fixed1(phases.topLevelWorkMs)}, after it ${fixed1(phases.afterHandlerMs)}`,
     `  AWS calls during INIT: ${calls.join("; ") || "none"}`,

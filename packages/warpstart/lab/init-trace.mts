@@ -31,10 +31,11 @@ export interface InitTrace {
    * INIT split (ms): process start + runtime client until the handler's import starts; the
    * handler's import until its first AWS request (or until the import ends when INIT makes none)
    * = "loading the code"; from the first AWS request until the import resolves (top-level await
-   * included) = "top-level work"; the rest until the runtime asks for the first event.
+   * included) = "top-level work"; the rest until the runtime asks for the first event. Null on a
+   * Node without the tracing channels of module loading (before 22): its cold start is not split.
    */
-  phases: { beforeHandlerMs: number; loadingCodeMs: number; topLevelWorkMs: number; afterHandlerMs: number };
-  /** Builtin modules (public names, e.g. "node:http2", "node:zlib", "undici", "web streams", "webcrypto") first loaded while the handler's import ran, in load order. */
+  phases: { beforeHandlerMs: number; loadingCodeMs: number; topLevelWorkMs: number; afterHandlerMs: number } | null;
+  /** Builtin modules (public names, e.g. "node:http2", "node:zlib", "undici", "web streams", "webcrypto") first loaded while the handler's import ran, in load order (none where not split). */
   builtins: string[];
   /** The AWS calls made during INIT, as the local AWS recorded them: when it received each (ms from the INIT start), how long it took (ms), its status. */
   awsCalls: { service: string; operation: string; startMs: number; ms: number; status: number }[];
@@ -59,7 +60,7 @@ function refusedHosts(log: string[]): string {
   return ` (the lab refused its connection to ${hosts.join(" and ")}: it reaches nothing beyond this machine but its local AWS; on Lambda the function reaches ${hosts.length === 1 ? "it" : "them"})`;
 }
 
-/** The oldest Node with the tracing channels of module loading (module.import, module.require) the preload subscribes to. */
+/** The oldest Node with the tracing channels of module loading (module.import, module.require) the preload subscribes to (Node 18 lacks even process.getBuiltinModule, which it uses). */
 const TRACED_NODE_MAJOR = 22;
 
 export interface TraceOptions {
@@ -71,15 +72,13 @@ export interface TraceOptions {
 export async function traceColdStart(lab: Lab, fn: ServedFunction, options: TraceOptions = {}): Promise<InitTrace> {
   if (fn.runsOn.kind !== "managed")
     throw new Error(`${fn.logicalId} runs on ${fn.runsOn.name}: only a managed Node runtime reads the trace's preload from NODE_OPTIONS`);
-  if (fn.runsOn.nodeMajor < TRACED_NODE_MAJOR)
-    throw new Error(
-      `${fn.logicalId} runs on ${fn.runsOn.lambdaRuntime}: Node ${fn.runsOn.nodeMajor} has no tracing channel of module loading, which the trace reads (Node ${TRACED_NODE_MAJOR} and later); its cold starts are measured, not traced`,
-    );
+  // Where the preload cannot split INIT, the cold start still says whether INIT and the first invoke ran, and what INIT called.
+  const split = fn.runsOn.nodeMajor >= TRACED_NODE_MAJOR;
   const event = functionEvent(fn); // before anything starts: a trigger with no event fails here
   const scratch = mkdtempSync(join(tmpdir(), "warpstart-init-trace-"));
   const traceFile = join(scratch, "trace");
   // The function's own NODE_OPTIONS stay: they are part of its cold start.
-  const nodeOptions = [fn.variables?.NODE_OPTIONS, `--import=${TRACE_PRELOAD}`].filter(Boolean).join(" ");
+  const nodeOptions = [fn.variables?.NODE_OPTIONS, split && `--import=${TRACE_PRELOAD}`].filter(Boolean).join(" ");
   const env = new ExecutionEnvironment({
     spec: { name: fn.logicalId, codeDir: fn.codeDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime: fn.runsOn, optDir: fn.optDir },
     services: servicesOf(lab.aws),
@@ -115,7 +114,9 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
     return {
       initMs: init.initDurationMs,
       // The preload writes nothing before the handler's import starts.
-      ...parseInitTrace(existsSync(traceFile) ? readFileSync(traceFile, "utf8") : "", { spawnedAt: env.spawnedAt!, readyAt: env.readyAt! }),
+      ...(split
+        ? parseInitTrace(existsSync(traceFile) ? readFileSync(traceFile, "utf8") : "", { spawnedAt: env.spawnedAt!, readyAt: env.readyAt! })
+        : { phases: null, builtins: [] }),
       awsCalls: calls.map((call) => ({
         // Calls are found by the environment's access key, so each was signed and names its service.
         service: call.service!,
@@ -136,7 +137,10 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
  * INIT's phases and the handler's builtins from the preload's output (lab/init-trace.mjs) and
  * the environment's spawnedAt and readyAt (process.hrtime.bigint, as the marks).
  */
-export function parseInitTrace(output: string, { spawnedAt, readyAt }: { spawnedAt: bigint; readyAt: bigint }): Pick<InitTrace, "phases" | "builtins"> {
+export function parseInitTrace(
+  output: string,
+  { spawnedAt, readyAt }: { spawnedAt: bigint; readyAt: bigint },
+): { phases: NonNullable<InitTrace["phases"]>; builtins: string[] } {
   const marks = new Map<string, bigint>();
   const loaded: string[] = [];
   for (const line of output.split("\n").filter(Boolean)) {
