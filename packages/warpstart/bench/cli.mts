@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { buildFunction, builtByPipeline, functionBuild } from "../builder/build.mts";
+import { buildFunction, builtByPipeline, fellBackIn, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import {
   assertFunctionsOf,
@@ -28,13 +28,14 @@ import { createProgress } from "../core/progress.mts";
 import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { readEnvVars } from "../emulation/env-vars.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { parseRuntimes } from "../lab/functions.mts";
 import { type Lab, labClient, localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
-import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 import { AS_BUILT, type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
@@ -71,6 +72,7 @@ const OPTIONS = {
   ...NO_BUILD_OPTION,
   verbose: { help: "print every line the local functions log" },
   ...PARAMETER_OPTIONS,
+  ...ENV_VARS_OPTION,
   ...FIDELITY_OPTIONS,
 } as const;
 
@@ -120,6 +122,7 @@ function options(values: Values<typeof OPTIONS>) {
     ...values,
     fidelity: fidelityFrom(values),
     parameterOverrides,
+    envVars: readEnvVars(templateFile, values["env-vars"]),
     runtimes,
     template,
     profiles,
@@ -162,6 +165,9 @@ function ownProfile(template: SamTemplate, fn: TemplateFunction): string {
  * Every function in every profile asked for (or its own); the ones not in their own profile are
  * built here, next to the SAM build, and with --exec-wrapper each one again, wrapped (<name>+wrapper).
  */
+/** Why a Warp cell is not measured: its build could not make the code cache and is Optimized's (measure that with --profiles Optimized). */
+const fellBackMessage = (why: string) => `its Warp build is Optimized's, for want of a code cache (${why}): measure it with --profiles Optimized`;
+
 async function buildsOf(
   template: SamTemplate,
   functions: TemplateFunction[],
@@ -177,11 +183,15 @@ async function buildsOf(
   const buildHere = async (fn: TemplateFunction, served: TemplateFunction, profile: string, id: string, cell: Omit<MeasuredBuild, "served">) => {
     const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, id);
     console.error(`== building ${fn.logicalId} with the ${id} profile`);
+    let message: string | undefined;
     try {
-      await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir, { initServices: ownLocalAws });
+      const { fellBack } = await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir, { initServices: ownLocalAws });
+      if (fellBack) message = fellBackMessage(fellBack);
     } catch (error) {
+      message = errorMessage(error).split("\n")[0]!;
+    }
+    if (message) {
       // One build that fails leaves the others measured; the report says why its cells are missing.
-      const message = errorMessage(error).split("\n")[0]!;
       console.error(`   not built, so not measured: ${message}`);
       notBuilt.push({ function: fn.logicalId, profile: id, message });
       return;
@@ -196,7 +206,9 @@ async function buildsOf(
     const floorOf = fn.floorOf ?? undefined;
     for (const profile of profiles ?? [own]) {
       const name = cellName(fn.logicalId, profile, (profiles?.length ?? 1) > 1);
-      if (profile === own) builds.push({ function: fn.logicalId, profile, name, floorOf, served });
+      const fellBack = profile === own ? fellBackIn(served.codeDir) : null;
+      if (fellBack) notBuilt.push({ function: fn.logicalId, profile, message: fellBackMessage(fellBack) });
+      else if (profile === own) builds.push({ function: fn.logicalId, profile, name, floorOf, served });
       else await buildHere(fn, served, profile, profile, { function: fn.logicalId, profile, name, floorOf });
       if (execWrapper) {
         await buildHere(withExecWrapper(fn), withExecWrapper(served), profile, `${profile}${WRAPPED}`, {
@@ -272,12 +284,13 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     notBuilt: samNotBuilt,
     extraFunctions: extra,
     parameterOverrides: opts.parameterOverrides,
+    envVars: opts.envVars,
     runtimes: opts.runtimes,
     fidelity: opts.fidelity,
     onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined,
   });
   started(lab);
-  for (const line of localAwsNotes(lab.resources)) console.error(line);
+  for (const line of localAwsNotes(lab.resources, lab.placeholders)) console.error(line);
   for (const line of provisionFailureLines(lab)) console.error(line);
   return {
     client: labClient(lab),

@@ -18,13 +18,14 @@ import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { buildParameterOverrides } from "../core/samconfig.mts";
 import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
-import { labOverlayOf } from "../emulation/function-environment.mts";
+import { envVarsFileOf } from "../emulation/env-vars.mts";
+import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
 import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
-import { type CodeCache, makeCodeCache } from "./code-cache.mts";
+import { type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
 import { layerPackages } from "./layer-packages.mts";
-import { DEFAULT_PROFILE, type Profile, profileForNode, profileNamed } from "./profiles.mts";
+import { DEFAULT_PROFILE, PROFILES, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
   type ChunkLibraries,
@@ -272,6 +273,8 @@ export interface BuildResult {
   notes?: string[];
   /** Whether it came from the build cache (builder/build-cache.mts) rather than a build made now. */
   kept?: true;
+  /** Why a Warp build could not make its code cache and is Optimized's instead (its first note says so). */
+  fellBack?: string;
 }
 
 export interface BuildOptions {
@@ -333,33 +336,63 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
           resources: template.resources,
           deployedRuntime: fnBuild.deployedRuntime(),
           layerPackages: layerPackages(fn.layers),
-          alsoReads: profile.firstInvoke ? [sampleEventOf(template.file, fn.logicalId)] : [],
+          // What a Warp build's INIT reads: the function's sample event, the app's values for its environment.
+          alsoReads: profile.codeCache ? [sampleEventOf(template.file, fn.logicalId), envVarsFileOf(template.file)] : [],
         }
       : null;
-  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes">>(recipe, outdir);
+  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes" | "fellBack">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
-  const bundle = await bundleFunction(fnBuild, runtime, outdir, options);
+  let bundle = await bundleFunction(fnBuild, runtime, outdir, options);
   shipExecWrapper(fn, outdir);
-  const codeCache =
-    profile.codeCache && bundle.chunked
-      ? await makeCodeCache(
-          {
-            template,
-            fn,
-            runtime,
-            artifactDir: outdir,
-            handlerFile: bundle.handlerFile,
-            exportPath: handlerParts(fn.handler).exportPath,
-            firstInvoke: profile.firstInvoke,
-            deferBuiltins: profile.deferBuiltins,
-          },
-          options.initServices,
-        )
-      : undefined;
+  let codeCache: CodeCache | undefined;
+  let fellBack: string | undefined;
+  if (profile.codeCache && bundle.chunked) {
+    try {
+      codeCache = await makeCodeCache(
+        {
+          template,
+          fn,
+          runtime,
+          artifactDir: outdir,
+          handlerFile: bundle.handlerFile,
+          exportPath: handlerParts(fn.handler).exportPath,
+          firstInvoke: profile.firstInvoke,
+          deferBuiltins: profile.deferBuiltins,
+        },
+        options.initServices,
+      );
+    } catch (error) {
+      if (!(error instanceof CodeCacheError)) throw error;
+      // Never a failed sam build for want of a cache: the function's Optimized build, and why (its metafile says so too).
+      fellBack = buildFailure(error.message);
+      bundle = await bundleFunction({ ...fnBuild, profile: PROFILES.Optimized }, runtime, outdir, options);
+      shipExecWrapper(fn, outdir);
+      const metafile = JSON.parse(readFileSync(bundle.metafile, "utf8")) as BuildMetafile;
+      writeFileSync(bundle.metafile, JSON.stringify({ ...metafile, fellBack }));
+    }
+  }
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
-  const notes = forNode.note ? [forNode.note, ...bundle.notes] : bundle.notes;
-  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, { bytes: bundle.bytes, codeCache, notes });
-  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, notes };
+  const notes = [
+    ...(forNode.note ? [forNode.note] : []),
+    ...(fellBack ? [`${FELL_BACK}${fellBack}`] : []),
+    ...bundle.notes,
+    ...(codeCache?.stoppedBy
+      ? [`its code cache holds what INIT compiled until it failed (${codeCache.stoppedBy}): INIT fails there on Lambda too, unless what it reads differs`]
+      : []),
+    ...(codeCache ? placeholderNotes(codeCache) : []),
+  ];
+  const result = { bytes: bundle.bytes, codeCache, notes, fellBack };
+  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, result);
+  return { outfile: bundle.outfile, metafile: bundle.metafile, ...result };
+}
+
+/** The start of the note of a Warp build that could not make its code cache and built Optimized instead. */
+const FELL_BACK = "Warp could not make its code cache, so it is built as Optimized: ";
+
+/** The line of a build-time INIT that ran with placeholders, without the function's name (the build's notes are prefixed with it). */
+function placeholderNotes({ variables }: CodeCache): string[] {
+  const line = placeholdersLine(variables);
+  return line ? [`its build-time INIT ran with placeholders: ${line}`] : [];
 }
 
 /** The exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec), for a function whose AWS_LAMBDA_EXEC_WRAPPER names it. */
@@ -513,8 +546,15 @@ function withImportMeta(options: EsbuildOptions): EsbuildOptions {
   return { ...options, banner: { js: meta }, define: { ...options.define, "import.meta": "__warpstartImportMeta" } };
 }
 
-/** esbuild's metafile of a build, with the runtime the build was for (what staleReason reads beside its inputs). */
-type BuildMetafile = Metafile & { runtime?: string };
+/** esbuild's metafile of a build, with the runtime the build was for (what staleReason reads beside its inputs) and why a Warp build is Optimized's. */
+type BuildMetafile = Metafile & { runtime?: string; fellBack?: string };
+
+/** Why the build in an artifact folder is Optimized's where its profile is Warp (its metafile says), or null. */
+export function fellBackIn(artifactDir: string): string | null {
+  const metafile = `${artifactDir.replace(/\/+$/, "")}.meta.json`;
+  if (!existsSync(metafile)) return null;
+  return (JSON.parse(readFileSync(metafile, "utf8")) as BuildMetafile).fellBack ?? null;
+}
 
 /** The bundles' metafiles merged into <outdir>.meta.json (what staleReason reads), and the bytes they wrote. */
 function writeMetafile(outdir: string, metafiles: Metafile[], runtime: string): { metafile: string; bytes: number } {
@@ -545,6 +585,16 @@ export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir
   const files = Object.keys(inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
   const newer = [templateFile, ...files.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
   return newer ? `${relative(process.cwd(), newer)} changed since ${fn.logicalId} was built` : null;
+}
+
+/**
+ * A failed build in a line: the builder's first, and where that says INIT failed, the error INIT
+ * threw (the last line of its output naming one), which the first line does not say.
+ */
+export function buildFailure(message: string): string {
+  const [first, ...rest] = message.split("\n");
+  const thrown = rest.slice(rest.findIndex((line) => line.startsWith("INIT's output:")) + 1).findLast((line) => /^\s*\w*Error\b/.test(line));
+  return thrown && message.includes("INIT's output:") ? `${first} (${thrown.trim()})` : first!;
 }
 
 /** Builds a template resource: a function, or a custom runtime's layer. */

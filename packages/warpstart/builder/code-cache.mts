@@ -13,10 +13,12 @@ import type { AwsCall, InitServices, OpenInitServices } from "../core/init-servi
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, nodeArch, nodeFor } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
+import { readEnvVars } from "../emulation/env-vars.mts";
 import { functionEvent } from "../emulation/events.mts";
 import {
   accessKeyFor,
   bootstrapCommand,
+  type FunctionVariables,
   functionEnvironment,
   LAB_RUN_DIR,
   labOverlayOf,
@@ -39,7 +41,7 @@ const DECLARE: Record<string, string> = {
   logs: "an AWS::Logs::LogGroup",
 };
 
-class CodeCacheError extends Error {
+export class CodeCacheError extends Error {
   override name = "CodeCacheError";
 }
 
@@ -97,11 +99,27 @@ export interface CachedArtifact {
   deferBuiltins?: boolean;
 }
 
-/** The child's verdict: what it did or what V8 did, and where INIT stopped if it was refused a connection (WarpPartialInit). */
+/** The child's verdict: what it did or what V8 did, and where INIT stopped if it was refused a connection (WarpPartialInit) or failed ("stopped"). */
 interface Verdict {
   verdict: string;
   refused: string[];
+  /** The error INIT stopped with, where it stopped after loading the chunk ("stopped" mode). */
+  stoppedBy?: string;
 }
+
+/**
+ * How an INIT that fails after loading the chunk counts: "full", not at all; "partial"
+ * (WarpPartialInit), when it was refused a connection beyond AWS; "stopped" (the fallback of a
+ * full INIT that failed), whatever stopped it: the cache holds what compiled until then.
+ */
+type InitMode = "full" | "partial" | "stopped";
+
+/** The error an INIT's output ends with (the last line naming one), for the line that says what stopped it. */
+const thrownIn = (output: string) =>
+  output
+    .split("\n")
+    .findLast((line) => /^\s*\w*Error\b/.test(line))
+    ?.trim() ?? "its output names no error";
 
 /** The prefix of the child's verdict when INIT failed after loading the chunk (code-cache-child.mjs). */
 const INIT_STOPPED = "INIT stopped: ";
@@ -119,7 +137,7 @@ async function init(
   variables: Record<string, string>,
   mode: "write" | "status",
   architecture: string,
-  initMode: "full" | "partial",
+  initMode: InitMode,
   place: Placed,
   eventFile: string | undefined,
 ): Promise<Verdict> {
@@ -148,7 +166,7 @@ async function init(
         join(artifactDir, artifact.handlerFile),
         verdictFile,
         JSON.stringify({
-          partial: initMode === "partial",
+          partial: initMode !== "full",
           invoke: eventFile ? { event: eventFile, exportPath: artifact.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
           deferBuiltins: artifact.deferBuiltins,
         }),
@@ -164,6 +182,7 @@ async function init(
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
+  if (initMode === "stopped") return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
@@ -224,21 +243,46 @@ export interface CodeCache {
   architectures: string[];
   /** The connections beyond AWS its INIT was refused, before which the cache was made (WarpPartialInit); empty for a whole INIT. */
   refused: string[];
+  /** The error that stopped its INIT, before which the cache was made (a whole INIT failed, and this is what compiled until then). */
+  stoppedBy?: string;
+  /** The function's environment as its INIT got it: the variables that got a placeholder. */
+  variables: FunctionVariables;
 }
 
+/**
+ * Makes the function's code caches from a whole INIT; where that INIT fails after loading the
+ * chunk, from what it compiled until it failed (said: stoppedBy). Any other failure is a
+ * CodeCacheError naming the first, which the build answers by building without the cache.
+ */
 export async function makeCodeCache(artifact: CachedArtifact, openServices: OpenInitServices): Promise<CodeCache> {
   const initMode = acceptsPartialInit(artifact.fn) ? "partial" : "full";
+  try {
+    return await cachesFrom(artifact, openServices, initMode);
+  } catch (error) {
+    if (!(error instanceof CodeCacheError) || initMode !== "full") throw error;
+    try {
+      return await cachesFrom(artifact, openServices, "stopped");
+    } catch {
+      throw error; // the whole INIT's failure says what went wrong
+    }
+  }
+}
+
+async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServices, initMode: InitMode): Promise<CodeCache> {
   const services = await openServices(artifact.template, artifact.fn);
   const place = placeForInit(artifact);
   try {
     const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
-    const variables = templateVariables(artifact.template, artifact.fn, services.attributes);
+    const environment = templateVariables(artifact.template, artifact.fn, services.attributes, readEnvVars(artifact.template.file));
+    const { variables } = environment;
     const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(artifact.handlerFile);
     const refused = new Set<string>();
+    let stoppedBy: string | undefined;
     for (const architecture of architectures) {
       const written = await init(artifact, services, variables, "write", architecture, initMode, place, eventFile);
       for (const host of written.refused) refused.add(host);
+      stoppedBy ??= written.stoppedBy;
       if (written.verdict === CHUNK_NOT_LOADED) {
         const when = eventFile
           ? "neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take)"
@@ -263,7 +307,13 @@ export async function makeCodeCache(artifact: CachedArtifact, openServices: Open
         renameSync(join(artifact.artifactDir, file), join(labOverlayOf(artifact.artifactDir), file));
       }
     }
-    return { bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size, architectures, refused: [...refused] };
+    return {
+      bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size,
+      architectures,
+      refused: [...refused],
+      stoppedBy,
+      variables: environment,
+    };
   } finally {
     place.remove();
     await services.release();

@@ -162,9 +162,11 @@ export interface SamTemplate {
   /**
    * Evaluates the intrinsics in `value` that a local run can: parameters (override or default),
    * pseudo parameters, conditions, Fn::If/FindInMap/Join/Sub/Select/Split, and with `created`,
-   * Ref and Fn::GetAtt of resources. A reference it cannot evaluate is an error naming it.
+   * Ref and Fn::GetAtt of resources. A reference it cannot evaluate is an error naming it, or with
+   * `placeholder`, what that gives for it (it is handed the reference as a user writes it:
+   * !GetAtt Cache.RedisEndpoint.Address, !Ref Queue, the parameter Stage, Fn::ImportValue shared-vpc).
    */
-  resolve(value: unknown, created?: Record<string, ResourceAttributes>): unknown;
+  resolve(value: unknown, created?: Record<string, ResourceAttributes>, placeholder?: (reference: string) => string): unknown;
 }
 
 const NO_VALUE = Symbol("AWS::NoValue");
@@ -190,8 +192,15 @@ interface GivenValues {
 /** What to do about a parameter without a value, for the one line that says so. */
 export const parameterHint = (name: string) => `give it a value: --parameter-overrides ${name}=VALUE, or parameter_overrides in the app's samconfig.toml`;
 
-function evaluate(value: unknown, template: Template, given: GivenValues, created: Record<string, ResourceAttributes> | undefined, strict: boolean): unknown {
-  const again = (inner: unknown) => evaluate(inner, template, given, created, strict);
+function evaluate(
+  value: unknown,
+  template: Template,
+  given: GivenValues,
+  created: Record<string, ResourceAttributes> | undefined,
+  strict: boolean,
+  placeholder?: (reference: string) => string,
+): unknown {
+  const again = (inner: unknown) => evaluate(inner, template, given, created, strict, placeholder);
   const { overrides, exported } = given;
   if (Array.isArray(value)) return value.map(again).filter((item) => item !== NO_VALUE);
   if (!value || typeof value !== "object") return value;
@@ -201,8 +210,10 @@ function evaluate(value: unknown, template: Template, given: GivenValues, create
     const found = created?.[logicalId]?.[name];
     if (found !== undefined) return found;
     if (!strict) throw new Unresolvable();
+    const reference = name === "Ref" ? `!Ref ${logicalId}` : `!GetAtt ${logicalId}.${name}`;
+    if (placeholder) return placeholder(reference);
     throw new TemplateError(
-      `${name === "Ref" ? `!Ref ${logicalId}` : `!GetAtt ${logicalId}.${name}`} cannot be evaluated locally${created?.[logicalId] ? ` (${logicalId} has ${Object.keys(created[logicalId]).join(", ")})` : ""}`,
+      `${reference} cannot be evaluated locally${created?.[logicalId] ? ` (${logicalId} has ${Object.keys(created[logicalId]).join(", ")})` : ""}`,
     );
   };
   if (entries.length === 1 && fn !== undefined && (fn === "Ref" || fn === "Condition" || fn.startsWith("Fn::"))) {
@@ -214,8 +225,9 @@ function evaluate(value: unknown, template: Template, given: GivenValues, create
           if (name in PSEUDO_PARAMETERS) return PSEUDO_PARAMETERS[name];
           if (template.Parameters && name in template.Parameters) {
             const parameterValue = name in overrides ? overrides[name] : template.Parameters[name]?.Default;
-            if (parameterValue === undefined && strict) throw new TemplateError(`the parameter ${name} has no Default and no value: ${parameterHint(name)}`);
-            return parameterValue;
+            if (parameterValue !== undefined || !strict) return parameterValue;
+            if (placeholder) return placeholder(`the parameter ${name}`);
+            throw new TemplateError(`the parameter ${name} has no Default and no value: ${parameterHint(name)}`);
           }
           return attribute(name, "Ref");
         }
@@ -227,6 +239,7 @@ function evaluate(value: unknown, template: Template, given: GivenValues, create
           const name = String(again(args));
           if (typeof exported !== "string" && name in exported) return exported[name];
           if (!strict) throw new Unresolvable();
+          if (placeholder) return placeholder(`Fn::ImportValue ${name}`);
           if (typeof exported === "string") throw new TemplateError(exported);
           throw new TemplateError(`Fn::ImportValue ${name} has no value here: ${exportHint(name)}`);
         }
@@ -476,7 +489,13 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const resources = entries
     .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
-  return { file, raw: template, functions, resources, resolve: (value, created) => evaluate(value, template, given, created ?? {}, true) };
+  return {
+    file,
+    raw: template,
+    functions,
+    resources,
+    resolve: (value, created, placeholder) => evaluate(value, template, given, created ?? {}, true, placeholder),
+  };
 }
 
 /** Where an app gives the values of the exports its Fn::ImportValue reads: export name → value, as another stack's Outputs export them. */

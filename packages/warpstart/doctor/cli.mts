@@ -11,10 +11,11 @@ import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
 import { eventNote } from "../emulation/events.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { localAwsNotes, provisionFailureLines, withLab } from "../lab/lab.mts";
-import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { buildApp } from "./app-build.mts";
 import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
@@ -41,6 +42,7 @@ const OPTIONS = {
   fix: { help: "write the fixes the doctor built and measured into the template (its build settings only,\nthe rest of its text as it is) and print the diff" },
   "dry-run": { help: "with --fix: print the diff, write nothing" },
   ...PARAMETER_OPTIONS,
+  ...ENV_VARS_OPTION,
 } as const;
 
 /** Progress, on stderr: stdout is the report. */
@@ -85,7 +87,7 @@ type ExaminedSource = Examined & { source: TemplateFunction };
  */
 async function inTheLab(
   templateFile: string,
-  overrides: { build: Record<string, string>; lab: Record<string, string> },
+  overrides: { build: Record<string, string>; lab: Record<string, string>; envVars: EnvVars },
   examined: ExaminedSource[],
   rounds: number,
   report: DoctorReport,
@@ -112,15 +114,16 @@ async function inTheLab(
       {
         template: builtTemplateOf(templateFile),
         parameterOverrides: overrides.lab,
+        envVars: overrides.envVars,
         only: runnable.map(({ built }) => built.fn.logicalId),
         extraFunctions: [...builds.functions, ...profiles.functions],
         withoutForeignLayers: true,
       },
       async (lab) => {
-        for (const line of localAwsNotes(lab.resources)) say(line);
+        for (const line of localAwsNotes(lab.resources, lab.placeholders)) say(line);
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
         for (const line of provisionFailureLines(lab)) say(line);
-        // A function the lab refused (an Environment it cannot evaluate) costs only its own trace and measurements.
+        // A function the lab refused (a layer it cannot fetch) costs only its own trace and measurements.
         const cannotRun = (name: string) => {
           const refused = lab.refused.get(name);
           return refused ? `the lab cannot run it: ${refused}` : null;
@@ -138,8 +141,8 @@ async function inTheLab(
           const caveats = [whyStandIn(built.fn.runtime)];
           if (built.fn.foreignLayers.length > 0)
             caveats.push(`traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`);
-          // The event it was given, when that is {} for want of one, or holds a placeholder.
-          caveats.push(eventNote(built.fn));
+          // The event it was given, when that is {} for want of one, or holds a placeholder; its environment's placeholders.
+          caveats.push(eventNote(built.fn), lab.placeholders.get(fn.name) ?? null);
           fn.labCaveat = caveats.filter(Boolean).join("; ") || null;
           say(`tracing a cold start of ${fn.name} (${index + 1}/${runnable.length})`);
           await traceInLab(lab, examinedFunction);
@@ -187,6 +190,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const templateFile = resolve(values.template);
   const shown = relative(process.cwd(), templateFile) || templateFile;
   const overrides = parameterOverridesFrom(values, templateFile, "build");
+  const envVars = readEnvVars(templateFile, values["env-vars"]);
   const source = readOrExplain(templateFile, overrides);
   // What --fix edits, and checks unchanged before it writes.
   const templateText = readFileSync(templateFile, "utf8");
@@ -254,7 +258,9 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     }
   }
   const labFailed =
-    !values.static && examinedBuilds.length > 0 && !(await inTheLab(templateFile, { build: overrides, lab: labOverrides }, examinedBuilds, rounds, report));
+    !values.static &&
+    examinedBuilds.length > 0 &&
+    !(await inTheLab(templateFile, { build: overrides, lab: labOverrides, envVars }, examinedBuilds, rounds, report));
 
   console.log(renderText(report));
   if (values.json !== undefined) writeFileSync(resolve(values.json), renderJson(report));

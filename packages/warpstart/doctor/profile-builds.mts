@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { BuildError, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
+import { BuildError, buildFailure, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
@@ -180,7 +180,11 @@ async function buildInto(
     say(`building ${plan.function} as ${plan.profile} with this project's pipeline (${index + 1}/${planned.length})`);
     const outdir = join(scratch, "profiles", plan.copyId);
     try {
-      await buildFunction(functionBuild(copies, plan.copyId), outdir, { initServices: ownLocalAws });
+      const { fellBack } = await buildFunction(functionBuild(copies, plan.copyId), outdir, { initServices: ownLocalAws });
+      if (fellBack) {
+        plan.result.whyNotMeasured = `the ${plan.profile} build could not make its code cache, so it would measure Optimized: ${fellBack.replaceAll(plan.copyId, plan.function)}`;
+        continue;
+      }
     } catch (error) {
       // The builder names the copy; the report names the function.
       plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${buildFailure(errorMessage(error)).replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function)}`;
@@ -191,16 +195,6 @@ async function buildInto(
     measurable.push(plan);
   }
   return { planned: measurable, functions };
-}
-
-/**
- * A failed build in a line: the builder's first, and where that says INIT failed, the error INIT
- * threw (the last line of its output naming one), which the first line does not say.
- */
-export function buildFailure(message: string): string {
-  const [first, ...rest] = message.split("\n");
-  const thrown = rest.slice(rest.findIndex((line) => line.startsWith("INIT's output:")) + 1).findLast((line) => /^\s*\w*Error\b/.test(line));
-  return thrown && message.includes("INIT's output:") ? `${first} (${thrown.trim()})` : first!;
 }
 
 /** What a profile's result says when its cold starts' logs say the code cache was rejected. */

@@ -10,6 +10,7 @@ import { labHomeDir, STATE_DIR } from "../core/paths.mts";
 import { ownedDir, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import type { ResourceAttributes, SamTemplate, TemplateFunction, TemplateLayer } from "../core/template.mts";
+import { type EnvVars, envVarsFileOf, envVarsOf } from "./env-vars.mts";
 import { LOCAL_REGION, type LocalAws } from "./local-aws/local-aws.mts";
 import { installedOnDemandDirOf, runtimeDirOf, runtimeSdkTreesOf } from "./runtime-sdk.mts";
 
@@ -268,10 +269,60 @@ export function functionEnvironment(
   };
 }
 
-/** A function's Environment.Variables with their references evaluated, as strings (as Lambda passes them). */
-export function templateVariables(template: SamTemplate, fn: TemplateFunction, created: Record<string, ResourceAttributes>): Record<string, string> {
-  const values = template.resolve(fn.environment, created) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === "string" ? value : JSON.stringify(value)]));
+/** A function's environment variables as the lab gives them, and each that got a placeholder. */
+export interface FunctionVariables {
+  /** The function, by its logical id, and the template whose seed folder can give its values. */
+  logicalId: string;
+  templateFile: string;
+  variables: Record<string, string>;
+  /** The variables whose value references what the lab cannot make (an attribute the local AWS does not model, a parameter without a value): each its reference and placeholder. */
+  placeholders: { name: string; reference: string; value: string }[];
+}
+
+/** What a variable gets for a reference the lab cannot evaluate: a name that says so, and, read as a host, one that never resolves (RFC 6761's .invalid). */
+const placeholderFor = (reference: string) =>
+  `warpstart-placeholder.${reference
+    .replace(/^(!GetAtt|!Ref|Fn::ImportValue|the parameter) /, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")}.invalid`;
+
+/**
+ * A function's Environment.Variables with their references evaluated, as strings (as Lambda
+ * passes them); a variable the user gives a value (emulation/env-vars.mts: SAM's --env-vars file)
+ * takes it instead, and one whose reference the lab cannot evaluate gets a placeholder.
+ */
+export function templateVariables(
+  template: SamTemplate,
+  fn: TemplateFunction,
+  created: Record<string, ResourceAttributes>,
+  given: EnvVars = {},
+): FunctionVariables {
+  const own = envVarsOf(given, fn);
+  const placeholders: FunctionVariables["placeholders"] = [];
+  const variables = Object.entries(fn.environment).flatMap(([name, written]): [string, string][] => {
+    if (name in own) return [[name, own[name]!]];
+    const resolved = template.resolve({ [name]: written }, created, (reference) => {
+      const stand = placeholderFor(reference);
+      placeholders.push({ name, reference, value: stand });
+      return stand;
+    }) as Record<string, unknown>;
+    // AWS::NoValue leaves the variable out, as CloudFormation does.
+    if (!(name in resolved)) return [];
+    const value = resolved[name];
+    return [[name, typeof value === "string" ? value : JSON.stringify(value)]];
+  });
+  return { logicalId: fn.logicalId, templateFile: template.file, variables: Object.fromEntries(variables), placeholders };
+}
+
+/** The one line (the function's name left to the caller) that says which of a function's variables got a placeholder, and how to give each its value; null: none did. */
+export function placeholdersLine({ logicalId, templateFile, placeholders }: FunctionVariables): string | null {
+  if (placeholders.length === 0) return null;
+  const each = placeholders.map(({ name, reference, value }) => `${name} (${reference}: ${value})`).join(", ");
+  const example = JSON.stringify({ [logicalId]: Object.fromEntries(placeholders.map(({ name }) => [name, "..."])) });
+  const seeds = relative(process.cwd(), envVarsFileOf(templateFile)) || envVarsFileOf(templateFile);
+  const one = placeholders.length === 1;
+  return `the lab cannot make the value${one ? "" : "s"} of ${each}, so ${one ? "it gets a placeholder" : "they get placeholders"}; give your own in ${seeds} or an --env-vars file, as sam local invoke takes it: ${example}`;
 }
 
 /** Where a path Lambda gives a function (/var/task/..., /opt/...) is on this machine; other paths are as given. */

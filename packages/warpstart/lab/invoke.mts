@@ -11,12 +11,13 @@ import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError }
 import type { AwsCall } from "../core/init-services.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { readEnvVars } from "../emulation/env-vars.mts";
 import { eventFile, eventNote, functionEvent } from "../emulation/events.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { CUSTOM_RESOURCE_RESPONSE } from "../emulation/local-aws/local-aws.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, withLab } from "./lab.mts";
-import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
 import { samBuild } from "./sam.mts";
 
 const OPTIONS = {
@@ -27,6 +28,7 @@ const OPTIONS = {
   profile: { value: "P", help: `build the function with this profile instead of its own (Metadata.BuildProperties.Profile): ${PROFILE_NAMES.join(", ")}` },
   ...TEMPLATE_OPTION,
   ...PARAMETER_OPTIONS,
+  ...ENV_VARS_OPTION,
   ...FIDELITY_OPTIONS,
 } as const;
 
@@ -109,6 +111,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
       `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
     );
   const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");
+  const envVars = readEnvVars(templateFile, values["env-vars"]);
   const note = values.event === undefined && eventNote(fn);
   if (note) say(`${logicalId}: ${note}`);
   const fidelity = fidelityFrom(values);
@@ -122,8 +125,9 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
 
   const served = await servedFunction(templateFile, logicalId, values.profile, parameterOverrides);
   say("starting the local AWS with the template's resources, and the lab");
-  return withLab({ template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides, fidelity }, async (lab) => {
-    for (const line of localAwsNotes(lab.resources)) console.error(line);
+  const labOptions = { template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides, fidelity, envVars };
+  return withLab(labOptions, async (lab) => {
+    for (const line of localAwsNotes(lab.resources, lab.placeholders)) console.error(line);
     const result = await lab.lambda.invoke(served.logicalId, Buffer.from(JSON.stringify(event)));
     for (const line of result.log) console.error(line);
     if (isCustomResourceRequest(event)) say(customResourceOutcome(logicalId, await lab.aws.calls()));

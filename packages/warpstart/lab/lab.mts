@@ -9,8 +9,9 @@ import { appDirOf, builtTemplateOf, DEFAULT_TEMPLATE } from "../core/paths.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
 import { eventDataOf } from "../emulation/events.mts";
-import { servicesOf, templateVariables } from "../emulation/function-environment.mts";
+import { placeholdersLine, servicesOf, templateVariables } from "../emulation/function-environment.mts";
 import { type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
 import { type CreatedResources, createResources, type EventData } from "../emulation/local-aws/resources.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
@@ -34,6 +35,8 @@ export interface Lab {
   runtime: Runtime;
   /** The functions it does not serve, and why (a published layer, an environment it cannot evaluate); it serves the others. */
   refused: ReadonlyMap<string, string>;
+  /** The functions whose environment got placeholders for values the lab cannot make, each with the line that says which and how to give them. */
+  placeholders: ReadonlyMap<string, string>;
   /** The functions whose provisioned environments failed to initialize, and the runtime's error: it serves them, their alias on demand. */
   provisionFailures: ReadonlyMap<string, string>;
   fidelity: Fidelity;
@@ -60,6 +63,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   fidelity?: Fidelity;
   /** Serve a function whose layer is a published one (an ARN) without that layer, instead of refusing it (the doctor says so). */
   withoutForeignLayers?: boolean;
+  /** Values for the functions' environment variables (emulation/env-vars.mts readEnvVars; default: the app's local-aws/env-vars.json). */
+  envVars?: EnvVars;
   /** Functions of the template whose build failed, each with its build's error line (lab/sam.mts samBuildEach): refused, saying so. */
   notBuilt?: ReadonlyMap<string, string>;
 }
@@ -98,9 +103,9 @@ function eventDataOfAll(functions: TemplateFunction[]): EventData[] {
   return [...data.values()];
 }
 
-/** The lines a command shows about the local AWS: what it did not create, and each problem with the app's values and seeds. */
-export function localAwsNotes(resources: CreatedResources): string[] {
-  return [...(resources.notCreated ? [resources.notCreated] : []), ...resources.problems];
+/** The lines a command shows about the local AWS: what it did not create, each problem with the app's values and seeds, each function's placeholders. */
+export function localAwsNotes(resources: CreatedResources, placeholders: ReadonlyMap<string, string> = new Map()): string[] {
+  return [...(resources.notCreated ? [resources.notCreated] : []), ...resources.problems, ...[...placeholders].map(([name, line]) => `${name}: ${line}`)];
 }
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
@@ -112,10 +117,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const templateFile = options.template ?? builtTemplateOf(DEFAULT_TEMPLATE);
   const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
   const template = readTemplate(templateFile, overrides);
+  const envVars = options.envVars ?? readEnvVars(templateFile);
   const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
   const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
   // One function the lab cannot serve as the template has it is refused, and says why; the others are served.
   const refused = new Map<string, string>(served.unrunnable);
+  const placeholders = new Map<string, string>();
   let aws: LocalAws | undefined;
   let resources: CreatedResources;
   try {
@@ -129,7 +136,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         continue;
       }
       try {
-        fn.variables = templateVariables(template, fn, resources.attributes);
+        const environment = templateVariables(template, fn, resources.attributes, envVars);
+        fn.variables = environment.variables;
+        const line = placeholdersLine(environment);
+        if (line) placeholders.set(fn.logicalId, line);
       } catch (error) {
         refused.set(fn.logicalId, `its Environment cannot be evaluated here: ${errorMessage(error)}`);
       }
@@ -163,6 +173,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     runtime: functions[0]!.runsOn,
     fidelity,
     refused,
+    placeholders,
     provisionFailures: new Map(),
     stop,
   };

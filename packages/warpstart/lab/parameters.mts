@@ -16,6 +16,14 @@ export const PARAMETER_OPTIONS = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** The option of the commands that run a template's functions: values for their environment variables, as sam local invoke takes them. */
+export const ENV_VARS_OPTION = {
+  "env-vars": {
+    value: "FILE",
+    help: 'values for the functions\' environment variables, as sam local invoke --env-vars takes them\n({"<LogicalId>": {"NAME": "value"}, "Parameters": {"NAME": "value"}}), over the app\'s local-aws/env-vars.json',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
 /**
  * The parameters a lab of `templateFile` (source or built) runs with: samconfig.toml's for
  * `command`, then the flag's. A flag naming a parameter the template does not declare is a

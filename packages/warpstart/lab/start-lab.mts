@@ -5,9 +5,10 @@ import { resolve } from "node:path";
 import { defineCommand, NO_BUILD_OPTION, onEndingSignal, type Parsed, TEMPLATE_OPTION } from "../core/cli.mts";
 import { builtTemplateOf } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
+import { readEnvVars } from "../emulation/env-vars.mts";
 import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
 import { localAwsNotes, provisionFailureLines, startLab } from "./lab.mts";
-import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
 import { samBuildEach } from "./sam.mts";
 
 const OPTIONS = {
@@ -22,6 +23,7 @@ const OPTIONS = {
   ...NO_BUILD_OPTION,
   quiet: { help: "leave out the functions' log lines" },
   ...PARAMETER_OPTIONS,
+  ...ENV_VARS_OPTION,
   ...FIDELITY_OPTIONS,
 } as const;
 
@@ -35,6 +37,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
     ...(provisioned === undefined ? {} : { ProvisionedConcurrency: String(provisioned) }),
     ...(runtime === undefined ? {} : { Runtime: runtime }),
   };
+  const envVars = readEnvVars(template, values["env-vars"]);
   // A function whose build fails is refused, saying so; the others are served.
   let notBuilt = new Map<string, string>();
   if (!values["no-build"]) {
@@ -50,6 +53,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
     freeze: !values["no-freeze"],
     fidelity: fidelityFrom(values),
     parameterOverrides,
+    envVars,
     notBuilt,
     onFunctionLine: values.quiet ? undefined : (fn: string, line: string) => console.log(`[${fn}] ${line}`),
   });
@@ -60,6 +64,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
 HTTP API:   ${lab.apiUrl}
 Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created, and the app's local-aws/ seeds)${localAwsNotes(
     lab.resources,
+    lab.placeholders,
   )
     .map((line) => `\n${line}`)
     .join("")}

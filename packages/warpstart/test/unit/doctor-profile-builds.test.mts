@@ -1,9 +1,9 @@
 // Where the doctor's builds of a function in this template's profiles read its source, as the
 // function's own build reads it, and how what each build bought reaches the report.
 
-import { pipelineSource } from "../../builder/build.mts";
+import { buildFailure, pipelineSource } from "../../builder/build.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
-import { buildFailure, profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
+import { profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
 import { templateFunction } from "../support/built-function.mts";
 
 describe("the source a profile's build reads", () => {

@@ -104,7 +104,7 @@ describe("readTemplate", () => {
   it("evaluates parameters, pseudo parameters, Sub, Join and, once resources exist, their Ref and GetAtt", () => {
     const sam = readTemplate(write("template.yaml", APP));
     const created = { Table: { Ref: "orders-dev", Arn: "arn:aws:dynamodb:us-east-1:123456789012:table/orders-dev" } };
-    expect(templateVariables(sam, sam.functions[0]!, created)).toEqual({
+    expect(templateVariables(sam, sam.functions[0]!, created).variables).toEqual({
       STAGE: "dev",
       TABLE: "orders-dev",
       TABLE_ARN: "arn:aws:dynamodb:us-east-1:123456789012:table/orders-dev",
@@ -135,9 +135,15 @@ describe("readTemplate", () => {
     });
   });
 
-  it("names a reference it cannot evaluate", () => {
+  it("names a reference it cannot evaluate; given a placeholder for it, takes that, and a variable given a value takes that", () => {
     const sam = readTemplate(write("template.yaml", APP));
-    expect(() => templateVariables(sam, sam.functions[0]!, {})).toThrow("!Ref Table cannot be evaluated locally");
+    expect(() => sam.resolve({ Ref: "Table" }, {})).toThrow("!Ref Table cannot be evaluated locally");
+    const { variables, placeholders } = templateVariables(sam, sam.functions[0]!, {}, { Fn: { URL: "https://example.test/orders" } });
+    expect(placeholders).toEqual([
+      { name: "TABLE", reference: "!Ref Table", value: "warpstart-placeholder.table.invalid" },
+      { name: "TABLE_ARN", reference: "!GetAtt Table.Arn", value: "warpstart-placeholder.table-arn.invalid" },
+    ]);
+    expect(variables).toMatchObject({ TABLE: "warpstart-placeholder.table.invalid", URL: "https://example.test/orders", STAGE: "dev" });
   });
 
   it.each([
@@ -220,10 +226,10 @@ describe("a nested application with a local Location (test/fixtures/sam-apps/sam
 
   it("evaluates its references with the parameters the parent gives it (else their defaults), its conditions, and the parent's reads of its outputs", () => {
     const created = { "Parcels/Table": { Ref: "parcels-table" } };
-    expect(templateVariables(sam, fn("Parcels/Tracker"), created)).toEqual({ TABLE: "parcels-table", STAGE: "prod-post", TIER: "gold" });
-    expect(templateVariables(sam, fn("Gateway"), created)).toEqual({ PARCELS_TABLE: "parcels-table" });
+    expect(templateVariables(sam, fn("Parcels/Tracker"), created).variables).toEqual({ TABLE: "parcels-table", STAGE: "prod-post", TIER: "gold" });
+    expect(templateVariables(sam, fn("Gateway"), created).variables).toEqual({ PARCELS_TABLE: "parcels-table" });
     const dev = readTemplate(join(SHAPES, "template.yaml"));
-    expect(templateVariables(dev, dev.functions.find((candidate) => candidate.logicalId === "Parcels/Tracker")!, created)).toMatchObject({
+    expect(templateVariables(dev, dev.functions.find((candidate) => candidate.logicalId === "Parcels/Tracker")!, created).variables).toMatchObject({
       STAGE: "dev-post",
       TIER: "basic",
     });
