@@ -422,6 +422,9 @@ function buildRuntimeOf(fnBuild: FunctionBuild): ManagedRuntime {
   return deployed?.kind === "managed" ? deployed : RUNTIMES.node22;
 }
 
+/** Where Lambda extracts a function's layers: what its code imports by an absolute path there is left to run time. */
+const LAYER_PATHS = "/opt/*";
+
 /** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
 async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = fnBuild;
@@ -440,7 +443,8 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const outsideProject = relative(PACKAGE_ROOT, source).startsWith("..");
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
-    external: [...(profile.esbuild.external ?? []), ...fromLayers],
+    // A layer's file imported by its absolute path is Lambda's to load from /opt, as the function's owner wrote it.
+    external: [...(profile.esbuild.external ?? []), ...fromLayers, LAYER_PATHS],
 
     absWorkingDir: PACKAGE_ROOT,
     platform: "node",

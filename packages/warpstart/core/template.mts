@@ -478,8 +478,14 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
           ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient)
           : (authorizerOf(logicalId, entries, lenient) ?? invokerOf(logicalId, entries, lenient, file)),
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
-        layers: layers.filter((layer) => isOwnLayer(layer, template)).map((layer) => templateLayer(layer, template, file)),
-        foreignLayers: layers.filter((layer) => !isOwnLayer(layer, template)).map((layer) => (typeof layer === "string" ? layer : JSON.stringify(layer))),
+        layers: layers.flatMap((layer) => {
+          if (isOwnLayer(layer, template)) return [templateLayer(layer, template, file)];
+          const published = publishedLayerOf(layer, file);
+          return published && existsSync(published.contentDir) ? [published] : [];
+        }),
+        foreignLayers: layers
+          .filter((layer) => !isOwnLayer(layer, template) && !existsSync(publishedLayerOf(layer, file)?.contentDir ?? ""))
+          .map((layer) => (typeof layer === "string" ? layer : JSON.stringify(layer))),
         buildMethod: typeof metadata.BuildMethod === "string" ? metadata.BuildMethod : null,
         buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
         floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
@@ -717,6 +723,19 @@ function isOwnLayer(layer: unknown, template: Template): layer is { Ref: string 
   const logicalId = (layer as { Ref?: unknown } | null)?.Ref;
   return typeof logicalId === "string" && template.Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion";
 }
+
+/**
+ * A published layer (its ARN, arn:aws:lambda:<region>:<account>:layer:<name>:<version>) whose
+ * content the app gives the lab: the files of its zip in the seed folder's layers/<name>/ (the lab
+ * cannot fetch it); null for anything else.
+ */
+function publishedLayerOf(layer: unknown, file: string): TemplateLayer | null {
+  const name = typeof layer === "string" ? /^arn:[^:]+:lambda:[^:]*:[^:]*:layer:([^:]+):\d+$/.exec(layer)?.[1] : undefined;
+  return name ? { logicalId: name, contentDir: publishedLayerDirOf(file, name) } : null;
+}
+
+/** Where an app gives the lab a published layer's content, by the layer's name: beside template.yaml, in its seed folder. */
+const publishedLayerDirOf = (templateFile: string, name: string) => join(seedDirOf(templateFile), "layers", name);
 
 /** A function's own layer: a Ref to a LayerVersion of the template. */
 function templateLayer({ Ref: logicalId }: { Ref: string }, template: Template, file: string): TemplateLayer {

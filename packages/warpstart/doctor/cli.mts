@@ -14,7 +14,7 @@ import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/t
 import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
 import { eventNote } from "../emulation/events.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
-import { localAwsNotes, provisionFailureLines, withLab } from "../lab/lab.mts";
+import { localAwsNotes, PUBLISHED_LAYER_HINT, provisionFailureLines, withLab } from "../lab/lab.mts";
 import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { buildApp } from "./app-build.mts";
 import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
@@ -140,7 +140,9 @@ async function inTheLab(
           }
           const caveats = [whyStandIn(built.fn.runtime)];
           if (built.fn.foreignLayers.length > 0)
-            caveats.push(`traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer`);
+            caveats.push(
+              `traced and measured without its layer ${built.fn.foreignLayers.join(" and ")}: the lab cannot fetch a published layer; ${PUBLISHED_LAYER_HINT}`,
+            );
           // The event it was given, when that is {} for want of one, or holds a placeholder; its environment's placeholders.
           caveats.push(eventNote(built.fn), lab.placeholders.get(fn.name) ?? null);
           fn.labCaveat = caveats.filter(Boolean).join("; ") || null;

@@ -4,7 +4,21 @@
 // lab's (lab/opt-dir.mts). Sources: the Lambda developer guide's "Defined runtime environment
 // variables" and "Lambda execution environment" pages.
 import { randomBytes } from "node:crypto";
-import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { labHomeDir, STATE_DIR } from "../core/paths.mts";
 import { ownedDir, removeTree } from "../core/processes.mts";
@@ -54,6 +68,26 @@ export const servicesOf = (aws: Pick<LocalAws, "endpoint" | "byName" | "caFile" 
   xrayDaemon: aws.xray.address,
 });
 
+/** Loaded into a function that imports a layer's file by its absolute path under /opt: maps it to the lab's opt folder. */
+const OPT_PATHS = join(import.meta.dirname, "opt-paths.cjs");
+
+/** A path under /opt, written as a string in code: what a function importing a layer's file by its absolute path has. */
+const OPT_PATH = /["'`](?:file:\/\/)?\/opt\//;
+// Read once per artifact: every environment a lab starts asks.
+const optPathsIn = new Map<string, boolean>();
+
+/** Whether an artifact's code names a path under /opt (import ... from "/opt/nodejs/config.mjs"). */
+function namesOptPaths(codeDir: string): boolean {
+  if (!optPathsIn.has(codeDir)) {
+    const files = existsSync(codeDir) ? readdirSync(codeDir, { recursive: true, encoding: "utf8" }) : [];
+    optPathsIn.set(
+      codeDir,
+      files.some((file) => !file.includes("node_modules") && /\.[cm]?js$/.test(file) && OPT_PATH.test(readFileSync(join(codeDir, file), "utf8"))),
+    );
+  }
+  return optPathsIn.get(codeDir)!;
+}
+
 /** Plays the DNS lookup in a Node function's own process (local-aws/dns.cjs). */
 const DNS_PRELOAD = join(import.meta.dirname, "local-aws/dns.cjs");
 /** Refuses a Node function's connections beyond this machine (local-aws/outbound-guard.cjs). */
@@ -72,9 +106,10 @@ export const refusedHostsIn = (output: string) => [...new Set([...output.matchAl
  * proxy's). NODE_OPTIONS: the function's own, then the preloads: the outbound guard for every
  * Node function, the DNS lookup's where the network has one.
  */
-function endpointVariables(runtime: Runtime, services: LocalServices, nodeOptions: string | undefined): Record<string, string> {
+function endpointVariables(runtime: Runtime, services: LocalServices, nodeOptions: string | undefined, optPaths: boolean): Record<string, string> {
   if (runtime.kind !== "managed") return { AWS_ENDPOINT_URL: services.awsEndpoint };
-  const preloads = (...files: string[]) => [nodeOptions, ...files.map((file) => `--require=${file}`)].filter(Boolean).join(" ");
+  const preloads = (...files: string[]) =>
+    [nodeOptions, ...[...files, ...(optPaths ? [OPT_PATHS] : [])].map((file) => `--require=${file}`)].filter(Boolean).join(" ");
   if (!services.awsByName) return { AWS_ENDPOINT_URL: services.awsEndpoint, NODE_OPTIONS: preloads(OUTBOUND_GUARD) };
   return {
     AWS_ENDPOINT_URL: services.awsByName.endpoint,
@@ -223,6 +258,7 @@ export function functionEnvironment(
   options: { accessKeyId?: string; variables?: Record<string, string> } = {},
 ): Record<string, string> {
   const { runtime } = spec;
+  const optPaths = Boolean(spec.optDir) && namesOptPaths(spec.codeDir);
   // Only the managed runtimes' bootstraps set these (a custom runtime's bootstrap is the function's own).
   const managed: Record<string, string> =
     runtime.kind === "managed"
@@ -263,7 +299,8 @@ export function functionEnvironment(
     AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     AWS_SESSION_TOKEN: "warpstart-lab-session",
     // Every client of every service goes to the local AWS; nothing reaches *.amazonaws.com.
-    ...endpointVariables(runtime, services, options.variables?.NODE_OPTIONS),
+    ...endpointVariables(runtime, services, options.variables?.NODE_OPTIONS, optPaths),
+    ...(optPaths ? { WARPSTART_OPT_DIR: spec.optDir! } : {}),
     ...xrayVariables(services),
     NODE_EXTRA_CA_CERTS: services.caFile,
   };

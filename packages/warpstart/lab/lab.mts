@@ -69,10 +69,14 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   notBuilt?: ReadonlyMap<string, string>;
 }
 
+/** How to give the lab a published layer, for the line that says it has none. */
+export const PUBLISHED_LAYER_HINT =
+  "put its content (the files of the layer's zip) in local-aws/layers/<its name>/ beside the template, and the lab gives it to the function";
+
 /** Why the lab cannot give a function the layers it asks for (null: it can). */
 function foreignLayersRefusal(fn: TemplateFunction): string | null {
   if (fn.foreignLayers.length === 0) return null;
-  return `its layer ${fn.foreignLayers.join(" and ")} is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer`;
+  return `its layer ${fn.foreignLayers.join(" and ")} is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer; ${PUBLISHED_LAYER_HINT}`;
 }
 
 /** Why the lab cannot give a function its provisioned concurrency (null: it can): SAM attaches it to the alias, and without one refuses the template. */

@@ -171,7 +171,7 @@ it("what the lab cannot give one function costs only that function's trace: a pu
     whyNotTraced: null,
     init: expect.objectContaining({ initMs: expect.any(Number) }),
     labCaveat:
-      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer; " +
+      "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer; put its content (the files of the layer's zip) in local-aws/layers/<its name>/ beside the template, and the lab gives it to the function; " +
       `sent {} for want of an event (nothing in the template invokes it): ${giveOne("PublishedLayer")}`,
   });
   expect(functions.find((fn) => fn.name === "UserPoolClient")).toMatchObject({

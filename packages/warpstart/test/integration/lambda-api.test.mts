@@ -283,7 +283,7 @@ describe("starting the lab", () => {
     try {
       expect(Object.fromEntries(lab.refused)).toEqual({
         PublishedLayer:
-          "its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41 is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer",
+          "its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41 is not the template's own (an AWS::Serverless::LayerVersion): the lab cannot fetch a published layer; put its content (the files of the layer's zip) in local-aws/layers/<its name>/ beside the template, and the lab gives it to the function",
         ProvisionedWithoutAlias:
           "its ProvisionedConcurrencyConfig has no alias to serve (SAM refuses it: To set ProvisionedConcurrencyConfig AutoPublishALias must be defined on the function)",
       });

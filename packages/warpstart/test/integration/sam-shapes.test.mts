@@ -111,3 +111,13 @@ describe("a Warp build whose build-time INIT cannot run: never a failed sam buil
     expect(fellBackIn(join(app, "out/Lazy"))).toBe(result.fellBack);
   }, 240_000);
 });
+
+describe("layers", () => {
+  it("a layer's file imported by its absolute path under /opt: left to run time by the build, found in the layer by the lab", () => {
+    expect(invoke("Pricing")).toMatchObject({ status: 0, answer: { currency: "EUR", region: "us-east-1" } });
+  }, 240_000);
+
+  it("a layer another account publishes, whose content the app gives in local-aws/layers/<name>/", () => {
+    expect(invoke("Convert")).toMatchObject({ status: 0, answer: { eurToUsd: 1.1 } });
+  }, 240_000);
+});
