@@ -20,7 +20,7 @@ import { buildParameterOverrides } from "../core/samconfig.mts";
 import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { envVarsFileOf } from "../emulation/env-vars.mts";
 import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
-import { runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
+import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
@@ -441,6 +441,8 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     .flatMap((name) => [name, `${name}/*`]);
   // An app's code (the doctor's builds) gets an SDK package it does not ship where Lambda's NODE_PATH has it: the runtime's SDK copy, at its release.
   const outsideProject = relative(PACKAGE_ROOT, source).startsWith("..");
+  // What the runtime carries and its stand-in lacks yet is installed on first use, as the lab does, said on stderr (a build's output is its result).
+  const installFromRuntime = (pkg: string) => installRuntimeSdk(runtime, [pkg], (line) => console.error(`${fn.logicalId}: ${line}`));
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
     // A layer's file imported by its absolute path is Lambda's to load from /opt, as the function's owner wrote it.
@@ -452,7 +454,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     metafile: true,
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
-    plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime))] : plugins,
+    plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : plugins,
   });
   const serve = tree ? sdkServing(tree) : null;
   // Raw leaves to the runtime what it carries.

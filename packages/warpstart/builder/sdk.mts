@@ -268,11 +268,14 @@ const fromChunk = (key: string) => `require(${JSON.stringify(CHUNK_LOADER)}).sdk
 /**
  * An @aws-sdk/* package the code imports and cannot resolve itself (it ships none) comes from the
  * runtime's SDK copies (`trees`, emulation/runtime-sdk.mts), as Lambda's NODE_PATH finds it in
- * /var/runtime/node_modules: for an app's code that takes the SDK from the runtime. Last of the
- * plugins: what the tree serves, or the code's own copy, comes first.
+ * /var/runtime/node_modules: for an app's code that takes the SDK from the runtime. One the copies
+ * lack yet is `install`ed into them first (the runtime carries every client). Last of the plugins:
+ * what the tree serves, or the code's own copy, comes first.
  */
-export function sdkFromRuntimeCopy(trees: string[]): Plugin {
+export function sdkFromRuntimeCopy(trees: string[], install: (pkg: string) => Promise<unknown>): Plugin {
   const AGAIN = "sdk-runtime-copy";
+  // One install per package, however many files import it.
+  const installs = new Map<string, Promise<unknown>>();
   return {
     name: AGAIN,
     setup(b) {
@@ -281,12 +284,20 @@ export function sdkFromRuntimeCopy(trees: string[]): Plugin {
         if (args.pluginData !== undefined) return undefined;
         const own = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: AGAIN });
         if (own.errors.length === 0) return undefined;
-        for (const tree of trees) {
-          // As imported from inside the copy: its own to resolve (sdkServing), no tree's.
-          const found = await b.resolve(args.path, { kind: args.kind, resolveDir: tree, importer: join(tree, "package.json"), pluginData: AGAIN });
-          if (found.errors.length === 0) return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
-        }
-        return undefined;
+        const fromCopies = async () => {
+          for (const tree of trees) {
+            // As imported from inside the copy: its own to resolve (sdkServing), no tree's.
+            const found = await b.resolve(args.path, { kind: args.kind, resolveDir: tree, importer: join(tree, "package.json"), pluginData: AGAIN });
+            if (found.errors.length === 0) return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
+          }
+          return undefined;
+        };
+        const found = await fromCopies();
+        if (found) return found;
+        const pkg = packageOf(args.path);
+        if (!installs.has(pkg)) installs.set(pkg, install(pkg));
+        await installs.get(pkg);
+        return fromCopies();
       });
     },
   };

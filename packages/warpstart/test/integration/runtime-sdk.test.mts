@@ -32,7 +32,10 @@ const saved = { ...process.env };
 beforeAll(async () => {
   // Releases below, at and above each runtime's SDK release; the runtime carries the highest at or below.
   const versions = ["3.800.0", sdkVersionOf("node22"), "3.1000.0", sdkVersionOf("node24"), "3.2000.0"];
-  registry = await startRegistry([{ name: "@aws-sdk/client-lab-probe", dir: join(FIXTURES, "probe-package"), versions }]);
+  registry = await startRegistry([
+    { name: "@aws-sdk/client-lab-probe", dir: join(FIXTURES, "probe-package"), versions },
+    { name: "@aws-sdk/client-lab-build-probe", dir: join(FIXTURES, "probe-package"), versions },
+  ]);
   home = mkdtempSync(join(tmpdir(), "warpstart-runtime-sdk-"));
   // The lab's folder (and so what it installs) and npm's cache: this test's own.
   Object.assign(process.env, { XDG_CACHE_HOME: join(home, "cache"), npm_config_registry: registry.url, npm_config_cache: join(home, "npm") });
@@ -98,6 +101,25 @@ it("bundles what an app's function takes from the runtime at the release its run
   expect(warp.notes).toContain(
     "bundles @aws-sdk/client-lab-probe from the runtime's SDK copy, which the app does not install: outside the chunk and its code cache; npm install @aws-sdk/client-lab-probe to cache it too",
   );
+});
+
+it("a build of an app's function that takes a client from the runtime, which nothing installed yet, installs the runtime's release first, and says so", async () => {
+  const app = join(home, "app-build");
+  cpSync(FIXTURES, app, { recursive: true });
+  const lines = listenToTheLab();
+  try {
+    const built = await buildFunction(functionBuild(readTemplate(join(app, "template.yaml")), "BuildsFromRuntime", "Optimized"), join(home, "built-probe"), {
+      initServices: ownLocalAws,
+    });
+    expect(readFileSync(built.outfile, "utf8")).toContain(`module.exports = { name: "@aws-sdk/client-lab-build-probe", version: "${sdkVersionOf("node22")}"`);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^BuildsFromRuntime: nodejs22\.x carries @aws-sdk\/client-lab-build-probe@[\d.]+ \(its SDK [\d.]+\), which the stand-in for its runtime lacks: installing into .+ \(once\)$/,
+      ),
+    ]);
+  } finally {
+    console.error = CONSOLE_ERROR;
+  }
 });
 
 it("serves the other functions when npm cannot install what one takes from the runtime, and says what to do", async () => {
