@@ -5,6 +5,7 @@
 // (doctor/measure.mts), or why there is none. Adding a check is adding its record to CHECKS (and
 // its section to docs/doctor.md). The lab's traced cold start (doctor/dynamic.mts) finds what a
 // build cannot show; the checks only name problems, what each costs is the measuring step's.
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { keepsAlive } from "../builder/build.mts";
@@ -62,10 +63,15 @@ export const CHECKS = [
     id: "runtime-sdk",
     severity: "error",
     // The credential providers Lambda never reaches are left to run time on purpose.
-    detect: ({ graph }) => {
+    detect: ({ graph, fn }) => {
       const fromRuntime = graph.runtimeImports.filter(isSdk);
       if (fromRuntime.length === 0) return null;
-      return `imports ${listed(fromRuntime)} unbundled: INIT resolves and loads the SDK file by file from the runtime's own copy (or a layer's)`;
+      // Where Node finds each: the artifact's own node_modules (SAM's npm builder ships them there), else the runtime's copy or a layer.
+      const shipped = fromRuntime.filter((imported) => existsSync(join(fn.codeDir, "node_modules", packageName(imported), "package.json")));
+      const copy = "the runtime's own copy (or a layer's)";
+      const where =
+        shipped.length === fromRuntime.length ? "its own node_modules" : shipped.length > 0 ? `its own node_modules (${listed(shipped)}) and ${copy}` : copy;
+      return `imports ${listed(fromRuntime)} unbundled: INIT resolves and loads the SDK file by file from ${where}`;
     },
     fix: {
       advice: "bundle the SDK: esbuild without @aws-sdk/* in External (this project's Optimized or Warp profile)",

@@ -157,8 +157,7 @@ function stackResource(
       return { Type: type, Properties: { ...rest, DefinitionString: definitionString(rest.DefinitionString, DefinitionSubstitutions) }, ...dependsOn };
   }
   if (type.startsWith("AWS::Serverless::")) return "a SAM type the lab does not convert to CloudFormation";
-  if (type.startsWith("Custom::") || type === "AWS::CloudFormation::CustomResource")
-    return "a custom resource: its provider runs only when CloudFormation deploys";
+  if (isCustomResource(type)) return "a custom resource: its provider runs only when CloudFormation deploys";
   return { Type: type, Properties: properties, ...dependsOn };
 }
 
@@ -218,11 +217,24 @@ function parameter(template: SamTemplate, name: string, definition: Record<strin
   };
 }
 
-/** The one line naming what was not created, with why; null when everything was. */
+/** A CloudFormation custom resource, whose provider (a function, or a topic) CloudFormation calls: it calls no function's code. */
+const isCustomResource = (type: string) => type.startsWith("Custom::") || type === "AWS::CloudFormation::CustomResource";
+
+/** The one line naming what was not created, with why, and what that means for the functions; null when everything was. */
 function notCreatedLine(notCreated: NotCreated[]): string | null {
   if (!notCreated.length) return null;
-  const named = notCreated.map(({ logicalId, type, reason }) => `${logicalId} (${type}: ${reason.replace(/\s+/g, " ").trim()})`);
-  return `The lab's local AWS did not create ${named.join(", ")}: a function that calls ${notCreated.length === 1 ? "it" : "them"} fails in the lab.`;
+  const named = (list: NotCreated[]) => list.map(({ logicalId, type, reason }) => `${logicalId} (${type}: ${reason.replace(/\s+/g, " ").trim()})`).join(", ");
+  const custom = notCreated.filter(({ type }) => isCustomResource(type));
+  const called = notCreated.filter(({ type }) => !isCustomResource(type));
+  const clauses = [
+    ...(called.length ? [`${named(called)}: a function that calls ${called.length === 1 ? "it" : "them"} fails in the lab`] : []),
+    ...(custom.length
+      ? [
+          `${named(custom)}: the lab runs a custom resource's function only when asked (npx warpstart invoke of it sends the Create request CloudFormation would)`,
+        ]
+      : []),
+  ];
+  return `The lab's local AWS did not create ${clauses.join("; nor ")}.`;
 }
 
 export interface CreatedResources {

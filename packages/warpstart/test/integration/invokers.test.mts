@@ -24,6 +24,10 @@ it("npx warpstart invoke of a custom resource's function: its Create request, wh
   const run = invoke("OnSetup");
   expect([run.status, run.stderr.split("\n").filter((line) => /error|refused/i.test(line))]).toEqual([0, []]);
   expect(JSON.parse(run.stdout)).toEqual({ responded: 200 });
+  // The resource calls the function, not the other way round: the line that says the lab did not create it says so.
+  expect(run.stderr).toContain(
+    "Setup (Custom::Setup: a custom resource: its provider runs only when CloudFormation deploys): the lab runs a custom resource's function only when asked",
+  );
   const said = /^== OnSetup's response to CloudFormation \(the PUT to its ResponseURL\): (.+)$/m.exec(run.stderr);
   expect(JSON.parse(said![1]!)).toMatchObject({
     Status: "SUCCESS",

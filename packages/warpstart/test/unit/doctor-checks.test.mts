@@ -1,6 +1,6 @@
 // Each of the doctor's static checks on a small synthetic function: what it finds, and what it
 // leaves alone (doctor/checks.mts). The fixtures' real builds are in test/integration/doctor.test.mts.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
@@ -49,6 +49,28 @@ describe("runtime-sdk", () => {
     });
     expect(foundIds(fn)).toEqual(["runtime-sdk"]);
     expect(examine(fn).findings[0]!.message).toMatch(/^imports @aws-sdk\/client-sts, @smithy\/core\/protocols unbundled/);
+  });
+
+  it("says where Node finds them: the artifact's own node_modules (SAM's npm builder ships them there), else the runtime's copy", () => {
+    const artifact = mkdtempSync(join(tmpdir(), "warpstart-checks-sdk-"));
+    try {
+      mkdirSync(join(artifact, "node_modules/@aws-sdk/client-sts"), { recursive: true });
+      writeFileSync(join(artifact, "node_modules/@aws-sdk/client-sts/package.json"), "{}");
+      const graph = {
+        bundledPackages: [],
+        runtimeImports: ["@aws-sdk/client-sts", "@aws-sdk/client-s3"],
+        ownFiles: [],
+        bundle: { bytes: 0, largestInputs: [] },
+      };
+      expect(examine(built({ fn: { codeDir: artifact }, graph })).findings[0]!.message).toBe(
+        "imports @aws-sdk/client-sts, @aws-sdk/client-s3 unbundled: INIT resolves and loads the SDK file by file from its own node_modules (@aws-sdk/client-sts) and the runtime's own copy (or a layer's)",
+      );
+      expect(examine(built({ fn: { codeDir: artifact }, graph: { ...graph, runtimeImports: ["@aws-sdk/client-sts"] } })).findings[0]!.message).toBe(
+        "imports @aws-sdk/client-sts unbundled: INIT resolves and loads the SDK file by file from its own node_modules",
+      );
+    } finally {
+      rmSync(artifact, { recursive: true, force: true });
+    }
   });
 
   it("leaves alone the credential providers left out on purpose, and other packages", () => {
