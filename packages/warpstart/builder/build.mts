@@ -23,7 +23,7 @@ import { labOverlayOf, placeholdersLine } from "../emulation/function-environmen
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
-import { type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
+import { buildFailure, type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
 import { layerPackages } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, PROFILES, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -376,9 +376,7 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
     ...(forNode.note ? [forNode.note] : []),
     ...(fellBack ? [`${FELL_BACK}${fellBack}`] : []),
     ...bundle.notes,
-    ...(codeCache?.stoppedBy
-      ? [`its code cache holds what INIT compiled until it failed (${codeCache.stoppedBy}): INIT fails there on Lambda too, unless what it reads differs`]
-      : []),
+    ...(codeCache?.stoppedBy ? [`its code cache holds what INIT compiled until it failed: ${codeCache.stoppedBy}`] : []),
     ...(codeCache ? placeholderNotes(codeCache) : []),
   ];
   const result = { bytes: bundle.bytes, codeCache, notes, fellBack };
@@ -591,16 +589,6 @@ export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir
   const files = Object.keys(inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
   const newer = [templateFile, ...files.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
   return newer ? `${relative(process.cwd(), newer)} changed since ${fn.logicalId} was built` : null;
-}
-
-/**
- * A failed build in a line: the builder's first, and where that says INIT failed, the error INIT
- * threw (the last line of its output naming one), which the first line does not say.
- */
-export function buildFailure(message: string): string {
-  const [first, ...rest] = message.split("\n");
-  const thrown = rest.slice(rest.findIndex((line) => line.startsWith("INIT's output:")) + 1).findLast((line) => /^\s*\w*Error\b/.test(line));
-  return thrown && message.includes("INIT's output:") ? `${first} (${thrown.trim()})` : first!;
 }
 
 /** Builds a template resource: a function, or a custom runtime's layer. */

@@ -68,7 +68,7 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
         : `The lab creates ${services.holds}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
     );
   }
-  lines.push(`INIT's output:\n${output.trim().split("\n").slice(-15).join("\n")}`);
+  lines.push(`${INIT_OUTPUT}\n${output.trim().split("\n").slice(-15).join("\n")}`);
   return lines.join("\n");
 }
 
@@ -114,12 +114,26 @@ interface Verdict {
  */
 type InitMode = "full" | "partial" | "stopped";
 
-/** The error an INIT's output ends with (the last line naming one), for the line that says what stopped it. */
+/** Where a CodeCacheError's message quotes INIT's output, after what it says of the failure. */
+const INIT_OUTPUT = "INIT's output:";
+
+/** The error an output ends with (the last line naming one). */
 const thrownIn = (output: string) =>
   output
     .split("\n")
     .findLast((line) => /^\s*\w*Error\b/.test(line))
-    ?.trim() ?? "its output names no error";
+    ?.trim();
+
+/**
+ * A failed build in a line: the builder's first; where that says INIT failed, all it says of the
+ * failure (the call that failed, what to declare) and the error INIT threw (its output's last).
+ */
+export function buildFailure(message: string): string {
+  if (!message.includes(INIT_OUTPUT)) return message.split("\n")[0]!;
+  const [said, output = ""] = message.split(`\n${INIT_OUTPUT}\n`);
+  const thrown = thrownIn(output);
+  return `${said!.split("\n").join(" ")}${thrown ? ` (${thrown})` : ""}`;
+}
 
 /** The prefix of the child's verdict when INIT failed after loading the chunk (code-cache-child.mjs). */
 const INIT_STOPPED = "INIT stopped: ";
@@ -182,7 +196,7 @@ async function init(
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
-  if (initMode === "stopped") return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) };
+  if (initMode === "stopped") return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "" };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
@@ -260,11 +274,14 @@ export async function makeCodeCache(artifact: CachedArtifact, openServices: Open
     return await cachesFrom(artifact, openServices, initMode);
   } catch (error) {
     if (!(error instanceof CodeCacheError) || initMode !== "full") throw error;
+    let stopped: CodeCache;
     try {
-      return await cachesFrom(artifact, openServices, "stopped");
+      stopped = await cachesFrom(artifact, openServices, "stopped");
     } catch {
       throw error; // the whole INIT's failure says what went wrong
     }
+    // What the whole INIT's failure said (the call that failed, what to declare), which the stopped one does not.
+    return { ...stopped, stoppedBy: buildFailure(error.message) };
   }
 }
 

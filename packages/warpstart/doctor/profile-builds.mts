@@ -5,7 +5,8 @@
 import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { BuildError, buildFailure, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
+import { BuildError, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
+import { buildFailure } from "../builder/code-cache.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";

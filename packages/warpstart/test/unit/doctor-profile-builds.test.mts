@@ -1,7 +1,8 @@
 // Where the doctor's builds of a function in this template's profiles read its source, as the
 // function's own build reads it, and how what each build bought reaches the report.
 
-import { buildFailure, pipelineSource } from "../../builder/build.mts";
+import { pipelineSource } from "../../builder/build.mts";
+import { buildFailure } from "../../builder/code-cache.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
 import { profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
 import { templateFunction } from "../support/built-function.mts";
