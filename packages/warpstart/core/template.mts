@@ -122,6 +122,8 @@ export interface TemplateFunction {
   floorOf: string | null;
   /** Environment.Variables (Globals merged) as written: references to resources are evaluated where they exist (resolveWithResources). */
   environment: Record<string, unknown>;
+  /** Why its code is not on disk, for the lab to run (null: it is): inline, or in S3. */
+  whyNotOnDisk: string | null;
 }
 
 /** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
@@ -445,10 +447,11 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const entries = Object.entries(template.Resources).filter(([, entry]) => present(entry));
   const resourceEntries = new Map(entries);
   const functions = entries
-    .filter(([, entry]) => entry.Type === "AWS::Serverless::Function")
-    .map(([logicalId, entry]): TemplateFunction => {
-      // A nested application's function has had its own Globals applied (foldNested), not these.
-      const applied = origins.has(logicalId) ? {} : globals;
+    .filter(([, entry]) => FUNCTION_TYPES.includes(entry.Type))
+    .map(([logicalId, written]): TemplateFunction => {
+      const entry = asServerlessFunction(written);
+      // A nested application's function has had its own Globals applied (foldNested), not these; Globals are SAM's.
+      const applied = origins.has(logicalId) || written.Type !== SAM_FUNCTION ? {} : globals;
       const props = lenient({ ...applied, ...entry.Properties }) as Record<string, unknown>;
       const globalVariables = (applied.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
       const ownVariables = (entry.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
@@ -490,10 +493,11 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         buildProperties: (metadata.BuildProperties ?? {}) as Record<string, unknown>,
         floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
         environment: { ...globalVariables, ...ownVariables },
+        whyNotOnDisk: whyNotOnDisk(entry.Properties ?? {}, written.Type),
       };
     });
   const resources = entries
-    .filter(([, entry]) => entry.Type !== "AWS::Serverless::Function")
+    .filter(([, entry]) => !FUNCTION_TYPES.includes(entry.Type))
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
   return {
     file,
@@ -502,6 +506,30 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
     resources,
     resolve: (value, created, placeholder) => evaluate(value, template, given, created ?? {}, true, placeholder),
   };
+}
+
+const SAM_FUNCTION = "AWS::Serverless::Function";
+/** The functions of a template: SAM's, and CloudFormation's own, which sam build and sam local invoke take too. */
+const FUNCTION_TYPES = [SAM_FUNCTION, "AWS::Lambda::Function"];
+
+/** An AWS::Lambda::Function read as SAM's function is: its Code as CodeUri (a path sam build takes) or InlineCode (ZipFile), its TracingConfig as Tracing. */
+function asServerlessFunction(entry: TemplateResourceEntry): TemplateResourceEntry {
+  if (entry.Type === SAM_FUNCTION) return entry;
+  const { Code, TracingConfig, ...rest } = (entry.Properties ?? {}) as { Code?: unknown; TracingConfig?: { Mode?: unknown } } & Record<string, unknown>;
+  const code =
+    typeof Code === "string" ? { CodeUri: Code } : Code && typeof Code === "object" && "ZipFile" in Code ? { InlineCode: Code.ZipFile } : { CodeUri: Code };
+  return { ...entry, Properties: { ...rest, ...code, ...(TracingConfig?.Mode ? { Tracing: TracingConfig.Mode } : {}) } };
+}
+
+/** Why a function's code is not a folder on disk the lab runs (null: it is): inline code, which sam local invoke refuses too, or code in S3. */
+function whyNotOnDisk(properties: Record<string, unknown>, type: string): string | null {
+  const code = type === SAM_FUNCTION ? "InlineCode" : "Code.ZipFile";
+  if (properties.InlineCode !== undefined)
+    return `its code is inline (${code}), which sam local invoke does not run either: put it in a file its CodeUri names`;
+  const uri = properties.CodeUri;
+  if (uri !== undefined && typeof uri !== "string") return `its code is in S3 (${JSON.stringify(uri)}): the lab runs code on disk, as sam local invoke does`;
+  if (typeof uri === "string" && uri.startsWith("s3://")) return `its code is in S3 (${uri}): the lab runs code on disk, as sam local invoke does`;
+  return null;
 }
 
 /** Where an app gives the values of the exports its Fn::ImportValue reads: export name → value, as another stack's Outputs export them. */

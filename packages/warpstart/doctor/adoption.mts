@@ -151,7 +151,8 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   if (before.Properties?.PackageType === "Image") return skip("it is a container image (PackageType: Image): adopt takes zip functions");
   const notExamined = whyNotExamined(fn);
   if (notExamined) return skip(notExamined.replaceAll("the doctor examines", "adopt takes"));
-  if (before.Properties?.InlineCode !== undefined) return skip("its code is inline (InlineCode): nothing to build");
+  if (fn.whyNotOnDisk) return skip(fn.whyNotOnDisk);
+  if (before.Type !== "AWS::Serverless::Function") return skip(`it is an ${before.Type}: adopt moves SAM's functions (AWS::Serverless::Function)`);
   if (!existsSync(fn.codeDir)) return skip(`its CodeUri ${relative(appDir, fn.codeDir) || "."} is not a folder of the app: adopt builds code on disk`);
   const makefile = join(fn.codeDir, "Makefile");
   if (fn.buildMethod === "makefile") {

@@ -321,6 +321,7 @@ export function runtimeLabel(fn: TemplateFunction): string {
 
 /** Why the doctor does not examine a function (null: it does). */
 export function whyNotExamined(fn: TemplateFunction): string | null {
+  if (fn.whyNotOnDisk && (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn))) return fn.whyNotOnDisk;
   if (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn)) return null;
   if (fn.runtime === undefined) return "it has no Runtime (a container image): the doctor examines zip functions";
   const examined = `the doctor examines Lambda's Node.js runtimes (${LAMBDA_NODE_RUNTIMES.at(-1)} back to ${LAMBDA_NODE_RUNTIMES[0]}) and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;

@@ -134,7 +134,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     resources = await createResources(template, aws, { eventData: eventDataOfAll(served.functions) });
     for (const fn of served.functions) {
       const notBuilt = options.notBuilt?.get(fn.logicalId);
-      const why = (notBuilt && `its build fails: ${notBuilt}`) || (options.withoutForeignLayers ? null : foreignLayersRefusal(fn)) || provisionedRefusal(fn);
+      const why =
+        fn.whyNotOnDisk ||
+        (notBuilt && `its build fails: ${notBuilt}`) ||
+        (options.withoutForeignLayers ? null : foreignLayersRefusal(fn)) ||
+        provisionedRefusal(fn);
       if (why) {
         refused.set(fn.logicalId, why);
         continue;

@@ -91,10 +91,11 @@ describe("a Warp build whose build-time INIT cannot run: never a failed sam buil
 
   it("an INIT that fails once the chunk is loaded: the cache of what it compiled until then, and the line that says so", async () => {
     const result = await build("Stops");
-    expect(result.codeCache).toMatchObject({ stoppedBy: "Error: PRICE_LIST is not an ARN: warpstart-placeholder.pricelistarn.invalid" });
+    const stoppedBy = `Warp builds Stops's V8 code cache by running its INIT, against a local AWS that holds only ${join(app, "template.yaml")}'s resources, and that INIT failed. (Error: PRICE_LIST is not an ARN: warpstart-placeholder.pricelistarn.invalid)`;
+    expect(result.codeCache).toMatchObject({ stoppedBy });
     expect(result.notes).toEqual(
       expect.arrayContaining([
-        "its code cache holds what INIT compiled until it failed (Error: PRICE_LIST is not an ARN: warpstart-placeholder.pricelistarn.invalid): INIT fails there on Lambda too, unless what it reads differs",
+        `its code cache holds what INIT compiled until it failed: ${stoppedBy}`,
         expect.stringMatching(/^its build-time INIT ran with placeholders: the lab cannot make the value of PRICE_LIST \(the parameter PriceListArn: /),
       ]),
     );
@@ -119,5 +120,17 @@ describe("layers", () => {
 
   it("a layer another account publishes, whose content the app gives in local-aws/layers/<name>/", () => {
     expect(invoke("Convert")).toMatchObject({ status: 0, answer: { eurToUsd: 1.1 } });
+  }, 240_000);
+});
+
+describe("CloudFormation's own function type (AWS::Lambda::Function)", () => {
+  it("its Code a folder: built by sam build and answering, with its own settings and no Globals", () => {
+    expect(invoke("Notify")).toMatchObject({ status: 0, answer: { notified: true, memory: "192" } });
+  }, 240_000);
+
+  it("its code inline: one line saying that sam local invoke does not run it either, and where to put it", () => {
+    const run = invoke("Inline");
+    expect(run.status).toBe(1);
+    expect(run.said).toContain("Inline: its code is inline (Code.ZipFile), which sam local invoke does not run either: put it in a file its CodeUri names");
   }, 240_000);
 });

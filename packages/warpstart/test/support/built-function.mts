@@ -23,6 +23,7 @@ export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFu
   buildProperties: {},
   floorOf: null,
   environment: {},
+  whyNotOnDisk: null,
   ...fn,
 });
 
