@@ -3,7 +3,7 @@
 // (doctor/template-edit.mts); the diff is printed; --dry-run writes nothing. What is not adopted
 // stays as it was, with one line saying why; what the owner must still do, one line each.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
@@ -82,6 +82,33 @@ function lockfileLine(appDir: string): string | null {
   if (existsSync(join(appDir, "pnpm-lock.yaml")))
     return "pnpm-lock.yaml: the pipeline bundles node_modules as pnpm links them; warpstart's own SDK trees follow npm's package-lock.json";
   return "no package-lock.json: the functions are built from node_modules as they are installed; npm install writes one that pins them";
+}
+
+/**
+ * The app's package.json with the name and version SAM's npm builder needs (it packs the package
+ * with npm pack), where it has none: npm install --save-dev warpstart writes one without them in an
+ * app that had none. Null where it has both, or there is no such file.
+ */
+function namedManifest(appDir: string): { file: string; was: string; is: string; line: string } | null {
+  const file = join(appDir, "package.json");
+  if (!existsSync(file)) return null;
+  const was = readFileSync(file, "utf8");
+  const manifest = JSON.parse(was) as { name?: string; version?: string };
+  if (manifest.name && manifest.version) return null;
+  const named = {
+    name: basename(appDir)
+      .toLowerCase()
+      .replace(/[^a-z0-9-._~]+/g, "-"),
+    version: "1.0.0",
+    private: true,
+    ...manifest,
+  };
+  return {
+    file,
+    was,
+    is: `${JSON.stringify(named, null, 2)}\n`,
+    line: `package.json: given a name and version (${named.name}, ${named.version}): SAM's npm builder packs the package, which npm refuses without them (npm install wrote it without them in an app that had none)`,
+  };
 }
 
 /** The doctor's report --measured names, or a message saying what is wrong with the file. */
@@ -172,16 +199,22 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
         file.adopted.map(({ adoption }) => adoption.change),
       ),
     }));
-  const makefiles = new Map<string, string>();
+  // The other files adopt writes, each with what it held ("" for a new one): the Makefiles, the app's package.json.
+  const others = new Map<string, { was: string; is: string }>();
   for (const file of writes)
     for (const { logicalId, adoption } of file.adopted)
       if (!existsSync(adoption.makefile))
-        makefiles.set(adoption.makefile, makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)));
+        others.set(adoption.makefile, { was: "", is: makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)) });
+  const manifest = namedManifest(appDir);
+  if (manifest) {
+    others.set(manifest.file, manifest);
+    console.log(manifest.line);
+  }
   const shown = (file: string) => relative(process.cwd(), file) || file;
   console.log(
     [
       ...writes.map((file) => unifiedDiff(file.text, file.adoptedText, shown(file.file))),
-      ...[...makefiles].map(([file, content]) => unifiedDiff("", content, shown(file))),
+      ...[...others].map(([file, { was, is }]) => unifiedDiff(was, is, shown(file))),
     ].join(""),
   );
   if (values["dry-run"]) {
@@ -189,7 +222,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     return 0;
   }
   for (const file of writes) writeFixedTemplate(file.file, file.text, file.adoptedText, "adopt");
-  for (const [file, content] of makefiles) writeFileSync(file, content);
+  for (const [file, { is }] of others) writeFileSync(file, is);
   const ids = adopted.map((plan) => plan.logicalId);
   console.log(`adopted ${ids.join(", ")}: next, sam build, then npx warpstart invoke ${ids[0]} (and npx warpstart bench to measure them)`);
   return 0;

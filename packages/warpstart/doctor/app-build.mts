@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } fro
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative } from "node:path";
-import { appDirOf, buildDirOf, seedDirOf } from "../core/paths.mts";
+import { appDirOf, buildDirOf, foldersUp, seedDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import { absolutePaths, foldNested, loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { samBuild, samBuildEach } from "../lab/sam.mts";
@@ -144,6 +144,30 @@ export async function buildApp(
   say: (line: string) => void,
 ): Promise<{ leftOut: Map<string, string> }> {
   const appDir = appDirOf(templateFile);
+  const installed = installedPackage(appDir);
+  try {
+    return await buildAppIn(appDir, templateFile, overrides, resources, say);
+  } finally {
+    if (installed && !existsSync(installed))
+      say(
+        `sam build removed warpstart from ${relative(process.cwd(), dirname(installed)) || dirname(installed)}: SAM's esbuild builder, building in source, runs npm install --omit=dev there, which drops devDependencies; run npm install before the next npx warpstart (a function adopt moves onto the pipeline no longer runs it)`,
+      );
+  }
+}
+
+/** Where the app installed the package (node_modules/warpstart in its folder or above), or null. */
+const installedPackage = (appDir: string) =>
+  foldersUp(appDir)
+    .map((dir) => join(dir, "node_modules/warpstart"))
+    .find((path) => existsSync(path)) ?? null;
+
+async function buildAppIn(
+  appDir: string,
+  templateFile: string,
+  overrides: Record<string, string>,
+  resources: string[] | undefined,
+  say: (line: string) => void,
+): Promise<{ leftOut: Map<string, string> }> {
   const all = readTemplate(templateFile, overrides).functions;
   const leftOut = new Map(
     all.flatMap((fn) => {

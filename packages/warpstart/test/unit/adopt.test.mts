@@ -3,7 +3,7 @@
 // That an adopted app builds and answers: test/slow/package-install.test.mts.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parse } from "yaml";
 import { parseCommand } from "../../core/cli.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
@@ -188,6 +188,22 @@ it("adopts a nested application's function in that application's template, its M
   expect(makefile).toContain("WARPSTART_APPLICATION := Parcels/\n");
   expect(readFileSync(join(app, "parcels/labels/printer/Makefile"), "utf8")).toContain("WARPSTART_APPLICATION := Parcels/Labels/\n");
   expect(run.out).toContain("--- parcels/template.yaml\n+++ parcels/template.yaml");
+});
+
+it("gives the app's package.json the name and version SAM's npm builder needs, where npm install wrote it without them", async () => {
+  const app = appCopy();
+  writeFileSync(join(app, "package.json"), `${JSON.stringify({ devDependencies: { warpstart: "file:warpstart-0.1.0.tgz" } }, null, 2)}\n`);
+  const run = await adopt(app, "Hello");
+  expect(run.code).toBe(0);
+  const name = basename(app).toLowerCase();
+  expect(JSON.parse(readFileSync(join(app, "package.json"), "utf8"))).toEqual({
+    name,
+    version: "1.0.0",
+    private: true,
+    devDependencies: { warpstart: "file:warpstart-0.1.0.tgz" },
+  });
+  expect(run.out).toContain(`package.json: given a name and version (${name}, 1.0.0): SAM's npm builder packs the package, which npm refuses without them`);
+  expect(run.out).toContain("--- package.json\n+++ package.json");
 });
 
 it("--dry-run prints the diff and writes nothing", async () => {
