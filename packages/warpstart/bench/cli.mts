@@ -229,7 +229,11 @@ type Options = ReturnType<typeof options>;
 interface Target {
   client: LambdaClient;
   builds: MeasuredBuild[];
-  runtimes: Array<{ runtime: string; functionName: (build: MeasuredBuild) => string | undefined; where: string }>;
+  /**
+   * Each runtime measured and the function that runs a build on it. A runtime the template's own functions run on
+   * (no --runtimes) runs only the builds of those functions (`own`): a template may put each function on its own.
+   */
+  runtimes: Array<{ runtime: string; functionName: (build: MeasuredBuild) => string | undefined; where: string; own?: boolean }>;
   /** How results.json describes it. */
   recorded: BenchResults["target"];
   notBuilt?: BenchResults["notBuilt"];
@@ -296,10 +300,11 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     client: labClient(lab),
     builds,
     notBuilt,
-    runtimes: (opts.runtimes ?? [lab.runtime]).map((runtime) => ({
+    runtimes: (opts.runtimes ?? lab.runtimes).map((runtime) => ({
       runtime: runtime.name,
       functionName: (build: MeasuredBuild) => lab.functionOn(build.served.logicalId, runtime.name),
       where: "built template: run without --no-build",
+      own: !opts.runtimes,
     })),
     recorded: { kind: "local", endpoint: lab.endpoint, fidelity: lab.fidelity },
     lab,
@@ -308,13 +313,17 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
 
 /** Every build on every runtime of the target: the cells, each with the Lambda function that runs it. */
 function cellsOn(target: Target): ColdStartCell[] {
-  return target.runtimes.flatMap((entry) =>
-    target.builds.map((build) => {
+  const notIn = (build: MeasuredBuild, where: string) =>
+    new UsageError(
+      `${build.function} is not in the ${where}${target.recorded.kind === "aws" ? ` (no ${build.function}FunctionName output, no AWS::Lambda::Function ${build.function})` : ""}`,
+    );
+  const cells = target.runtimes.flatMap((entry) =>
+    target.builds.flatMap((build) => {
       const functionName = entry.functionName(build);
-      if (!functionName)
-        throw new UsageError(
-          `${build.function} is not in the ${entry.where}${target.recorded.kind === "aws" ? ` (no ${build.function}FunctionName output, no AWS::Lambda::Function ${build.function})` : ""}`,
-        );
+      if (!functionName) {
+        if (entry.own) return [];
+        throw notIn(build, entry.where);
+      }
       return {
         name: build.name,
         function: build.function,
@@ -327,6 +336,9 @@ function cellsOn(target: Target): ColdStartCell[] {
       };
     }),
   );
+  const unserved = target.builds.find((build) => !cells.some((cell) => cell.name === build.name));
+  if (unserved) throw notIn(unserved, target.runtimes[0]!.where);
+  return cells;
 }
 
 /** The forced cold starts of every cell, `rounds` times, each round in its own order, with a progress line. */
@@ -337,9 +349,7 @@ async function measureColdStarts(
   label: (cell: ColdStartCell) => string,
 ): Promise<RunOutcome & { startedAt: string }> {
   const runtimes = target.runtimes.map((entry) => entry.runtime);
-  console.error(
-    `== ${opts.rounds} rounds x ${target.builds.length} builds x ${runtimes.length} runtime${runtimes.length > 1 ? "s" : ""} (${runtimes.join(", ")}), order shuffled per round`,
-  );
+  console.error(`== ${opts.rounds} rounds x ${cells.length} cells (${target.builds.length} builds on ${runtimes.join(", ")}), order shuffled per round`);
   const progress = createProgress(opts.rounds * cells.length, { stream: process.stderr, label: "cold starts" });
   const startedAt = new Date().toISOString();
   const { lab } = target;
@@ -357,7 +367,7 @@ async function measureColdStarts(
 
 /** The local tools' versions, and what the functions said about themselves: each runtime's version and each cell's SDK once, Warp's code cache per cell. */
 function versionsOf(opts: Options, target: Target, cells: ColdStartCell[], reported: RunOutcome["reported"], label: (cell: ColdStartCell) => string) {
-  const versions = target.lab ? localVersions(opts.runtimes ?? [target.lab.runtime]) : {};
+  const versions = target.lab ? localVersions(opts.runtimes ?? target.lab.runtimes) : {};
   for (const cell of cells) {
     const facts = reported[cell.functionName];
     if (!facts) continue;

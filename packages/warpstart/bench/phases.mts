@@ -207,7 +207,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
       rounds: opts.rounds,
       fidelity: describeFidelity(lab.fidelity),
       functions: [...phasesOf.values()],
-      versions: localVersions([lab.runtime]),
+      versions: localVersions(lab.runtimes),
     };
     writeFileSync(join(opts.out, "phases.json"), `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(join(opts.out, "phases.md"), phaseReport(results));

@@ -40,11 +40,12 @@ export function percentileTable(results: BenchResults, metric: Metric, format: T
 
 /**
  * The runtime matrix at a glance: one row per function (in each profile measured), one column per runtime, the metric's p50
- * (or "failed" when no round succeeded). Empty when the run measured one runtime.
+ * (or "failed" when no round succeeded). Empty when no function was measured on several runtimes.
  */
 export function matrixTable(results: BenchResults, metric: Metric, format: TableFormat): string {
-  if (results.runtimes.length < 2) return "";
-  const names = [...new Set(results.cells.map((cell) => cell.name))];
+  // Names measured on several runtimes: a template that puts each function on its own runtime makes no matrix.
+  const names = [...new Set(results.cells.map((cell) => cell.name))].filter((name) => results.cells.filter((cell) => cell.name === name).length > 1);
+  if (results.runtimes.length < 2 || names.length === 0) return "";
   const rows = names.map((name) => [
     name,
     ...results.runtimes.map((runtime) => {
@@ -280,12 +281,12 @@ export function markdownReport(results: BenchResults): string {
 
 /** What the CLI prints when a run ends (a runtime matrix prints Init Duration only; report.md has the rest). */
 export function consoleSummary(results: BenchResults): string {
-  const matrix = results.runtimes.length > 1;
+  const matrix = matrixTable(results, "initMs", "text");
   const metrics = matrix ? (["initMs"] as const) : (["initMs", "e2eMs"] as const);
   const blocks: string[] = metrics.map((metric) => `${METRIC_LABELS[metric]} (ms)\n${percentileTable(results, metric, "text")}`);
   const [firstRuntime] = results.runtimes;
   if (matrix && firstRuntime !== undefined) {
-    blocks.push(`Runtime matrix: Init Duration p50 (ms)\n${matrixTable(results, "initMs", "text")}`);
+    blocks.push(`Runtime matrix: Init Duration p50 (ms)\n${matrix}`);
     blocks.push(
       `Init Duration vs the same function on ${firstRuntime} (ratio < 1 = faster; 95% bootstrap CI)\n${runtimeRatioTable(results, firstRuntime, "initMs", "text")}`,
     );

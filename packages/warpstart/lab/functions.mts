@@ -20,6 +20,8 @@ export interface Served {
   functions: ServedFunction[];
   /** The template's functions on a runtime the lab cannot run, each with why: refused, not served. */
   unrunnable: Map<string, string>;
+  /** What the template's own functions run on, each once, in the template's order. */
+  ownRuntimes: Runtime[];
   /** The lab's name of a template function on a runtime, if it serves it there. */
   nameOn(logicalId: string, runtime: string): string | undefined;
   /** Removes the opt dirs prepared for them. */
@@ -57,8 +59,9 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
     return [{ ...fn, runsOn }];
   });
   for (const fn of own) ensureInstalled(fn.runsOn);
-  const ownRuntime = own[0]?.runsOn;
-  const others = runtimes.filter((runtime) => runtime.name !== ownRuntime?.name);
+  const ownRuntimes = [...new Set(own.map((fn) => fn.runsOn))];
+  // A --runtimes matrix moves every function through the template's Runtime parameter: one the template already runs on is served as it is.
+  const others = runtimes.filter((runtime) => !ownRuntimes.some((ownRuntime) => ownRuntime.name === runtime.name));
   const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
   const functions: ServedFunction[] = [
     ...own,
@@ -110,7 +113,7 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
     cleanup();
     throw error;
   }
-  return { functions, unrunnable, cleanup, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
+  return { functions, unrunnable, cleanup, ownRuntimes, nameOn: (logicalId, runtime) => names.get(`${logicalId}@${runtime}`) };
 }
 
 /** The built handler module a warm-up loads; null when there is none to load (the function fails its INIT, as on Lambda). */

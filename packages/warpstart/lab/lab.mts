@@ -31,8 +31,8 @@ export interface Lab {
   lambda: LambdaService;
   /** The lab's name of a template function on a runtime (core/runtimes.mts name), if it serves it there. */
   functionOn(logicalId: string, runtime: string): string | undefined;
-  /** What the template's own functions run on (its Runtime parameter). */
-  runtime: Runtime;
+  /** What the template's own functions run on (each its own Runtime, or the template's Runtime parameter), each once. */
+  runtimes: Runtime[];
   /** The functions it does not serve, and why (a published layer, an environment it cannot evaluate); it serves the others. */
   refused: ReadonlyMap<string, string>;
   /** The functions whose environment got placeholders for values the lab cannot make, each with the line that says which and how to give them. */
@@ -178,7 +178,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     resources,
     lambda,
     functionOn: served.nameOn,
-    runtime: functions[0]!.runsOn,
+    runtimes: served.ownRuntimes,
     fidelity,
     refused,
     placeholders,

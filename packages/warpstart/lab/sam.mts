@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { builtByPipeline } from "../builder/build.mts";
+import { PROFILES, profileForNode } from "../builder/profiles.mts";
 import { errorMessage } from "../core/cli.mts";
 import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
@@ -67,7 +68,8 @@ function warpToolsFirst(template: string): void {
   }
   for (const fn of functions.filter((fn) => builtByPipeline(fn) && String(fn.buildProperties.Profile ?? "").startsWith("Warp"))) {
     const runtime = runtimeOrWhyNot(fn);
-    if ("nodeMajor" in runtime) installNodeFor(runtime, [fn.architecture]);
+    // Only where its Node makes a cache (not Node 18's: builder/profiles.mts profileForNode).
+    if ("nodeMajor" in runtime && profileForNode(PROFILES.Warp, runtime.nodeMajor).profile.codeCache) installNodeFor(runtime, [fn.architecture]);
   }
 }
 

@@ -68,7 +68,7 @@ Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's
   )
     .map((line) => `\n${line}`)
     .join("")}
-Runtime:    ${lab.runtime.name} (${lab.runtime.summary})
+Runtime:    ${lab.runtimes.map((runtime) => `${runtime.name} (${runtime.summary})`).join("; ")}
 Lambda-like: ${describeFidelity(lab.fidelity)}
 Provisioned concurrency: ${parameterOverrides.ProvisionedConcurrency ?? 0} per function${notes.map((line) => `\n${line}`).join("")}
 Try: aws lambda invoke --endpoint-url ${lab.endpoint} --function-name ${first} --log-type Tail out.json

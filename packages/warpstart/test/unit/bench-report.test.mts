@@ -413,6 +413,20 @@ describe("a runtime matrix", () => {
     expect(matrixTable(fixture(), "initMs", "markdown")).toBe("");
   });
 
+  it("makes no matrix of a template that puts each function on its own runtime", () => {
+    const results = fixture();
+    results.runtimes = ["node20", "node22"];
+    results.cells = [
+      { ...cellResult("OnNode20", [[0, 90, 100, 5]]), runtime: "node20" },
+      { ...cellResult("OnNode22", [[0, 80, 90, 5]]), runtime: "node22" },
+    ];
+    expect(matrixTable(results, "initMs", "text")).toBe("");
+    const summary = consoleSummary(results);
+    expect(summary).toContain("OnNode20 (node20)");
+    expect(summary).toContain("Cold E2E (ms)");
+    expect(summary).not.toContain("Runtime matrix");
+  });
+
   it("compares each cell with the same function on the first runtime, and baselines within a runtime", () => {
     const byRuntime = runtimeRatioTable(matrix(), "node22", "initMs", "markdown").split("\n").slice(2).map(cells);
     expect(byRuntime.map((row) => row.slice(0, 3))).toEqual([

@@ -147,6 +147,8 @@ Globals:
 Resources:
   Table: { Type: AWS::DynamoDB::Table }
   Deps: { Type: AWS::Serverless::LayerVersion, Properties: { ContentUri: layer/ } }
+  Flow: { Type: AWS::Serverless::StateMachine, Properties: { DefinitionUri: statemachine/flow.asl.json } }
+  Archived: { Type: AWS::Serverless::StateMachine, Properties: { DefinitionUri: s3://bucket/flow.asl.json } }
   Fn:
     Type: AWS::Serverless::Function
     Metadata: { BuildMethod: esbuild, BuildProperties: { Format: cjs } }
@@ -167,7 +169,7 @@ Outputs:
   };
 
   it("holds the fixed copies instead of the functions, and the app's other resources", () => {
-    expect(Object.keys(template.Resources)).toEqual(["Table", "Deps", "FnFixedCommonjs"]);
+    expect(Object.keys(template.Resources)).toEqual(["Table", "Deps", "Flow", "Archived", "FnFixedCommonjs"]);
     expect(template).not.toHaveProperty("Outputs");
   });
 
@@ -179,9 +181,11 @@ Outputs:
     });
   });
 
-  it("its code paths are the app's, made absolute: the template lives elsewhere", () => {
+  it("its paths are the app's, made absolute, a state machine's definition too (not an S3 one): the template lives elsewhere", () => {
     expect(template.Globals.Function.CodeUri).toBe(join(app, "src"));
     expect(template.Resources.Deps!.Properties!.ContentUri).toBe(join(app, "layer"));
+    expect(template.Resources.Flow!.Properties!.DefinitionUri).toBe(join(app, "statemachine/flow.asl.json"));
+    expect(template.Resources.Archived!.Properties!.DefinitionUri).toBe("s3://bucket/flow.asl.json");
   });
 });
 
