@@ -55,7 +55,7 @@ const OPTIONS = {
   },
   runtimes: {
     value: "LIST",
-    help: `run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, bun-no-cache\n(without its startup cache), or the path of another runtime's binary (e.g.\n./llrt); adds hyperfine's process-start comparison (local only)`,
+    help: `run every cell on each runtime, interleaved: ${RUNTIME_NAMES.join(", ")}, bun-no-cache\n(without its startup cache), or the path of another runtime's binary (e.g.\n./llrt); a function the pipeline builds is built again for each Node.js runtime;\nadds hyperfine's process-start comparison (local only)`,
   },
   ablate: {
     help: `measure Optimized, Warp and Warp without each of its optimizations in turn (the profiles\n${Object.keys(warpAblations()).join(", ")}), for the functions built with Warp or those of --functions`,
@@ -223,6 +223,39 @@ async function buildsOf(
   return { builds, extra, notBuilt };
 }
 
+/**
+ * Each function the pipeline builds in its own profile, built again for each managed runtime of `runtimes` it does not run
+ * on (a build targets its runtime's Node, and Warp's code cache is that Node's), beside the SAM build:
+ * `<LogicalId>@<runtime>` → its folder. One that fails runs as built for its own runtime, and the report says so.
+ */
+async function buildsOn(
+  template: SamTemplate,
+  builds: MeasuredBuild[],
+  runtimes: Runtime[],
+  notBuilt: NonNullable<BenchResults["notBuilt"]>,
+): Promise<Map<string, string>> {
+  const builtOn = new Map<string, string>();
+  for (const build of builds.filter((candidate) => candidate.profile !== AS_BUILT && !candidate.execWrapper)) {
+    for (const runtime of runtimes) {
+      if (runtime.kind !== "managed" || runtime.lambdaRuntime === build.served.runtime) continue;
+      const asked = functionBuild(template, build.function);
+      const codeDir = join(buildDirOf(template.file), "..", "profiles", build.function, `${build.profile}@${runtime.name}`);
+      console.error(`== building ${build.function} (${build.profile}) for ${runtime.lambdaRuntime}`);
+      try {
+        await buildFunction({ ...asked, fn: { ...asked.fn, runtime: runtime.lambdaRuntime }, deployedRuntime: () => runtime.name }, codeDir, {
+          initServices: ownLocalAws,
+        });
+        builtOn.set(`${build.function}@${runtime.name}`, codeDir);
+      } catch (error) {
+        const message = `on ${runtime.name}, measured as built for ${build.served.runtime}: its build for ${runtime.lambdaRuntime} failed: ${errorMessage(error).split("\n")[0]}`;
+        console.error(`   ${message}`);
+        notBuilt.push({ function: build.function, profile: build.profile, message });
+      }
+    }
+  }
+  return builtOn;
+}
+
 type Options = ReturnType<typeof options>;
 
 /** Where the cells run: the Lambda API to call and, for each runtime, the function that runs a build on it. */
@@ -282,11 +315,13 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
   for (const fn of opts.functions.filter((candidate) => samNotBuilt.has(candidate.logicalId)))
     for (const profile of opts.profiles ?? [ownProfile(opts.template, fn)])
       notBuilt.push({ function: fn.logicalId, profile, message: samNotBuilt.get(fn.logicalId)! });
+  const builtOn = opts.runtimes ? await buildsOn(opts.template, builds, opts.runtimes, notBuilt) : undefined;
   console.error("== starting the lab (local AWS + Lambda API)");
   const lab = await startLab({
     template: builtTemplateOf(opts.template.file),
     notBuilt: samNotBuilt,
     extraFunctions: extra,
+    builtOn,
     parameterOverrides: opts.parameterOverrides,
     envVars: opts.envVars,
     runtimes: opts.runtimes,
@@ -296,9 +331,18 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
   started(lab);
   for (const line of localAwsNotes(lab.resources, lab.placeholders)) console.error(line);
   for (const line of provisionFailureLines(lab)) console.error(line);
+  // A function the lab does not serve (a runtime it cannot run, code not on disk...) is not measured, and the report says why; the others are.
+  const served = builds.filter((build) => {
+    const why = lab.refused.get(build.served.logicalId);
+    if (why) {
+      console.error(`== not measured: ${build.function}: ${why}`);
+      notBuilt.push({ function: build.function, profile: build.profile, message: why });
+    }
+    return !why;
+  });
   return {
     client: labClient(lab),
-    builds,
+    builds: served,
     notBuilt,
     runtimes: (opts.runtimes ?? lab.runtimes).map((runtime) => ({
       runtime: runtime.name,

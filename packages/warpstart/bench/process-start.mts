@@ -11,6 +11,7 @@ import { bootstrapVariables } from "../builder/runtime-layer.mts";
 import { PACKAGE_ROOT } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
+import { installPart } from "../core/tools.mts";
 import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeTaskRoot } from "../emulation/function-environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
 import { copyOptDir } from "../lab/opt-dir.mts";
@@ -18,8 +19,8 @@ import type { ProcessStart } from "./results.mts";
 
 const run = execOwned;
 const IMPORTER = join(PACKAGE_ROOT, "bench/import-handler.mjs");
-const HYPERFINE_HINT =
-  "run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine)";
+/** Debian's hyperfine as the setup part unpacks it, for a machine that has none on PATH. */
+const OWN_HYPERFINE = join(PACKAGE_ROOT, "tools/hyperfine/usr/bin/hyperfine");
 
 interface StartCase {
   /** The cell's label, e.g. "Optimized (deno)", and its name (without the runtime). */
@@ -59,13 +60,21 @@ function startCommand(startCase: StartCase): string[] {
 /** Shell quoting for hyperfine's command strings (it splits them itself with --shell=none). */
 const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
 
+let hyperfineBinary: string | undefined;
+
+/** hyperfine's version: the machine's hyperfine, else the setup part's, installed now (setup.sh says so) when it is not yet. */
 export async function hyperfineVersion(): Promise<string> {
-  try {
-    const { stdout } = await run("hyperfine", ["--version"]);
-    return stdout.trim();
-  } catch {
-    throw new Error(`hyperfine is not installed: ${HYPERFINE_HINT}.`);
+  if (!hyperfineBinary) {
+    hyperfineBinary = await run("hyperfine", ["--version"]).then(
+      () => "hyperfine",
+      () => {
+        installPart("hyperfine");
+        return OWN_HYPERFINE;
+      },
+    );
   }
+  const { stdout } = await run(hyperfineBinary, ["--version"]);
+  return stdout.trim();
 }
 
 /**
@@ -132,7 +141,7 @@ async function timeCommands(
     }
     const file = `${options.exportFile}.part`;
     await run(
-      "hyperfine",
+      hyperfineBinary ?? "hyperfine",
       [
         "--shell=none",
         "--style=none",

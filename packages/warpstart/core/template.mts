@@ -736,7 +736,7 @@ function stateMachineTaskOf(logicalId: string, entries: Entries, lenient: (value
 /** Metadata.FloorOf, checked: the logical id of another function of the template. */
 function floorOf(logicalId: string, value: unknown, template: Template, file: string): string | null {
   if (value === undefined) return null;
-  if (typeof value !== "string" || value === logicalId || template.Resources[value]?.Type !== "AWS::Serverless::Function")
+  if (typeof value !== "string" || value === logicalId || !FUNCTION_TYPES.includes(template.Resources[value]?.Type ?? ""))
     throw new TemplateError(`${logicalId}: Metadata.FloorOf must name another function of ${file}, not ${JSON.stringify(value)}`);
   return value;
 }

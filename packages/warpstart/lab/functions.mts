@@ -37,15 +37,20 @@ export interface ServeOptions {
   extra?: TemplateFunction[];
   /** Serve only these of the template's functions (default: all). */
   only?: string[];
+  /** Artifacts built for one of `runtimes` other than the function's own, by `<LogicalId>@<runtime>` (the bench builds them). */
+  builtOn?: ReadonlyMap<string, string>;
 }
 
 /**
- * The built template's functions on its own runtime, then on each of `runtimes` that differs
- * from it. A known runtime is chosen through the template's Runtime parameter (so its Lambda
- * runtime and layers are the template's); a runtime given by path runs the functions as a
- * custom runtime with a layer built for it.
+ * The built template's functions on their own runtimes, then on each of `runtimes` the template
+ * does not run: a managed runtime as its Runtime (each artifact `builtOn` it where one was built for it),
+ * this project's custom runtimes through the template's Runtime parameter (so their layers are the
+ * template's), and a runtime given by path as a custom runtime with a layer built for it.
  */
-export async function servedFunctions(builtTemplate: string, { overrides, runtimes = [], extra = [], only }: ServeOptions): Promise<Served> {
+export async function servedFunctions(
+  builtTemplate: string,
+  { overrides, runtimes = [], extra = [], only, builtOn = new Map() }: ServeOptions,
+): Promise<Served> {
   runtimes.forEach(ensureInstalled);
   const fromTemplate = (parameters: Record<string, string>) =>
     templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
@@ -60,21 +65,28 @@ export async function servedFunctions(builtTemplate: string, { overrides, runtim
   });
   for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntimes = [...new Set(own.map((fn) => fn.runsOn))];
-  // A --runtimes matrix moves every function through the template's Runtime parameter: one the template already runs on is served as it is.
+  // A runtime the template already runs its functions on serves them as they are.
   const others = runtimes.filter((runtime) => !ownRuntimes.some((ownRuntime) => ownRuntime.name === runtime.name));
   const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
   const functions: ServedFunction[] = [
     ...own,
     ...others
       .flatMap((runtime) =>
-        Object.hasOwn(RUNTIMES, runtime.name)
-          ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
-              const runsOn = runtimeOf(fn);
-              if (runsOn.name !== runtime.name)
-                throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
-              return { ...fn, runsOn };
-            })
-          : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
+        runtime.kind === "managed"
+          ? fromTemplate(overrides).map((fn) => ({
+              ...fn,
+              runtime: runtime.lambdaRuntime,
+              runsOn: runtime,
+              codeDir: builtOn.get(`${fn.logicalId}@${runtime.name}`) ?? fn.codeDir,
+            }))
+          : Object.hasOwn(RUNTIMES, runtime.name)
+            ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
+                const runsOn = runtimeOf(fn);
+                if (runsOn.name !== runtime.name)
+                  throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
+                return { ...fn, runsOn };
+              })
+            : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
       )
       .map((fn) => {
         const name = functionOnRuntime(fn.logicalId, fn.runsOn);

@@ -57,6 +57,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   only?: string[];
   /** Also serve every template function on these runtimes, as <LogicalId>-<runtime> (lab/functions.mts). */
   runtimes?: Runtime[];
+  /** Artifacts built for one of `runtimes`, by `<LogicalId>@<runtime>`: the others run as built for their own. */
+  builtOn?: ReadonlyMap<string, string>;
   /** Receives every line functions print (with the function's name). */
   onFunctionLine?: (functionName: string, line: string) => void;
   /** What of Lambda's network and code loading the lab plays (default: both, LAMBDA_FIDELITY). */
@@ -122,7 +124,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
   const template = readTemplate(templateFile, overrides);
   const envVars = options.envVars ?? readEnvVars(templateFile);
-  const served = await servedFunctions(templateFile, { overrides, runtimes: options.runtimes, extra: options.extraFunctions, only: options.only });
+  const served = await servedFunctions(templateFile, {
+    overrides,
+    runtimes: options.runtimes,
+    extra: options.extraFunctions,
+    only: options.only,
+    builtOn: options.builtOn,
+  });
   const fidelity = options.fidelity ?? LAMBDA_FIDELITY;
   // One function the lab cannot serve as the template has it is refused, and says why; the others are served.
   const refused = new Map<string, string>(served.unrunnable);

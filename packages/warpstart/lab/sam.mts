@@ -31,9 +31,19 @@ export function sam(args: string[], { quiet = false, cwd = process.cwd(), venvBi
     }
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve(output.join("")) : reject(new SamError(`sam ${args.join(" ")} failed (exit ${code}):\n${output.join("").slice(-4000)}`)),
+      code === 0
+        ? resolve(output.join(""))
+        : reject(new SamError(`sam ${args.join(" ")} failed (exit ${code}):\n${output.join("").slice(-4000)}${samHint(output.join(""))}`)),
     );
   });
+}
+
+/** What to do about a failure of SAM's whose cause is the app's set-up, not its code. */
+function samHint(output: string): string {
+  // npm install in a folder without a package.json writes one with neither, and SAM's npm builder packs it.
+  if (output.includes("Invalid package, must have name and version"))
+    return "\nA package.json SAM's npm builder packs has no name or version (npm install --save-dev warpstart writes one so in an app that had none): npx warpstart adopt gives it both, or run npm pkg set name=my-app version=1.0.0 there.";
+  return "";
 }
 
 interface SamBuildOptions {

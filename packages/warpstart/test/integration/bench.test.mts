@@ -1,12 +1,12 @@
 // `npm run bench` end to end against the local lab (the build from globalSetup): two rounds of
-// every function, then the files a user opens; --ablate, --profiles, and what a user sees when the
-// command line or hyperfine is wrong. No timing is asserted: only that it measured. The runtime
-// matrix (--runtimes node22,node24,deno,bun): test/slow/runtime-matrix.test.mts.
+// every function, then the files a user opens; --profiles, what a user sees when the
+// command line is wrong or hyperfine fails, and hyperfine where the machine has none. No timing is asserted: only that it measured. The runtime
+// matrix (--runtimes node22,node24,deno,bun): test/slow/runtime-matrix.test.mts; --ablate:
+// test/slow/bench-ablate.test.mts.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
-import { WARP_OPTIMIZATION_NAMES } from "../../builder/profiles.mts";
 import { LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 import { AS_BUILT } from "../../measure/cold-starts.mts";
 import { bench, benchWith } from "../support/bench.mts";
@@ -105,15 +105,19 @@ describe("bench usage errors", () => {
   });
 });
 
-describe("npm run bench -- --runtimes without hyperfine", () => {
-  it("says what to install before it measures anything", () => {
-    // With --variants, --functions' old name.
-    const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor");
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain(
-      "error: hyperfine is not installed: run `bash scripts/setup.sh hyperfine` (it fetches Debian's hyperfine into tools/hyperfine), or install hyperfine (Debian: apt-get install hyperfine).",
-    );
-    expect(run.stderr).not.toContain("starting the lab");
+describe("npm run bench -- --runtimes on a machine without hyperfine", () => {
+  it("times the process starts with the setup part's hyperfine, installed first if it is not yet", () => {
+    const out = mkdtempSync(join(tmpdir(), "warpstart-own-hyperfine-"));
+    try {
+      // With --variants, --functions' old name.
+      const run = benchWith({ PATH: "/nonexistent" }, "--no-build", "--rounds", "1", "--runtimes", "node22", "--variants", "Floor", "--out", out);
+      expect(run.status).toBe(0);
+      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
+      expect(results.versions.hyperfine).toMatch(/^hyperfine \d/);
+      expect(results.processStart?.results.map((row) => row.label)).toEqual(["Empty", "Floor"]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
@@ -152,25 +156,6 @@ describe("npm run bench -- --runtimes when hyperfine fails", () => {
   });
 });
 
-describe("npm run bench -- --ablate --rounds 1", () => {
-  it("measures Optimized, Warp and Warp without each optimization, with ratios against Warp", () => {
-    const out = mkdtempSync(join(tmpdir(), "warpstart-ablate-"));
-    try {
-      const run = bench("--no-build", "--ablate", "--rounds", "1", "--out", out);
-      expect(run.status).toBe(0);
-      const results = readBenchResults(readFileSync(join(out, "results.json"), "utf8"));
-      const profiles = ["Optimized", "Warp", ...WARP_OPTIMIZATION_NAMES.map((name) => `Warp-no-${name}`)];
-      expect(results.cells.map((cell) => [cell.name, cell.function, cell.profile])).toEqual(profiles.map((profile) => [`Warp/${profile}`, "Warp", profile]));
-      expect(results.cells.every((cell) => cell.failures.length === 0 && cell.samples.length === 1)).toBe(true);
-      expect(results.versions).toMatchObject({ "V8 code cache (Warp/Warp)": "accepted", "V8 code cache (Warp/Warp-no-noSharedConfigFiles)": "accepted" });
-      expect(results.versions["V8 code cache (Warp/Warp-no-codeCache)"]).toBeUndefined();
-      expect(run.stdout).toContain("Init Duration vs Warp");
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  });
-});
-
 describe("npm run bench -- --template examples/template.yaml --functions SsmParameter --profiles Bundled,Optimized,Warp --rounds 1", () => {
   it("builds the function in each profile and measures them side by side, each entry naming function and profile", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-profiles-"));
@@ -205,8 +190,8 @@ describe("npm run bench -- --template examples/template.yaml --functions SsmPara
   });
 });
 
-describe("npm run bench on an app SAM's npm builder builds, one of its functions on a runtime the lab cannot run", () => {
-  it("builds the function here in every profile asked for (SAM's own build is none of them), and measures it without the other", () => {
+describe("npm run bench on an app SAM's npm builder builds, its functions on three runtimes, one the lab cannot run", () => {
+  it("builds a function here in every profile asked for (SAM's own build is none of them); measures each other on its own runtime", () => {
     const app = mkdtempSync(join(tmpdir(), "warpstart-npm-app-"));
     try {
       mkdirSync(join(app, "src"));
@@ -224,6 +209,9 @@ describe("npm run bench on an app SAM's npm builder builds, one of its functions
           "  Legacy:",
           "    Type: AWS::Serverless::Function",
           "    Properties: { Runtime: nodejs14.x, Handler: index.handler, CodeUri: src/ }",
+          "  Older:",
+          "    Type: AWS::Serverless::Function",
+          "    Properties: { Runtime: nodejs20.x, Handler: index.handler, CodeUri: src/ }",
           "",
         ].join("\n"),
       );
@@ -251,11 +239,17 @@ describe("npm run bench on an app SAM's npm builder builds, one of its functions
         ["Plain/Optimized", "Optimized", "Plain-Optimized", 1, 0],
         ["Plain/Warp", "Warp", "Plain-Warp", 1, 0],
       ]);
-      // Measured as SAM built it, the cell says so.
-      const asBuilt = benchWith(offline, "--no-build", "--template", template, "--functions", "Plain", "--rounds", "1", "--out", join(app, "own"));
+      // Measured as SAM built them, each on its own runtime, the cells say so; the one on nodejs14.x is left out, saying why.
+      const asBuilt = benchWith(offline, "--no-build", "--template", template, "--rounds", "1", "--out", join(app, "own"));
       expect(asBuilt.stderr).not.toMatch(/^error:/m);
+      expect(asBuilt.stderr).toContain("== not measured: Legacy: the lab cannot run Runtime nodejs14.x");
       const own = readBenchResults(readFileSync(join(app, "own/results.json"), "utf8"));
-      expect(own.cells.map((cell) => [cell.name, cell.profile, cell.samples.length])).toEqual([["Plain", AS_BUILT, 1]]);
+      expect(own.notBuilt).toEqual([{ function: "Legacy", profile: AS_BUILT, message: expect.stringMatching(/^the lab cannot run Runtime nodejs14\.x/) }]);
+      expect(own.runtimes).toEqual(["node22", "node20"]);
+      expect(own.cells.map((cell) => [cell.name, cell.profile, cell.runtime, cell.samples.length])).toEqual([
+        ["Plain", AS_BUILT, "node22", 1],
+        ["Older", AS_BUILT, "node20", 1],
+      ]);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

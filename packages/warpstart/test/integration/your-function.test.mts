@@ -4,7 +4,8 @@
 // what a user sees when one of those steps goes wrong. (Step 1, npm install of a client:
 // test/slow/npm-install.test.mts.)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { BenchResults } from "../../bench/results.mts";
 import { NODE22, PACKAGE_ROOT, VENV_BIN } from "../../core/paths.mts";
@@ -159,6 +160,27 @@ describe("what a user sees when a step goes wrong", () => {
       "Declare what INIT reads in the template (an AWS::SSM::Parameter, with the name the function uses), or build WarpReadsUndeclared with another profile.",
     );
     expect(output).not.toMatch(/amazonaws\.com/);
+  }, 120_000);
+
+  it("npm run invoke in an app whose package.json npm install wrote without a name: SAM's error, and what to do", () => {
+    const app = mkdtempSync(join(tmpdir(), "warpstart-unnamed-"));
+    try {
+      // What npm install --save-dev writes in a folder without a package.json.
+      writeFileSync(join(app, "package.json"), JSON.stringify({ devDependencies: {} }));
+      writeFileSync(join(app, "index.mjs"), "export const handler = async () => 1;\n");
+      writeFileSync(
+        join(app, "template.yaml"),
+        "Transform: AWS::Serverless-2016-10-31\nResources:\n  Plain:\n    Type: AWS::Serverless::Function\n    Properties: { Runtime: nodejs22.x, Handler: index.handler, CodeUri: . }\n",
+      );
+      const invoke = runIn(app, NODE22, [WARPSTART, "invoke", "Plain"]);
+      expect(invoke.status).toBe(1);
+      expect(invoke.stderr).toContain("Invalid package, must have name and version");
+      expect(invoke.stderr).toContain(
+        "A package.json SAM's npm builder packs has no name or version (npm install --save-dev warpstart writes one so in an app that had none): npx warpstart adopt gives it both, or run npm pkg set name=my-app version=1.0.0 there.",
+      );
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it("npm run invoke of a function whose INIT reads what the template does not declare: Lambda's init error with the SDK's, and the call named", () => {

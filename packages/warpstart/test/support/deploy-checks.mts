@@ -46,14 +46,22 @@ export function templateYamlDeploys(template: string, name: string, demoFunction
  */
 function createdStack(cloudFormation: string, parameters: Record<string, string>) {
   const template = readTemplate(cloudFormation, parameters);
+  // Every resource the deploy creates, its functions (AWS::Lambda::Function once translated) among them.
+  const created: TemplateResource[] = [
+    ...template.resources,
+    ...template.functions.map(({ logicalId }) => {
+      const entry = template.raw.Resources[logicalId]!;
+      return { logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> };
+    }),
+  ];
   const answers = Object.fromEntries(
-    template.resources.map(({ logicalId }) => [
+    created.map(({ logicalId }) => [
       logicalId,
       new Proxy<ResourceAttributes>({}, { get: (_, attribute) => (attribute === "Ref" ? logicalId : `${logicalId}.${String(attribute)}`) }),
     ]),
   );
   return {
-    resources: template.resources.map(
+    resources: created.map(
       (resource): TemplateResource => ({ ...resource, properties: template.resolve(resource.properties, answers) as Record<string, unknown> }),
     ),
     outputs: () => template.resolve(loadTemplate(cloudFormation).Outputs, answers),
