@@ -130,7 +130,9 @@ function runtimeFor(fn: TemplateFunction, choice: string, source: string): { run
     return {
       runtime,
       notes: dates
-        ? [`${dates} (${LIFECYCLE_SOURCE}): it stays there; --runtime ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} moves it`]
+        ? [
+            `${dates} (${LIFECYCLE_SOURCE}): it stays there; --runtime ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} moves it (npx warpstart bench --functions ${fn.logicalId} --runtimes ${runtime.name},${RUNTIMES.node22.name},${RUNTIMES.node24.name} measures what that buys)`,
+          ]
         : [],
     };
   const why = choice === KEEP_RUNTIME ? `: the pipeline builds for ${PIPELINE_RUNTIMES.join(", ")}` : " (--runtime)";

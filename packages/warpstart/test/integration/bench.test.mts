@@ -209,9 +209,9 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
           "  Legacy:",
           "    Type: AWS::Serverless::Function",
           "    Properties: { Runtime: nodejs14.x, Handler: index.handler, CodeUri: src/ }",
-          "  Older:",
+          "  Newer:",
           "    Type: AWS::Serverless::Function",
-          "    Properties: { Runtime: nodejs20.x, Handler: index.handler, CodeUri: src/ }",
+          "    Properties: { Runtime: nodejs24.x, Handler: index.handler, CodeUri: src/ }",
           "",
         ].join("\n"),
       );
@@ -245,10 +245,10 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
       expect(asBuilt.stderr).toContain("== not measured: Legacy: the lab cannot run Runtime nodejs14.x");
       const own = readBenchResults(readFileSync(join(app, "own/results.json"), "utf8"));
       expect(own.notBuilt).toEqual([{ function: "Legacy", profile: AS_BUILT, message: expect.stringMatching(/^the lab cannot run Runtime nodejs14\.x/) }]);
-      expect(own.runtimes).toEqual(["node22", "node20"]);
+      expect(own.runtimes).toEqual(["node22", "node24"]);
       expect(own.cells.map((cell) => [cell.name, cell.profile, cell.runtime, cell.samples.length])).toEqual([
         ["Plain", AS_BUILT, "node22", 1],
-        ["Older", AS_BUILT, "node20", 1],
+        ["Newer", AS_BUILT, "node24", 1],
       ]);
     } finally {
       rmSync(app, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // Every managed runtime Lambda still runs, in the lab and in Warp's build: the demo's Warp built for
-// nodejs18.x, nodejs20.x and nodejs24.x (its Runtime set so: the demo's template offers neither
-// deprecated one; nodejs22.x's is the global setup's sam build, test/integration/build.test.mts)
-// answers on that runtime's Node. Where the chunk
+// nodejs18.x and nodejs24.x (its Runtime set so; nodejs22.x's is the global setup's sam build,
+// test/integration/build.test.mts; nodejs20.x's, test/slow/runtime-matrix.test.mts) answers on that
+// runtime's Node. Where the chunk
 // loader runs (Node 20 and later), each architecture's code cache is made by that runtime's Node:
 // the arm64 one, shipped, is taken by Lambda's arm64 Node of that version under qemu-aarch64, and
 // this machine's, the lab's, by the lab's cold start. Node 18 has no process.getBuiltinModule: its
@@ -75,7 +75,7 @@ async function invokeOn(runtime: ManagedRuntime, outdir: string): Promise<Record
   }
 }
 
-describe.each([RUNTIMES.node20, RUNTIMES.node24])("Warp on $lambdaRuntime", (runtime) => {
+describe.each([RUNTIMES.node24])("Warp on $lambdaRuntime", (runtime) => {
   let built: Awaited<ReturnType<typeof warpFor>>;
   beforeAll(async () => {
     built = await warpFor(runtime);

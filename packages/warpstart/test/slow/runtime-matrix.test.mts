@@ -2,7 +2,8 @@
 // custom runtimes (the layers `sam build` made, with this machine's binaries), answering with the
 // same response shape as on nodejs22.x; Bun's startup cache, which a nodejs22.x artifact does not
 // ship, warmed for the lab when it runs the function on Bun; and `npm run bench -- --runtimes` over
-// all four, with hyperfine's process-start comparison.
+// those and nodejs20.x (each function the pipeline builds, built again for each Node.js runtime),
+// with hyperfine's process-start comparison.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,9 +86,9 @@ describe("the template's functions on every runtime", () => {
   });
 });
 
-describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => {
+describe("npm run bench -- --runtimes node22,node24,node20,deno,bun --rounds 2", () => {
   const out = mkdtempSync(join(tmpdir(), "warpstart-matrix-"));
-  const runtimes = ["node22", "node24", "deno", "bun"];
+  const runtimes = ["node22", "node24", "node20", "deno", "bun"];
   let run: ReturnType<typeof bench>;
   let results: BenchResults;
   beforeAll(() => {
@@ -124,8 +125,10 @@ describe("npm run bench -- --runtimes node22,node24,deno,bun --rounds 2", () => 
       "node24 reports": expect.stringMatching(/^node 24\./),
       "deno reports": expect.stringMatching(/^deno 2\./),
       "bun reports": expect.stringMatching(/^bun 1\./),
-      // Warp built again for nodejs24.x, its cache made by Node 24: not the nodejs22.x build's, which V8 would reject.
+      "node20 reports": expect.stringMatching(/^node 20\./),
+      // Warp built again for each Node.js runtime, its cache made by that Node: not the nodejs22.x build's, which V8 would reject.
       "V8 code cache (Warp (node24))": "accepted",
+      "V8 code cache (Warp (node20))": "accepted",
     });
   });
 

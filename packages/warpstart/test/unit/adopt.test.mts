@@ -83,7 +83,7 @@ describe("on an app of SAM's own builders", () => {
     expect(resources(app).Legacy!.Properties.Runtime).toBe("nodejs18.x");
     expect(resources(app).Legacy!.Metadata).toEqual({ BuildMethod: "makefile", BuildProperties: { Profile: "Warp", Format: "cjs" } });
     expect(run.out).toMatch(
-      /Legacy: adopted as Warp\n {2}nodejs18\.x is deprecated since 2025-09-01 \(no more security patches; function creation blocked (from|since) 2027-02-01, updates blocked (from|since) 2027-03-03\) \(Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it\): it stays there; --runtime nodejs22\.x or nodejs24\.x moves it/,
+      /Legacy: adopted as Warp\n {2}nodejs18\.x is deprecated since 2025-09-01 \(no more security patches; function creation blocked (from|since) 2027-02-01, updates blocked (from|since) 2027-03-03\) \(Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it\): it stays there; --runtime nodejs22\.x or nodejs24\.x moves it \(npx warpstart bench --functions Legacy --runtimes node18,node22,node24 measures what that buys\)/,
     );
     expect(resources(app).Callback!.Properties.Runtime).toBe("nodejs20.x");
   });
