@@ -24,7 +24,7 @@ import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulati
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { buildFailure, type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
-import { layerPackages } from "./layer-packages.mts";
+import { layerPackages, leftToLayers } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, PROFILES, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
 import {
@@ -434,6 +434,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const defines = templateDefines(template, fn);
   // What the function's own layers provide is resolved in /opt at run time, as on Lambda: not bundled.
   // But the SDK: a profile's build bundles it (its own tree's), whoever else ships a copy.
+  const leftForLayers = new Set<string>();
   const fromLayers = layerPackages(fn.layers)
     .filter((name) => !SDK_PACKAGE.test(`${name}/`))
     .flatMap((name) => [name, `${name}/*`]);
@@ -452,7 +453,11 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     metafile: true,
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
-    plugins: outsideProject ? [...plugins, sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : plugins,
+    plugins: [
+      ...plugins,
+      ...(outsideProject ? [sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : []),
+      ...(fn.layers.length ? [leftToLayers(leftForLayers)] : []),
+    ],
   });
   const serve = tree ? sdkServing(tree) : null;
   // Raw leaves to the runtime what it carries.
@@ -524,6 +529,11 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     handlerBundle = await esbuildStep(fn, () => build(inFormat(true)));
   }
   metafiles.push(handlerBundle.metafile!);
+  if (leftForLayers.size)
+    notes = [
+      ...notes,
+      `${[...leftForLayers].sort().join(", ")}: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle${profile.codeCache ? " and its code cache" : ""})`,
+    ];
   return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles, fnBuild.deployedRuntime()) };
 }
 

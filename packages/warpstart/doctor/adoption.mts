@@ -126,22 +126,25 @@ function runtimeFor(fn: TemplateFunction, choice: string, source: string): { run
   const runtime = managedRuntimeOf(target)!;
   const today = new Date().toISOString().slice(0, 10);
   const dates = deprecationOf(own, today);
+  const parameters = declaredParameters(source, handlerParts(fn.handler).exportPath.split(".")[0]!);
+  const refusesCallback = !runtime.callbackHandlers && parameters !== null && parameters >= 3;
+  const callback = `its handler declares ${parameters} parameters (a callback), which ${target} refuses (Runtime.CallbackHandlerDeprecated: its INIT fails)`;
   if (target === own)
     return {
       runtime,
-      notes: dates
-        ? [
-            `${dates} (${LIFECYCLE_SOURCE}): it stays there; --runtime ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} moves it (npx warpstart bench --functions ${fn.logicalId} --runtimes ${runtime.name},${RUNTIMES.node22.name},${RUNTIMES.node24.name} measures what that buys)`,
-          ]
-        : [],
+      notes: [
+        ...(dates
+          ? [
+              `${dates} (${LIFECYCLE_SOURCE}): it stays there; --runtime ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} moves it (npx warpstart bench --functions ${fn.logicalId} --runtimes ${runtime.name},${RUNTIMES.node22.name},${RUNTIMES.node24.name} measures what that buys)`,
+            ]
+          : []),
+        // Lambda refuses it as the lab does: said here, before a deploy finds it.
+        ...(refusesCallback ? [`${callback}, on Lambda as in the lab: make it an async handler of (event, context)`] : []),
+      ],
     };
   const why = choice === KEEP_RUNTIME ? `: the pipeline builds for ${PIPELINE_RUNTIMES.join(", ")}` : " (--runtime)";
   const notes = [`Runtime ${own} → ${target}${why}${dates ? `; ${dates} (${LIFECYCLE_SOURCE})` : ""}`];
-  const parameters = declaredParameters(source, handlerParts(fn.handler).exportPath.split(".")[0]!);
-  if (!runtime.callbackHandlers && parameters !== null && parameters >= 3)
-    notes.push(
-      `its handler declares ${parameters} parameters (a callback), which ${target} refuses (Runtime.CallbackHandlerDeprecated: its INIT fails): make it an async handler of (event, context) first, or choose --runtime ${RUNTIMES.node22.lambdaRuntime}`,
-    );
+  if (refusesCallback) notes.push(`${callback}: make it an async handler of (event, context) first, or choose --runtime ${RUNTIMES.node22.lambdaRuntime}`);
   else notes.push(`the doctor's checks find nothing the move breaks; npx warpstart invoke ${fn.logicalId} runs it on ${target} in the lab`);
   return { runtime, notes };
 }

@@ -12,7 +12,7 @@ import { keepsAlive } from "../builder/build.mts";
 import { cacheFileOf, cacheHeaderOf } from "../builder/code-cache.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { SDK_PACKAGE } from "../builder/sdk.mts";
-import { CUSTOM_RUNTIMES, managedRuntimeOf } from "../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, managedRuntimeOf, RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
 import { type Finding, type FunctionReport, type MeasuredCost, profilesNotMeasured, type Severity, STATIC_ONLY } from "./findings.mts";
@@ -51,7 +51,7 @@ export const CHECKS = [
     severity: "error",
     detect: ({ fn }, today) => deprecationOf(fn.runtime, today),
     fix: {
-      advice: "move the function to a supported runtime: nodejs22.x (this template's) or nodejs24.x",
+      advice: `move the function to a supported runtime: ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} (npx warpstart adopt --runtime moves it)`,
       build: ({ fn }) => ({
         why: labRuns(fn.runtime)
           ? "the fix changes the runtime, not the build: npx warpstart bench --runtimes compares runtimes"

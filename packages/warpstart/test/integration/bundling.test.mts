@@ -3,7 +3,7 @@
 // __dirname/__filename, an optional require), TypeScript `paths` and package.json `imports`; and
 // what a user sees when a library cannot be bundled or needs an SDK version no tree has.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -29,6 +29,18 @@ ${["Legacy", "Aliases", "Native", "NeedsNewerCore"]
     Type: AWS::Serverless::Function
     Metadata: { BuildMethod: makefile, BuildProperties: { Format: esm } }
     Properties: { Handler: src/commonjs-handler.handler }
+  Deps: # SAM's Node.js layer builder installs its package.json into nodejs/node_modules
+    Type: AWS::Serverless::LayerVersion
+    Metadata: { BuildMethod: nodejs22.x }
+    Properties: { ContentUri: deps/ }
+  Layered:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile }
+    Properties: { Handler: src/layered.handler, Layers: [!Ref Deps] }
+  LayeredWarp:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile }
+    Properties: { Handler: src/layered-warp.handler, Layers: [!Ref Deps] }
 `,
   // A CommonJS library as npm has them: builtins, JSON, its own path, an optional dependency.
   "node_modules/legacy-lib/package.json": JSON.stringify({ name: "legacy-lib", version: "1.0.0", main: "index.js" }),
@@ -48,6 +60,16 @@ exports.handler = async () => util.format("%s from %s", "hello", require("path")
   "src/aliases.mts": `import { word as viaPaths } from "@lib/words.mts";
 import { word as viaImports } from "#shared/words";
 export const handler = async () => [viaPaths, viaImports];`,
+  // Packages from the app's own layer: one its package.json names, one that package depends on.
+  "deps/package.json": JSON.stringify({ name: "deps", version: "1.0.0", dependencies: { "fx-format": "1.0.0" } }),
+  "src/layered.cjs": `const format = require("fx-format");
+const core = require("fx-core");
+exports.handler = async () => format(core);`,
+  // Its own package and an SDK client beside its layer's package: Warp's chunk holds the first two, the layer serves the other.
+  "src/layered-warp.cjs": `const lib = require("legacy-lib");
+const { STSClient } = require("@aws-sdk/client-sts");
+const format = require("fx-format");
+exports.handler = async () => format(lib.greet(typeof STSClient));`,
   // A native addon: nothing a bundle can hold.
   "node_modules/native-lib/package.json": JSON.stringify({ name: "native-lib", version: "2.0.0", main: "index.js" }),
   "node_modules/native-lib/index.js": `module.exports = require("./build/binding.node");`,
@@ -109,6 +131,30 @@ it("builds a CommonJS handler as an ES module that exports the handler by its na
 it("resolves TypeScript paths and package.json imports as the user's project does", async () => {
   expect(await answer((await build("Aliases", "Optimized")).outfile)).toEqual(["from paths", "from imports"]);
 });
+
+it("leaves what the function's own layer provides to it at run time, and what that depends on, saying so", async () => {
+  const { outfile, notes } = await build("Layered", "Optimized");
+  const bundle = readFileSync(outfile, "utf8");
+  expect(bundle).toContain('require("fx-format")');
+  expect(bundle).toContain('require("fx-core")');
+  expect(notes).toEqual([
+    "fx-core: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle)",
+  ]);
+});
+
+it("Warp: makes the code cache from an INIT that finds them in the layer as sam build built it, beside the function", async () => {
+  // Where sam build leaves a built layer: beside the functions' artifacts.
+  const installed = join(app, "out", "Deps", "nodejs", "node_modules", "fx-format");
+  mkdirSync(installed, { recursive: true });
+  writeFileSync(join(installed, "package.json"), JSON.stringify({ name: "fx-format", version: "1.0.0", main: "index.js" }));
+  writeFileSync(join(installed, "index.js"), 'module.exports = (text) => "[" + text + "]";');
+  const { outfile, notes, codeCache } = await build("LayeredWarp", "Warp");
+  expect(readFileSync(outfile, "utf8")).toContain('require("fx-format")');
+  expect(codeCache).toMatchObject({ stoppedBy: undefined });
+  expect(notes).toContain(
+    "legacy-lib-pretty: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle and its code cache)",
+  );
+}, 120_000);
 
 it("says in one line which file esbuild cannot bundle, and why", async () => {
   await expect(build("Native", "Optimized")).rejects.toThrow(

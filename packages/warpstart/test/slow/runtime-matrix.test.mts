@@ -145,8 +145,8 @@ describe("npm run bench -- --runtimes node22,node24,node20,deno,bun --rounds 2",
     expect(exported.results.map((row) => row.command)).toEqual(start.results.map((row) => row.label));
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain("## Runtime matrix (p50, ms)");
-    expect(report).toContain("| function | node22 | node24 | deno | bun |");
-    expect(report).toMatch(/^\| Raw \| [\d.]+ \| [\d.]+ \| failed \| failed \|$/m);
+    expect(report).toContain("| function | node22 | node24 | node20 | deno | bun |");
+    expect(report).toMatch(/^\| Raw \| [\d.]+ \| [\d.]+ \| [\d.]+ \| failed \| failed \|$/m);
     expect(report).toContain("## Process start (hyperfine)");
     expect(run.stdout).toMatch(/^Runtime matrix: Init Duration p50 \(ms\)$/m);
   });

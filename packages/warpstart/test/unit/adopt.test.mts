@@ -165,6 +165,18 @@ it("--runtime moves every adopted function there, and says a callback handler fa
   );
 });
 
+it("says a callback handler fails on nodejs24.x where the function is there already, and Lambda refuses it too", async () => {
+  const app = appCopy();
+  const template = join(app, "template.yaml");
+  const source = readFileSync(template, "utf8");
+  writeFileSync(template, source.replace(/( {2}Callback:[\s\S]*?Runtime: )nodejs20\.x/, "$1nodejs24.x"));
+  const run = await adopt(app, "Callback");
+  expect(run.code).toBe(0);
+  expect(run.out).toContain(
+    "Callback: adopted as Warp\n  its handler declares 3 parameters (a callback), which nodejs24.x refuses (Runtime.CallbackHandlerDeprecated: its INIT fails), on Lambda as in the lab: make it an async handler of (event, context)",
+  );
+});
+
 it("--runtime takes keep or a runtime the pipeline builds for, nothing else", async () => {
   const run = await adopt(appCopy(), "--runtime", "nodejs16.x");
   expect(run.error).toBe('--runtime must be keep, nodejs18.x, nodejs20.x, nodejs22.x or nodejs24.x, not "nodejs16.x"');
