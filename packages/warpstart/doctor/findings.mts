@@ -27,6 +27,9 @@ export interface MeasuredCost {
   ratioCi95: [number, number] | null;
 }
 
+/** How a report names each metric. */
+export const METRIC: Record<MeasuredCost["metric"], string> = { init: "Init", warm: "warm invoke" };
+
 export interface Finding {
   id: CheckId;
   severity: Severity;

@@ -15,11 +15,11 @@ import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/t
 import { functionEvent } from "../emulation/events.mts";
 import { type Lab, labClient } from "../lab/lab.mts";
 import { AS_BUILT, type CellResult, type ColdStartCell, type ReportedFacts, runColdStarts } from "../measure/cold-starts.mts";
-import { pairedComparison } from "../measure/stats.mts";
+import { pairedComparison, percentile } from "../measure/stats.mts";
 import { onStandInRuntime, relocatedTemplate, samBuildCopy, standInIds, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
 import { ArtifactError, readBuiltFunction } from "./artifact.mts";
 import { type BuildFix, type CheckId, type Examined, examine, fixFor } from "./checks.mts";
-import type { Finding, MeasuredCost } from "./findings.mts";
+import { type Finding, METRIC, type MeasuredCost } from "./findings.mts";
 
 /** A finding whose fix a build makes, and the logical id of the function's fixed copy. */
 interface PlannedFix {
@@ -159,9 +159,14 @@ export function measuredCost(asIs: CellResult, fixed: CellResult, metric: Measur
     );
   const compared = pairedComparison(byRound(asIs), byRound(fixed));
   if (compared.n === 0) {
-    const failure = [...asIs.failures, ...fixed.failures][0];
     // The runtime's first line says what failed (Node adds advice on the lines after it).
-    return `no round measured both${failure ? `: ${failure.errorType}: ${failure.message.split("\n")[0]}` : ""}`;
+    const said = (failure: CellResult["failures"][number] | undefined) => (failure ? `${failure.errorType}: ${failure.message.split("\n")[0]}` : "");
+    const alone = [...byRound(fixed).values()];
+    // What a user asks of a function that fails as it is: whether this build runs, and how fast.
+    if (asIs.samples.length === 0 && alone.length > 0)
+      return `the function as it is fails every round (${said(asIs.failures[0])}), so there is no difference to give; this build completes: ${METRIC[metric]} p50 ${percentile(alone, 50).toFixed(1)} ms (${alone.length} round${alone.length === 1 ? "" : "s"})`;
+    const failure = [...asIs.failures, ...fixed.failures][0];
+    return `no round measured both${failure ? `: ${said(failure)}` : ""}`;
   }
   return {
     metric,

@@ -2,7 +2,7 @@
 // and JSON (--json). A finding's Measured Δ is what its fix bought in the lab, or why it is not measured.
 import { relative } from "node:path";
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";
-import { type BundleSize, type DoctorReport, type Finding, type FunctionReport, type MeasuredCost, type ProfileResult, STATIC_ONLY } from "./findings.mts";
+import { type BundleSize, type DoctorReport, type Finding, type FunctionReport, METRIC, type ProfileResult, STATIC_ONLY } from "./findings.mts";
 
 const NOT_MEASURED = "not measured";
 
@@ -11,7 +11,6 @@ const fixed1 = (value: number) => value.toFixed(1);
 const kib = (bytes: number) => `${fixed1(bytes / 1024)} KiB`;
 const ms = (value: number) => `${value > 0 ? "+" : ""}${fixed1(value)} ms`;
 const interval = ([low, high]: [number, number], digits: number) => `[${low.toFixed(digits)}, ${high.toFixed(digits)}]`;
-const METRIC: Record<MeasuredCost["metric"], string> = { init: "Init", warm: "warm invoke" };
 
 /** The table's cell: what the fix buys, its 95% CI, and the metric when it is not Init. */
 function measuredDelta({ measured }: Finding): string {

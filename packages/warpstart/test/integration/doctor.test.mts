@@ -210,10 +210,10 @@ it("what this template would buy each function: its source built by the pipeline
     InvokeError: ["Warp"],
     PublishedLayer: ["Warp"],
   });
-  // Where Warp cannot be measured, why: an INIT that fails in the lab (a host beyond AWS, a throw), an Environment the lab cannot evaluate.
+  // Where Warp cannot be measured, why: an INIT that fails so built too (a host beyond AWS, a throw), with the runtime's error; an Environment the lab cannot evaluate.
   expect(makefileProfiles).toMatchObject({
-    InitError: ["Warp: its INIT fails in the lab (init-error): there is nothing to measure until INIT completes"],
-    NonAwsHost: ["Warp: its INIT fails in the lab (init-error): there is nothing to measure until INIT completes"],
+    InitError: ["Warp: no round measured both: Runtime.InitError: Error: TABLE_NAME is not set"],
+    NonAwsHost: ["Warp: no round measured both: Runtime.InitError: TypeError: fetch failed"],
     UserPoolClient: ["Warp"],
   });
   // The terminal: Warp first under each function.

@@ -251,6 +251,13 @@ describe("a measurement", () => {
       "no round measured both: Runtime.ImportModuleError: Cannot find module 'a'",
     );
   });
+
+  it("a function that fails every round as it is, and runs so built: how fast the build is, alone", () => {
+    const failures = [0, 1, 2].map((round) => ({ round, phase: "cold" as const, errorType: "Runtime.InitError", message: "require() of ES Module x\nadvice" }));
+    expect(measuredCost(cellResult([], failures), cellResult([sample(0, 90), sample(1, 130), sample(2, 100)]), "init")).toBe(
+      "the function as it is fails every round (Runtime.InitError: require() of ES Module x), so there is no difference to give; this build completes: Init p50 100.0 ms (3 rounds)",
+    );
+  });
 });
 
 it.each([
