@@ -1,6 +1,6 @@
 // Where a cold start's milliseconds go, by phase: the lab's own timestamps of an execution
 // environment (started, first asked for an event) and the marks bench/phase-marks.mjs leaves
-// inside the function's process, all on one monotonic clock. Pure: `npm run phases` (bench/phases.mts)
+// inside the function's process, all on one monotonic clock. Pure: `npm run phases` (cli/phases.mts)
 // collects, this computes, tabulates and draws.
 
 import { markdownText, renderTable, type TableFormat } from "../core/tables.mts";

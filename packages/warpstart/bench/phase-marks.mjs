@@ -33,7 +33,7 @@ registerHooks({
 });
 
 // Warp's chunk loader says how far it got (src/warp/sdk-chunk-loader.mts; the channel's name
-// comes from bench/phases.mts, so it is written once, in src/contract.mts).
+// comes from cli/phases.mts, so it is written once, in src/contract.mts).
 subscribe(process.env.WARPSTART_SDK_CHUNK_CHANNEL, (point) => mark(`sdk-chunk-${point}`));
 
 // The function's AWS calls go over HTTPS; the runtime client's own calls do not.

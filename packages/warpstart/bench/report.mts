@@ -316,7 +316,7 @@ export function consoleSummary(results: BenchResults): string {
   return `${blocks.join("\n\n")}\n`;
 }
 
-/** The cells whose cold starts said V8 rejected their code cache (bench/cli.mts records it among the versions, per cell). */
+/** The cells whose cold starts said V8 rejected their code cache (cli/bench.mts records it among the versions, per cell). */
 function rejectedCaches(results: BenchResults): string[] {
   return Object.entries(results.versions).flatMap(([name, value]) => {
     const cell = /^V8 code cache \((.+)\)$/.exec(name)?.[1];

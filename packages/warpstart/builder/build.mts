@@ -278,7 +278,7 @@ export interface BuildResult {
 }
 
 export interface BuildOptions {
-  /** What a Warp build's INIT runs against (builder/init-services.mts). */
+  /** What a Warp build's INIT runs against (core/init-services.mts). */
   initServices: OpenInitServices;
   /** Patches (by name: lazy-zlib) to leave out of the patched SDK tree, to measure what each one does. */
   leaveOutPatches?: string[];

@@ -1,6 +1,6 @@
 // Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node of the
 // function's runtime with the node flags that runtime uses for the function's memory size, against a local AWS that
-// holds the template's resources (builder/init-services.mts), then save V8's code cache of
+// holds the template's resources (core/init-services.mts), then save V8's code cache of
 // the chunk (the SDK and the packages the handler imports), which by then holds every function
 // INIT compiled of it. A second INIT checks that V8
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT

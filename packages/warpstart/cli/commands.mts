@@ -6,15 +6,15 @@ import type { Command } from "../core/cli.mts";
 type Loader = () => Promise<{ command: Command }>;
 
 export const COMMANDS: Record<string, Loader> = {
-  invoke: () => import("../lab/invoke.mts"),
-  lab: () => import("../lab/start-lab.mts"),
-  aws: () => import("../lab/serve-aws.mts"),
-  bench: () => import("../bench/cli.mts"),
-  doctor: () => import("../doctor/cli.mts"),
-  adopt: () => import("../doctor/adopt.mts"),
-  load: () => import("../load_test/run.mts"),
-  phases: () => import("../bench/phases.mts"),
-  keepalive: () => import("../bench/keepalive.mts"),
-  "warp:pin": () => import("../bench/warp-pin.mts"),
+  invoke: () => import("./invoke.mts"),
+  lab: () => import("./lab.mts"),
+  aws: () => import("./aws.mts"),
+  bench: () => import("./bench.mts"),
+  doctor: () => import("./doctor.mts"),
+  adopt: () => import("./adopt.mts"),
+  load: () => import("./load.mts"),
+  phases: () => import("./phases.mts"),
+  keepalive: () => import("./keepalive.mts"),
+  "warp:pin": () => import("./warp-pin.mts"),
   build: () => import("./build.mts"),
 };

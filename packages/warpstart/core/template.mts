@@ -106,7 +106,7 @@ export interface TemplateFunction {
   alias: string | null;
   /** The GET route of its HttpApi event, e.g. /raw. */
   httpPath: string | null;
-  /** Its first event source (Events, in template order): what triggers it, so the event it gets (lab/events.mts); null: nothing does. */
+  /** Its first event source (Events, in template order): what triggers it, so the event it gets (emulation/events.mts); null: nothing does. */
   eventSource: TemplateEventSource | null;
   /** events/<LogicalId>.json of its app, if the app keeps one: the event it gets instead of one made for its event source. */
   sampleEvent: string | null;

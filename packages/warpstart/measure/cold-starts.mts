@@ -46,7 +46,7 @@ export interface ColdStartCell {
   runtime: string;
   /** The Lambda function name invoked (local logical id or the deployed function's name). */
   functionName: string;
-  /** Makes the event each invoke sends (lab/events.mts); what it throws (no event for the function's trigger) fails the invoke. */
+  /** Makes the event each invoke sends (emulation/events.mts); what it throws (no event for the function's trigger) fails the invoke. */
   event: () => unknown;
 }
 

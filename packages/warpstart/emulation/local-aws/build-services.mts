@@ -1,4 +1,4 @@
-// The local AWS as the services a Warp build's INIT runs against (builder/init-services.mts):
+// The local AWS as the services a Warp build's INIT runs against (core/init-services.mts):
 // one a whole `sam build` shares (sharedLocalAws, build-aws-server.mts), or one started for a
 // single build (ownLocalAws: the lab's, the bench's and the doctor's builds, whose templates may
 // be read with parameter values of their own).

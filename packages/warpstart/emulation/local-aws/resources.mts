@@ -25,7 +25,7 @@ const LAB_STACK = "warpstart-lab";
 
 /**
  * The name the lab gives a bucket or table the template names not: CloudFormation's made-up name
- * without its random suffix, so that an event generated before the lab starts (lab/events.mts)
+ * without its random suffix, so that an event generated before the lab starts (emulation/events.mts)
  * names what the lab creates. A bucket's name is lower case, as CloudFormation makes it; a nested
  * application's resource (Application/LogicalId) is named after both, as its nested stack's are.
  */

@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MASKED_ACCOUNT_ID } from "../../../../src/functions/identity/identity.mts";
-import type { KeepAliveResults } from "../../bench/keepalive.mts";
+import type { KeepAliveResults } from "../../cli/keepalive.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
 import { NODE22 } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
@@ -183,7 +183,7 @@ describe("Cjs when STS is down at INIT", () => {
   });
 });
 
-describe("node bench/keepalive.mts", () => {
+describe("warpstart keepalive", () => {
   it("measures both functions at K = 1 and 10 and writes the report", () => {
     const out = mkdtempSync(join(tmpdir(), "warpstart-keepalive-"));
     try {

@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { nodePins } from "../../bench/warp-pin.mts";
+import { nodePins } from "../../cli/warp-pin.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { DEMO_ROOT } from "../support/demo.mts";

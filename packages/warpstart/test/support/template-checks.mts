@@ -5,10 +5,10 @@
 import { existsSync } from "node:fs";
 import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
+import { scaledConfig } from "../../cli/load.mts";
 import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIMES, type Runtime, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";
 import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
 import { routeEvent } from "../../emulation/events.mts";
-import { scaledConfig } from "../../load_test/run.mts";
 import { DEMO_FUNCTIONS } from "./demo-functions.mts";
 
 /** Every key path in a nested value, e.g. "Resources.Raw.Properties.Environment". */

@@ -5,10 +5,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parse } from "yaml";
+import { command } from "../../cli/adopt.mts";
 import { parseCommand } from "../../core/cli.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { CFN_TAGS } from "../../core/template.mts";
-import { command } from "../../doctor/adopt.mts";
 
 const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/adopt");
 const scratch = mkdtempSync(join(tmpdir(), "warpstart-adopt-"));

@@ -1,4 +1,4 @@
-// The event a function gets without --event (lab/events.mts): its app's own sample if it keeps
+// The event a function gets without --event (emulation/events.mts): its app's own sample if it keeps
 // one (events/<LogicalId>.json), else the `sam local generate-event`
 // arguments for its first event source with the template's names filled in, the sample GET
 // request for an HTTP API GET route, {} for a function nothing triggers, and what a user reads

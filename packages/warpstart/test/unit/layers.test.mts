@@ -16,7 +16,8 @@ const BELOW_THE_TOOLS = ["contract", "core", "emulation", "measure", "builder", 
  * Bottom up, what each layer's code may use besides its own folder:
  * contract ← src; contract ← core (utilities) ← emulation (a function's environment, the local
  * AWS, the runtime stand-in), measure (the forced-cold-start loop, its statistics) ← builder ←
- * lab ← bench, doctor, load_test ← cli (the `warpstart` program, which warpstart.mjs runs).
+ * lab ← bench, doctor, load_test ← cli (the `warpstart` program, which warpstart.mjs runs: one
+ * module per command, named as the user types it).
  * test/, scripts/ and the package's root files may use anything.
  */
 const MAY_USE: Record<string, readonly string[] | "anything"> = {
@@ -41,7 +42,7 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
  * chunk loader, the early lookup, the runtime client); core installs the tools a run needs only sometimes
  * with scripts/setup.sh's parts (core/tools.mts); warp:pin runs scripts/setup.sh once it has pinned Node.
  */
-const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], bench: ["scripts"] };
+const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], cli: ["scripts"] };
 
 /** Data, not code: any layer may name what is here. */
 const DATA = ["published/", "tools/"];

@@ -3,10 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../cli/load.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
 import { templateFunctions } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
-import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../load_test/run.mts";
 import { DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
 import { loadScenarioChecks } from "../support/template-checks.mts";

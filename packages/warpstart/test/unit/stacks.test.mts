@@ -4,8 +4,8 @@
 import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from "@aws-sdk/client-cloudformation";
 import { GetFunctionCommand, InvokeCommand, LambdaClient, UpdateFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
+import { stackApiUrl } from "../../cli/load.mts";
 import { describeStack } from "../../core/stacks.mts";
-import { stackApiUrl } from "../../load_test/run.mts";
 import { runColdStarts } from "../../measure/cold-starts.mts";
 
 const cloudformation = mockClient(CloudFormationClient);

@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { nodePins, pinNode } from "../../bench/warp-pin.mts";
+import { nodePins, pinNode } from "../../cli/warp-pin.mts";
 import { initStartLine, parseInitStart } from "../../core/lambda-logs.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";

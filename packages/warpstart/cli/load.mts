@@ -11,7 +11,7 @@ import { stripVTControlCharacters } from "node:util";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, timestamp, UsageError } from "../core/cli.mts";
-import { builtTemplateOf } from "../core/paths.mts";
+import { builtTemplateOf, PACKAGE_ROOT } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
@@ -22,7 +22,7 @@ import { provisionFailureLines, withLab } from "../lab/lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuildEach } from "../lab/sam.mts";
 
-const LOAD_DIR = import.meta.dirname;
+const LOAD_DIR = join(PACKAGE_ROOT, "load_test");
 const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
 const OPTIONS = {

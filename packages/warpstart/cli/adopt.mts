@@ -9,11 +9,11 @@ import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { applicationOf, ownLogicalId, parseTemplate, readTemplate, type Template } from "../core/template.mts";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "./adoption.mts";
-import { fastestProfile, writeFixedTemplate } from "./apply-fixes.mts";
-import type { DoctorReport } from "./findings.mts";
-import { editTemplate } from "./template-edit.mts";
-import { unifiedDiff } from "./unified-diff.mts";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "../doctor/adoption.mts";
+import { fastestProfile, writeFixedTemplate } from "../doctor/apply-fixes.mts";
+import type { DoctorReport } from "../doctor/findings.mts";
+import { editTemplate } from "../doctor/template-edit.mts";
+import { unifiedDiff } from "../doctor/unified-diff.mts";
 
 /**
  * The profile a function gets when --profile names none: Warp, the fastest on every function the

@@ -6,10 +6,10 @@ import { defineCommand, NO_BUILD_OPTION, onEndingSignal, type Parsed, TEMPLATE_O
 import { builtTemplateOf } from "../core/paths.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
 import { readEnvVars } from "../emulation/env-vars.mts";
-import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
-import { localAwsNotes, provisionFailureLines, startLab } from "./lab.mts";
-import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
-import { samBuildEach } from "./sam.mts";
+import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
+import { localAwsNotes, provisionFailureLines, startLab } from "../lab/lab.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
+import { samBuildEach } from "../lab/sam.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,

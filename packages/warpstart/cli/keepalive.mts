@@ -9,6 +9,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import { localVersions, machine } from "../bench/environment.mts";
+import type { BenchResults } from "../bench/results.mts";
 import { keepsAlive } from "../builder/build.mts";
 import {
   defineCommand,
@@ -31,8 +33,6 @@ import { type Lab, labClient, withLab } from "../lab/lab.mts";
 import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 import { summarize } from "../measure/stats.mts";
-import { localVersions, machine } from "./environment.mts";
-import type { BenchResults } from "./results.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,

@@ -15,10 +15,10 @@ import { readEnvVars } from "../emulation/env-vars.mts";
 import { eventFile, eventNote, functionEvent } from "../emulation/events.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { CUSTOM_RESOURCE_RESPONSE } from "../emulation/local-aws/local-aws.mts";
-import { FIDELITY_OPTIONS, fidelityFrom } from "./fidelity.mts";
-import { localAwsNotes, withLab } from "./lab.mts";
-import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
-import { samBuild } from "./sam.mts";
+import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
+import { localAwsNotes, withLab } from "../lab/lab.mts";
+import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
+import { samBuild } from "../lab/sam.mts";
 
 const OPTIONS = {
   event: {

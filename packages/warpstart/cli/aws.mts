@@ -6,8 +6,8 @@ import { defineCommand, onEndingSignal, TEMPLATE_OPTION } from "../core/cli.mts"
 import { readTemplate } from "../core/template.mts";
 import { startLocalAws } from "../emulation/local-aws/local-aws.mts";
 import { createResources } from "../emulation/local-aws/resources.mts";
-import { localAwsNotes } from "./lab.mts";
-import { PARAMETER_OPTIONS, parameterOverridesFrom } from "./parameters.mts";
+import { localAwsNotes } from "../lab/lab.mts";
+import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 
 export const command = defineCommand(
   {

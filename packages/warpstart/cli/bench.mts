@@ -6,6 +6,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
+import { initChartSvg } from "../bench/chart.mts";
+import { localVersions, machine } from "../bench/environment.mts";
+import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "../bench/process-start.mts";
+import { consoleSummary, markdownReport } from "../bench/report.mts";
+import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "../bench/results.mts";
 import { buildFunction, builtByPipeline, fellBackIn, functionBuild } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import {
@@ -39,11 +44,6 @@ import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../l
 import { samBuildEach } from "../lab/sam.mts";
 import { AS_BUILT, type ColdStartCell, type RunOutcome, runColdStarts } from "../measure/cold-starts.mts";
 import { WARP_EXEC_WRAPPER } from "../src/contract.mts";
-import { initChartSvg } from "./chart.mts";
-import { localVersions, machine } from "./environment.mts";
-import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "./process-start.mts";
-import { consoleSummary, markdownReport } from "./report.mts";
-import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "./results.mts";
 
 const OPTIONS = {
   rounds: { value: "N", whole: [1], default: "30", help: "forced cold starts per cell (a function in a profile on a runtime)" },

@@ -8,6 +8,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { localVersions } from "../bench/environment.mts";
+import {
+  type ColdStartTimeline,
+  type CpuProfile,
+  type CpuProfileSplit,
+  chunkStepTable,
+  cpuProfileSplit,
+  cpuProfileTable,
+  type FunctionPhases,
+  type PhaseResults,
+  parseMarks,
+  phaseChartSvg,
+  phaseDurations,
+  phaseReport,
+  phaseTable,
+} from "../bench/phase-analysis.mts";
 import { functionBuild } from "../builder/build.mts";
 import {
   assertFunctionsOf,
@@ -23,7 +39,7 @@ import {
   UsageError,
   VARIANTS_RULE,
 } from "../core/cli.mts";
-import { builtTemplateOf } from "../core/paths.mts";
+import { builtTemplateOf, PACKAGE_ROOT } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { readTemplate } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";
@@ -36,22 +52,6 @@ import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts
 import { samBuild } from "../lab/sam.mts";
 import { mulberry32 } from "../measure/stats.mts";
 import { SDK_CHUNK_CHANNEL } from "../src/contract.mts";
-import { localVersions } from "./environment.mts";
-import {
-  type ColdStartTimeline,
-  type CpuProfile,
-  type CpuProfileSplit,
-  chunkStepTable,
-  cpuProfileSplit,
-  cpuProfileTable,
-  type FunctionPhases,
-  type PhaseResults,
-  parseMarks,
-  phaseChartSvg,
-  phaseDurations,
-  phaseReport,
-  phaseTable,
-} from "./phase-analysis.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,
@@ -66,7 +66,7 @@ const OPTIONS = {
   ...FIDELITY_OPTIONS,
 } as const;
 
-const MARKS_PRELOAD = pathToFileURL(join(import.meta.dirname, "phase-marks.mjs")).href;
+const MARKS_PRELOAD = pathToFileURL(join(PACKAGE_ROOT, "bench/phase-marks.mjs")).href;
 const INIT_TIMEOUT_MS = 10_000;
 const INVOKE_TIMEOUT_MS = 30_000;
 const SHUTDOWN_GRACE_MS = 5_000;

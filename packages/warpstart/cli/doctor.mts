@@ -11,21 +11,21 @@ import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { buildApp } from "../doctor/app-build.mts";
+import { fixedTemplate, fixSection, writeFixedTemplate } from "../doctor/apply-fixes.mts";
+import { ArtifactError, readBuiltFunction } from "../doctor/artifact.mts";
+import { type Examined, examine, runtimeLabel, whyNotExamined } from "../doctor/checks.mts";
+import { traceInLab } from "../doctor/dynamic.mts";
+import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "../doctor/findings.mts";
+import { STAND_IN_RUNTIME, whyStandIn } from "../doctor/lambda-runtimes.mts";
+import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureComparisons } from "../doctor/measure.mts";
+import { buildProfiles, type ProfileBuilds, profileComparisons } from "../doctor/profile-builds.mts";
+import { renderJson, renderMarkdown, renderText } from "../doctor/report.mts";
 import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
 import { eventNote } from "../emulation/events.mts";
 import { describeFidelity } from "../lab/fidelity.mts";
 import { localAwsNotes, PUBLISHED_LAYER_HINT, provisionFailureLines, withLab } from "../lab/lab.mts";
 import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
-import { buildApp } from "./app-build.mts";
-import { fixedTemplate, fixSection, writeFixedTemplate } from "./apply-fixes.mts";
-import { ArtifactError, readBuiltFunction } from "./artifact.mts";
-import { type Examined, examine, runtimeLabel, whyNotExamined } from "./checks.mts";
-import { traceInLab } from "./dynamic.mts";
-import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "./findings.mts";
-import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
-import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureComparisons } from "./measure.mts";
-import { buildProfiles, type ProfileBuilds, profileComparisons } from "./profile-builds.mts";
-import { renderJson, renderMarkdown, renderText } from "./report.mts";
 
 const OPTIONS = {
   ...TEMPLATE_OPTION,
