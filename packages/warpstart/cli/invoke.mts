@@ -51,12 +51,13 @@ async function servedFunction(
   const built = builtTemplateOf(templateFile);
   const builtFunction = () => (existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId) : undefined);
   let asBuilt = builtFunction();
-  // A sam build of other functions leaves this one's CodeUri as written, its source.
+  // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself).
+  const inBuild = (fn: TemplateFunction) => relative(buildDirOf(templateFile), fn.codeDir);
   const why = !existsSync(built)
     ? "nothing built yet"
     : statSync(templateFile).mtimeMs > statSync(built).mtimeMs
       ? `${relative(process.cwd(), templateFile)} changed`
-      : !asBuilt || relative(buildDirOf(templateFile), asBuilt.codeDir).startsWith("..")
+      : !asBuilt || inBuild(asBuilt) === "" || inBuild(asBuilt).startsWith("..")
         ? "it has not been built"
         : null;
   if (why) {
@@ -110,6 +111,8 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     throw new UsageError(
       `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
     );
+  // Before any sam build: SAM's own build of an inline function, with nothing built yet, fails with a traceback.
+  if (fn.whyNotOnDisk) throw new Error(`the lab does not serve ${logicalId}: ${fn.whyNotOnDisk}`);
   const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");
   const envVars = readEnvVars(templateFile, values["env-vars"]);
   const note = values.event === undefined && eventNote(fn);

@@ -183,6 +183,24 @@ describe("what a user sees when a step goes wrong", () => {
     }
   }, 120_000);
 
+  it("npm run invoke of a function without CodeUri after sam build of another: builds it, not runs the build folder as its code", () => {
+    const app = mkdtempSync(join(tmpdir(), "warpstart-no-codeuri-"));
+    try {
+      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "no-codeuri", version: "1.0.0" }));
+      writeFileSync(join(app, "first.mjs"), "export const handler = async () => 'first';\n");
+      writeFileSync(join(app, "second.mjs"), "export const handler = async () => 'second';\n");
+      const fn = (handler: string) => `    Type: AWS::Serverless::Function\n    Properties: { Runtime: nodejs22.x, Handler: ${handler}.handler }\n`;
+      writeFileSync(join(app, "template.yaml"), `Transform: AWS::Serverless-2016-10-31\nResources:\n  First:\n${fn("first")}  Second:\n${fn("second")}`);
+      // SAM's built template then lists Second without a CodeUri: the build folder itself.
+      expect(runIn(app, join(VENV_BIN, "sam"), ["build", "First"]).status).toBe(0);
+      const invoke = runIn(app, NODE22, [WARPSTART, "invoke", "Second"]);
+      expect(invoke.stderr).toContain("== sam build Second (it has not been built)");
+      expect({ status: invoke.status, stdout: invoke.stdout.trim() }).toEqual({ status: 0, stdout: '"second"' });
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it("npm run invoke of a function whose INIT reads what the template does not declare: Lambda's init error with the SDK's, and the call named", () => {
     const invoke = runIn(DEMO_ROOT, NODE22, [WARPSTART, "invoke", "--template", join(APP, "template.yaml"), "ReadsUndeclared"]);
     expect(invoke.status).toBe(1);
@@ -190,6 +208,20 @@ describe("what a user sees when a step goes wrong", () => {
     expect(invoke.stderr).toMatch(/^INIT_REPORT Init Duration: [\d.]+ ms\tPhase: init\tStatus: error\tError Type: Runtime.InitError$/m);
     expect(invoke.stderr).toContain("[warpstart lab] INIT's call ssm GetParameter answered 400 ParameterNotFound");
   }, 180_000);
+
+  it("npm run invoke of a function whose code is inline, with nothing built: the line the lab says, before any sam build", () => {
+    const invoke = runIn(
+      DEMO_ROOT,
+      NODE22,
+      [WARPSTART, "invoke", "--template", join(PACKAGE_ROOT, "test/fixtures/sam-apps/sam-shapes/template.yaml"), "Inline"],
+      30_000,
+    );
+    expect(invoke.status).toBe(1);
+    expect(invoke.stderr).toContain(
+      "error: the lab does not serve Inline: its code is inline (Code.ZipFile), which sam local invoke does not run either: put it in a file its CodeUri names",
+    );
+    expect(invoke.stderr).not.toContain("sam build");
+  });
 
   it.each([
     [["NoSuchFunction"], `error: NoSuchFunction is not a function of template.yaml; its functions: ${FUNCTION_NAMES.join(", ")}`],
