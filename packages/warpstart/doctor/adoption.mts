@@ -7,6 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mts";
+import { installedVersion } from "../builder/sdk.mts";
+import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
 import { errorMessage } from "../core/cli.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
@@ -192,10 +194,20 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
     notes.push(
       `SAM esbuild's ${dropped.join(", ")} left behind: the pipeline minifies, targets the function's Node, gives ES bundles a require and bundles the SDK itself`,
     );
-  for (const pkg of sdkFromRuntime(file, manifest))
+  // Where the build takes each: the SDK tree the source resolves (the app's, else warpstart's), else the runtime's copy (builder/sdk.mts).
+  const tree = publishedTree(file);
+  for (const pkg of sdkFromRuntime(file, manifest)) {
+    const version = installedVersion(tree, pkg);
+    const copy =
+      version === null
+        ? `the ${moved.runtime.lambdaRuntime} runtime's copy at its release`
+        : tree === WARPSTART_TREE
+          ? `warpstart's own copy (${version})`
+          : `the copy installed in ${relative(appDir, join(tree, "node_modules")) || "node_modules"} (${version})`;
     notes.push(
-      `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles the ${moved.runtime.lambdaRuntime} runtime's copy at its release; npm install ${pkg} to choose the version`,
+      `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles ${copy}; npm install ${pkg} to choose the version`,
     );
+  }
   if (packageRoot && Object.keys(manifest.dependencies ?? {}).length > 0 && !existsSync(join(packageRoot, "node_modules")))
     notes.push(
       `${relative(appDir, packageRoot) || "."}/node_modules is not installed: run npm install there before sam build (SAM's ${builder} builder installed it; the makefile builder does not)`,
