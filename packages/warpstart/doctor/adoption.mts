@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mts";
+import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { installedVersion } from "../builder/sdk.mts";
 import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
 import { errorMessage } from "../core/cli.mts";
@@ -187,7 +188,9 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   // esbuild's Format (cjs by default, as SAM has it); the npm builder ships the source as it is, read as the runtime reads it.
   const format = builder === "esbuild" ? (fn.buildProperties.Format === "esm" ? "esm" : "cjs") : moduleFormat(fn.codeDir, relative(fn.codeDir, file), fn);
   const moved = runtimeFor(fn, runtimeChoice, file);
-  const notes: string[] = [...moved.notes];
+  // What the build will say of the profile on this runtime (Warp without its cache on Node 18), said before it is written.
+  const forNode = profileForNode(profileNamed(profile), moved.runtime.nodeMajor).note;
+  const notes: string[] = [...moved.notes, ...(forNode ? [forNode] : [])];
   if (source.handler !== fn.handler) notes.push(`Handler ${fn.handler} → ${source.handler} (the pipeline names the source; SAM esbuild named its output)`);
   const dropped = Object.keys(fn.buildProperties).filter((key) => key !== "Format" && key !== "EntryPoints");
   if (dropped.length > 0)

@@ -86,6 +86,10 @@ describe("on an app of SAM's own builders", () => {
     expect(run.out).toMatch(
       /Legacy: adopted as Warp\n {2}nodejs18\.x is deprecated since 2025-09-01 \(no more security patches; function creation blocked (from|since) 2027-02-01, updates blocked (from|since) 2027-03-03\) \(Lambda's runtime table, as cfn-lint's data of 2026-06-02 records it\): it stays there; --runtime nodejs22\.x or nodejs24\.x moves it \(npx warpstart bench --functions Legacy --runtimes node18,node22,node24 measures what that buys\)/,
     );
+    // What its Warp build will say, said before adopt writes it.
+    expect(run.out).toContain(
+      "  Node 18 has no process.getBuiltinModule, which the chunk's loader uses: built without the chunk and its code cache (as Optimized, and no shared config files); Warp's code cache needs nodejs20.x or later",
+    );
     expect(resources(app).Callback!.Properties.Runtime).toBe("nodejs20.x");
   });
 
