@@ -17,7 +17,7 @@ import type { OpenInitServices } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { buildParameterOverrides } from "../core/samconfig.mts";
-import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { fixedName, loadTemplate, NAMED_TYPES, notFunctionsOf, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { envVarsFileOf } from "../emulation/env-vars.mts";
 import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
@@ -147,10 +147,7 @@ export interface FunctionBuild {
 
 export function functionBuild(template: SamTemplate, logicalId: string, profileName?: string): FunctionBuild {
   const fn = template.functions.find((candidate) => candidate.logicalId === logicalId);
-  if (!fn)
-    throw new BuildError(
-      `${logicalId} is not a function of ${template.file} (its functions: ${template.functions.map((f) => f.logicalId).join(", ") || "none"})`,
-    );
+  if (!fn) throw new BuildError(notFunctionsOf(template, [logicalId])!);
   const named = profileName ?? fn.buildProperties.Profile ?? DEFAULT_PROFILE;
   if (typeof named !== "string") throw new BuildError(`${logicalId}: Metadata.BuildProperties.Profile must be a profile's name, not ${JSON.stringify(named)}`);
   const deployedRuntime = () => runtimeOf(fn).name;

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
-import { defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { applicationOf, ownLogicalId, parseTemplate, readTemplate, type Template } from "../core/template.mts";
@@ -150,9 +150,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const { text, template: asWritten } = samTemplateOf(templateFile);
   const appDir = appDirOf(templateFile);
   const template = readTemplate(templateFile);
-  const names = template.functions.map((fn) => fn.logicalId);
-  const unknown = positionals.filter((name) => !names.includes(name));
-  if (unknown.length > 0) throw new UsageError(`${unknown.join(", ")}: not a function of ${templateFile}; its functions: ${names.join(", ") || "none"}`);
+  assertFunctionsOf(template, positionals);
   const chosen = template.functions.filter((fn) => positionals.length === 0 || positionals.includes(fn.logicalId));
 
   const lines: string[] = [];

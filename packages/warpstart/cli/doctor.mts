@@ -6,7 +6,7 @@
 // the fixes it measured into the template (doctor/apply-fixes.mts).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { assertFunctionsOf, defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
@@ -198,13 +198,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   // What --fix edits, and checks unchanged before it writes.
   const templateText = readFileSync(templateFile, "utf8");
 
-  const names = source.functions.map((fn) => fn.logicalId);
-  const unknown = positionals.filter((name) => !names.includes(name));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `${unknown.join(", ")} ${unknown.length === 1 ? "is not a function" : "are not functions"} of ${shown}; its functions: ${names.join(", ") || "none"}`,
-    );
-  }
+  assertFunctionsOf(source, positionals);
   const chosen = positionals.length > 0 ? source.functions.filter((fn) => positionals.includes(fn.logicalId)) : source.functions;
   const skipped = chosen.flatMap((fn) => {
     const why = whyNotExamined(fn);

@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { buildFunction, builtByPipeline, functionBuild, pipelineSource, staleReason } from "../builder/build.mts";
 import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
-import { defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { assertFunctionsOf, defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import type { AwsCall } from "../core/init-services.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
@@ -106,11 +106,8 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const parameterOverrides = { ...parameterOverridesFrom(values, templateFile), ProvisionedConcurrency: "0" };
   // Read with the lab's values, so that the event names what the lab creates (a bucket named by a parameter).
   const source = readTemplate(templateFile, parameterOverrides);
-  const fn = source.functions.find((candidate) => candidate.logicalId === logicalId);
-  if (!fn)
-    throw new UsageError(
-      `${logicalId} is not a function of ${relative(process.cwd(), templateFile)}; its functions: ${source.functions.map((f) => f.logicalId).join(", ") || "none"}`,
-    );
+  assertFunctionsOf(source, [logicalId]);
+  const fn = source.functions.find((candidate) => candidate.logicalId === logicalId)!;
   // Before any sam build: SAM's own build of an inline function, with nothing built yet, fails with a traceback.
   if (fn.whyNotOnDisk) throw new Error(`the lab does not serve ${logicalId}: ${fn.whyNotOnDisk}`);
   const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");

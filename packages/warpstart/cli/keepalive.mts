@@ -13,6 +13,7 @@ import { localVersions, machine } from "../bench/environment.mts";
 import type { BenchResults } from "../bench/results.mts";
 import { keepsAlive } from "../builder/build.mts";
 import {
+  assertFunctionsOf,
   defineCommand,
   errorMessage,
   FUNCTIONS_OPTIONS,
@@ -93,12 +94,9 @@ function options({ values }: Parsed<typeof OPTIONS>) {
   const parameterOverrides = parameterOverridesFrom(values, templateFile);
   const template = readTemplate(templateFile, parameterOverrides);
   const chosen = values.variants ?? values.functions;
-  const functions = chosen.split(",").map((name) => {
-    const fn = template.functions.find((candidate) => candidate.logicalId === name.trim());
-    if (!fn)
-      throw new UsageError(`--functions: ${name} is not a function of ${values.template}; it has ${template.functions.map((f) => f.logicalId).join(", ")}`);
-    return fn;
-  });
+  const names = chosen.split(",").map((name) => name.trim());
+  assertFunctionsOf(template, names);
+  const functions = names.map((name) => template.functions.find((candidate) => candidate.logicalId === name)!);
   const calls = values.calls.split(",").map((k) => wholeNumber("calls", k.trim(), 1, 100)!);
   const query = Object.fromEntries(
     values.query.map((pair) => {

@@ -3,10 +3,9 @@
 // that declaration); bad flags exit 2 with the usage, other failures exit 1 with one line; a run's
 // output folder is named by its start time; a foreground command cleans up on Ctrl-C, SIGTERM or
 // a closed terminal (SIGHUP).
-import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_TEMPLATE, samTemplateHere } from "./paths.mts";
-import type { SamTemplate } from "./template.mts";
+import { notFunctionsOf, type SamTemplate } from "./template.mts";
 
 /** A mistake in the command line: the message, then the usage, exit 2. */
 export class UsageError extends Error {
@@ -199,11 +198,8 @@ export function commaList(text: string): string[] {
 
 /** A UsageError naming the functions `names` has that the template does not, and the ones it has. */
 export function assertFunctionsOf(template: Pick<SamTemplate, "file" | "functions">, names: string[]): void {
-  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
-  if (unknown.length)
-    throw new UsageError(
-      `unknown function(s) ${unknown.join(", ")}; ${relative(process.cwd(), template.file)} has ${template.functions.map((fn) => fn.logicalId).join(", ")}`,
-    );
+  const message = notFunctionsOf(template, names);
+  if (message) throw new UsageError(message);
 }
 
 /** A run's start time as a folder name: 2026-11-22-23-45-01. */

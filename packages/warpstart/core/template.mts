@@ -2,7 +2,7 @@
 // `sam build` writes. Lists the functions with their settings as Lambda would see them, and the
 // other resources, with the intrinsic functions a local run can evaluate.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type CollectionTag, parse, type ScalarTag } from "yaml";
 import { sampleEventOf, seedDirOf } from "./paths.mts";
 
@@ -436,6 +436,15 @@ export function foldNested(template: Template, file: string, origins = new Map<s
 }
 
 /** The template's functions and other resources, with Globals applied and conditions evaluated; a local nested application's, folded in (foldNested). */
+/** What a user who named functions the template does not have reads: those names and the ones it has (null: it has them all). */
+export function notFunctionsOf(template: Pick<SamTemplate, "file" | "functions">, names: string[]): string | null {
+  const unknown = names.filter((name) => !template.functions.some((fn) => fn.logicalId === name));
+  if (unknown.length === 0) return null;
+  const shown = relative(process.cwd(), template.file) || template.file;
+  const which = unknown.length === 1 ? "is not a function" : "are not functions";
+  return `${unknown.join(", ")} ${which} of ${shown}; its functions: ${template.functions.map((fn) => fn.logicalId).join(", ") || "none"}`;
+}
+
 export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
   const origins = new Map<string, string>();
   const template = foldNested(loadTemplate(file), file, origins);

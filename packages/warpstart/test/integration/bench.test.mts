@@ -81,9 +81,9 @@ describe("npm run bench -- --rounds 2", () => {
 describe("bench usage errors", () => {
   it.each([
     [["--rounds", "0"], '--rounds must be a whole number from 1, not "0"'],
-    [["--functions", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${FUNCTION_NAMES.join(", ")}`],
+    [["--functions", "Raw,Turbo"], `Turbo is not a function of template.yaml; its functions: ${FUNCTION_NAMES.join(", ")}`],
     // --variants, --functions' old name, still works.
-    [["--variants", "Raw,Turbo"], `unknown function(s) Turbo; template.yaml has ${FUNCTION_NAMES.join(", ")}`],
+    [["--variants", "Raw,Turbo"], `Turbo is not a function of template.yaml; its functions: ${FUNCTION_NAMES.join(", ")}`],
     [["--functions", "Raw", "--variants", "Raw"], "--variants is --functions' old name: give one of them"],
     [["--profiles", "Bundled,Fast"], '--profiles: Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp'],
     [["--profiles", "Bundled", "--stack", "warpstart"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],

@@ -11,7 +11,7 @@ const warpstart = (...args: string[]) => spawnSync(NODE22, [WARPSTART, ...args],
 it.each([
   [["lab", "--bogus"], "error: Unknown option '--bogus'", "usage: warpstart lab"],
   [["lab", "--no-build", "--network", "fast"], 'error: --network: "fast" is not a network: use lambda', "usage: warpstart lab"],
-  [["phases", "--no-build", "--variants", "Warp,Nope"], "error: unknown function(s) Nope; template.yaml has Raw,", "usage: warpstart phases"],
+  [["phases", "--no-build", "--variants", "Warp,Nope"], "error: Nope is not a function of template.yaml; its functions: Raw,", "usage: warpstart phases"],
   [["aws", "--template", "README.md"], "is not valid YAML", undefined],
   [
     ["aws", "--parameter-overrides", "Runtime=node22 Stage"],
