@@ -19,7 +19,9 @@ it("tools/dependencies/package-lock.json is the repository's tree of those depen
   expect(readFileSync(join(DEPENDENCIES, "package-lock.json"), "utf8")).toBe(lockText());
 });
 
-it("packs its program, its Makefile rule and the pins of its tools", () => {
+it("packs its program, its Makefile rule, the pins of its tools and the changelog its README links", () => {
   expect(manifest.bin).toEqual({ warpstart: "warpstart.mjs" });
-  expect(manifest.files).toEqual(expect.arrayContaining(["warpstart.mjs", "warpstart.mk", "tools/*/package*.json", "scripts", "requirements.txt"]));
+  expect(manifest.files).toEqual(
+    expect.arrayContaining(["warpstart.mjs", "warpstart.mk", "tools/*/package*.json", "scripts", "requirements.txt", "CHANGELOG.md"]),
+  );
 });
