@@ -14,7 +14,7 @@ import { errorMessage } from "../core/cli.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
-import { moduleFormat } from "./artifact.mts";
+import { sourceFormat } from "./artifact.mts";
 import { whyNotExamined } from "./checks.mts";
 import { deprecationOf, LIFECYCLE_SOURCE } from "./lambda-runtimes.mts";
 import { packageRootOf } from "./profile-builds.mts";
@@ -185,8 +185,7 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   const packageRoot = packageRootOf(fn.codeDir, appDir);
   const manifestFile = packageRoot && join(packageRoot, "package.json");
   const manifest = manifestFile ? (JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest) : {};
-  // esbuild's Format (cjs by default, as SAM has it); the npm builder ships the source as it is, read as the runtime reads it.
-  const format = builder === "esbuild" ? (fn.buildProperties.Format === "esm" ? "esm" : "cjs") : moduleFormat(fn.codeDir, relative(fn.codeDir, file), fn);
+  const format = sourceFormat(fn, file);
   const moved = runtimeFor(fn, runtimeChoice, file);
   // What the build will say of the profile on this runtime (Warp without its cache on Node 18), said before it is written.
   const forNode = profileForNode(profileNamed(profile), moved.runtime.nodeMajor).note;

@@ -136,13 +136,23 @@ function packageTypeOf(artifactDir: string, file: string): string | undefined {
  * How the function's runtime loads its handler: .mjs/.cjs say it; a .js follows the nearest
  * package.json's "type", and without one is an ES module only where the runtime detects its syntax.
  */
-export function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
+function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
   if (file.endsWith(".mjs")) return "esm";
   if (file.endsWith(".cjs")) return "cjs";
   const type = packageTypeOf(artifactDir, file);
   if (type === "module") return "esm";
   if (type === "commonjs") return "cjs";
   return detectsModuleSyntax(fn) && hasModuleSyntax(join(artifactDir, file)) ? "esm" : "cjs";
+}
+
+/**
+ * The module format the pipeline builds a SAM-built function's source in, as adopt writes it:
+ * SAM esbuild's Format (cjs by default, as SAM has it), else the source as the runtime reads it
+ * (CommonJS keeps what strict ES modules refuse: a sloppy-mode global, __filename).
+ */
+export function sourceFormat(fn: TemplateFunction, sourceFile: string): "esm" | "cjs" {
+  if (fn.buildMethod === "esbuild") return fn.buildProperties.Format === "esm" ? "esm" : "cjs";
+  return moduleFormat(fn.codeDir, relative(fn.codeDir, sourceFile), fn);
 }
 
 /** This project's build writes esbuild's metafile beside the artifact (builder/build.mts), paths relative to the project; null when it did not build this artifact. */

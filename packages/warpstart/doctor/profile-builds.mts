@@ -15,6 +15,7 @@ import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/t
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import { relocatedTemplate, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
+import { sourceFormat } from "./artifact.mts";
 import type { Examined } from "./checks.mts";
 import type { ComparedProfile, ProfileResult } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
@@ -121,7 +122,7 @@ async function buildInto(
   for (const [name, value] of Object.entries(overrides)) if (template.Parameters?.[name]) template.Parameters[name].Default = value;
   const installed = new Map<string, Promise<string>>();
   const planned: PlannedProfile[] = [];
-  const sources = new Map<string, PipelineSource>();
+  const sources = new Map<string, PipelineSource & { format?: "esm" | "cjs" }>();
   for (const { built, report, source } of examined) {
     if (report.profiles.length === 0) continue;
     const found = pipelineSource(source, built.pipeline);
@@ -130,8 +131,9 @@ async function buildInto(
       try {
         const withDeps = await withDependencies(found, appDir, scratch, installed, say);
         // The builder's own check that the Handler names a source: its message says what it looked for.
-        handlerSource({ logicalId: source.logicalId, codeDir: withDeps.codeDir, handler: withDeps.handler, buildProperties: {} });
-        sources.set(source.logicalId, withDeps);
+        const file = handlerSource({ logicalId: source.logicalId, codeDir: withDeps.codeDir, handler: withDeps.handler, buildProperties: {} }).source;
+        // A SAM-built function in the format adopt gives it: what the doctor measures is what adopt writes.
+        sources.set(source.logicalId, { ...withDeps, format: built.pipeline ? undefined : sourceFormat({ ...source, codeDir: withDeps.codeDir }, file) });
       } catch (error) {
         if (!(error instanceof BuildError)) throw error;
         why = error.message.replace(`${source.logicalId}: `, "");
@@ -154,12 +156,12 @@ async function buildInto(
       copyId: plan.copyId,
       change: (copy) => {
         const { built, source } = examinedOf(plan);
-        const { codeDir, handler } = sources.get(plan.function)!;
+        const { codeDir, handler, format } = sources.get(plan.function)!;
         delete copy.Properties?.InlineCode;
         copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: labRuntimeOf(source) };
         // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
         const own = built.pipeline ? source.buildProperties : {};
-        copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, Format: "esm" } };
+        copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, ...(format ? { Format: format } : {}) } };
       },
     })),
   );

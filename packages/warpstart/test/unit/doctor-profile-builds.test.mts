@@ -1,11 +1,37 @@
 // Where the doctor's builds of a function in this template's profiles read its source, as the
 // function's own build reads it, and how what each build bought reaches the report.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pipelineSource } from "../../builder/build.mts";
 import { buildFailure } from "../../builder/code-cache.mts";
+import { sourceFormat } from "../../doctor/artifact.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
 import { profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
 import { templateFunction } from "../support/built-function.mts";
+
+describe("the module format a profile's build uses: what adopt writes", () => {
+  const app = mkdtempSync(join(tmpdir(), "warpstart-format-"));
+  afterAll(() => rmSync(app, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(app, name), text);
+    return join(app, name);
+  };
+
+  it("SAM's esbuild builder: its Format, CommonJS where it has none (as SAM builds it)", () => {
+    const source = file("app.ts", "export const handler = async () => 1;\n");
+    expect(sourceFormat(templateFunction({ codeDir: app, buildMethod: "esbuild" }), source)).toBe("cjs");
+    expect(sourceFormat(templateFunction({ codeDir: app, buildMethod: "esbuild", buildProperties: { Format: "esm" } }), source)).toBe("esm");
+  });
+
+  it("SAM's npm builder: the source as the runtime reads it, so a CommonJS handler keeps what ES modules refuse (a sloppy-mode global)", () => {
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0" }));
+    const sloppy = file("sloppy.js", "client = {};\nexports.handler = async () => client;\n");
+    expect(sourceFormat(templateFunction({ codeDir: app, buildMethod: null }), sloppy)).toBe("cjs");
+    expect(sourceFormat(templateFunction({ codeDir: app, buildMethod: null }), file("module.mjs", "export const handler = async () => 1;\n"))).toBe("esm");
+  });
+});
 
 describe("the source a profile's build reads", () => {
   it("SAM's esbuild builder: its first EntryPoints entry, relative to CodeUri, with the Handler's export (SAM names the output after the entry alone)", () => {
