@@ -7,13 +7,13 @@
 // that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
 import { buildDirOf } from "../core/paths.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, nodeArch, nodeFor } from "../core/runtimes.mts";
-import type { SamTemplate, TemplateFunction, TemplateLayer } from "../core/template.mts";
+import type { SamTemplate, TemplateFunction } from "../core/template.mts";
 import { readEnvVars } from "../emulation/env-vars.mts";
 import { functionEvent } from "../emulation/events.mts";
 import {
@@ -30,6 +30,7 @@ import {
   templateVariables,
 } from "../emulation/function-environment.mts";
 import type { CacheHeader } from "../src/contract.mts";
+import { builtLayer } from "./layer-packages.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
 
@@ -204,16 +205,6 @@ async function init(
   return { verdict: verdict.slice(INIT_STOPPED.length), refused };
 }
 
-/**
- * A layer as sam build built it, where it has (SAM builds the layers before the functions, beside
- * them: a Node.js layer's package.json installed into nodejs/node_modules), else its content as the
- * template names it.
- */
-function builtLayer(layer: TemplateLayer, artifactDir: string, templateFile: string): TemplateLayer {
-  const built = [join(dirname(artifactDir), layer.logicalId), join(buildDirOf(templateFile), layer.logicalId)].find((dir) => existsSync(dir));
-  return built ? { ...layer, contentDir: built } : layer;
-}
-
 /** Where an INIT runs: the artifact itself, or a task root placed as the lab places one (below its layers' /opt). */
 interface Placed {
   taskRoot: string;
@@ -228,7 +219,7 @@ interface Placed {
 function placeForInit(artifact: CachedArtifact): Placed {
   const { fn, artifactDir } = artifact;
   if (fn.layers.length === 0) return { taskRoot: artifactDir, remove: () => {} };
-  const optDir = prepareLayersDir(fn.layers.map((layer) => builtLayer(layer, artifactDir, artifact.template.file)));
+  const optDir = prepareLayersDir(fn.layers.map((layer) => builtLayer(layer, [dirname(artifactDir), buildDirOf(artifact.template.file)])));
   const taskRoot = prepareTaskRoot({
     name: fn.logicalId,
     codeDir: artifactDir,

@@ -50,6 +50,16 @@ export function layerPackages(layers: TemplateLayer[]): string[] {
 }
 
 /**
+ * A layer as sam build built it, in the first of `buildDirs` that holds it (SAM builds a template's
+ * layers beside its functions: a Node.js layer's package.json installed into nodejs/node_modules),
+ * else its content as the template names it.
+ */
+export function builtLayer(layer: TemplateLayer, buildDirs: string[]): TemplateLayer {
+  const built = buildDirs.map((dir) => join(dir, layer.logicalId)).find((dir) => existsSync(dir));
+  return built ? { ...layer, contentDir: built } : layer;
+}
+
+/**
  * A package the function imports by name that its own packages do not provide, where it has layers:
  * left to them at run time, as Lambda's module path finds it there (what a layer's packages depend on
  * is installed beside them, and a lock may not name it). Each name left so goes into `left`.

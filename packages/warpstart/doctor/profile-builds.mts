@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { BuildError, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
 import { buildFailure } from "../builder/code-cache.mts";
+import { builtLayer } from "../builder/layer-packages.mts";
 import { errorMessage } from "../core/cli.mts";
-import { appDirOf, foldersUp } from "../core/paths.mts";
+import { appDirOf, buildDirOf, foldersUp } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/template.mts";
@@ -176,7 +177,10 @@ async function buildInto(
   for (const [runtime, names] of takes) await installRuntimeSdk(runtime, [...names], say);
   const copiesFile = writeScratchTemplate(templateFile, scratch, copiesTemplate);
 
-  const copies = readTemplate(copiesFile);
+  // The copies run on the template's layers as the app's sam build built them (a Node.js layer's packages installed), as its functions do.
+  const read = readTemplate(copiesFile);
+  const appBuild = [buildDirOf(templateFile)];
+  const copies = { ...read, functions: read.functions.map((fn) => ({ ...fn, layers: fn.layers.map((layer) => builtLayer(layer, appBuild)) })) };
   const functions: TemplateFunction[] = [];
   const measurable: PlannedProfile[] = [];
   for (const [index, plan] of planned.entries()) {

@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
 import { acceptsPartialInit } from "../../builder/code-cache.mts";
+import { builtLayer } from "../../builder/layer-packages.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
-import { readTemplate, type SamTemplate, type TemplateFunction } from "../../core/template.mts";
+import { readTemplate, type SamTemplate, type TemplateFunction, type TemplateLayer } from "../../core/template.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
 
 let dir: string;
@@ -215,5 +216,22 @@ describe("acceptsPartialInit (BuildProperties.WarpPartialInit)", () => {
     expect(() => acceptsPartialInit({ logicalId: "Quotes", buildProperties: { WarpPartialInit: "yes" } })).toThrow(
       'Quotes: Metadata.BuildProperties.WarpPartialInit must be true or false, not "yes"',
     );
+  });
+});
+
+describe("builtLayer", () => {
+  it("is the layer as sam build built it, in the first build folder that holds it, else its content as the template names it", () => {
+    const root = mkdtempSync(join(tmpdir(), "warpstart-built-layer-"));
+    try {
+      const [beside, app] = [join(root, "beside"), join(root, "app")];
+      mkdirSync(join(app, "Deps"), { recursive: true });
+      const layer = { logicalId: "Deps", contentDir: join(root, "src/deps") } as TemplateLayer;
+      expect(builtLayer(layer, [beside, app])).toEqual({ ...layer, contentDir: join(app, "Deps") });
+      mkdirSync(join(beside, "Deps"), { recursive: true });
+      expect(builtLayer(layer, [beside, app]).contentDir).toBe(join(beside, "Deps"));
+      expect(builtLayer({ ...layer, logicalId: "Other" }, [beside, app])).toEqual({ ...layer, logicalId: "Other" });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
