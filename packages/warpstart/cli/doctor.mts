@@ -130,7 +130,8 @@ async function inTheLab(
         };
         const refused = (comparison: Comparison) => cannotRun(comparison.function) ?? cannotRun(comparison.copyId);
         const fixesServed = measurableOf(fixComparisons(builds), refused);
-        const profilesServed = measurableOf(profileComparisons(profiles!), refused);
+        // A profile's build may run where the function as it is does not: measured alone, and said so.
+        const builtInProfiles = measurableOf(profileComparisons(profiles!), refused);
         for (const [index, examinedFunction] of runnable.entries()) {
           const { built, report: fn } = examinedFunction;
           const refused = cannotRun(fn.name);
@@ -154,8 +155,6 @@ async function inTheLab(
         const whyNotMeasured = (comparison: Comparison) =>
           initFailed.has(comparison.function) ? "its INIT fails in the lab (init-error): there is nothing to measure until INIT completes" : null;
         const fixes = measurableOf(fixesServed, whyNotMeasured);
-        // A profile's build may run where the function as it is does not: measured alone, and said so.
-        const builtInProfiles = profilesServed;
         const measurable = [...fixes, ...builtInProfiles];
         const total = coldStartsOf(measurable, rounds);
         if (total === 0) return;

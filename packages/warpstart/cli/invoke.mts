@@ -52,12 +52,15 @@ async function servedFunction(
   const builtFunction = () => (existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId) : undefined);
   let asBuilt = builtFunction();
   // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself).
-  const inBuild = (fn: TemplateFunction) => relative(buildDirOf(templateFile), fn.codeDir);
+  const builtBySam = (fn: TemplateFunction) => {
+    const where = relative(buildDirOf(templateFile), fn.codeDir);
+    return where !== "" && !where.startsWith("..");
+  };
   const why = !existsSync(built)
     ? "nothing built yet"
     : statSync(templateFile).mtimeMs > statSync(built).mtimeMs
       ? `${relative(process.cwd(), templateFile)} changed`
-      : !asBuilt || inBuild(asBuilt) === "" || inBuild(asBuilt).startsWith("..")
+      : !asBuilt || !builtBySam(asBuilt)
         ? "it has not been built"
         : null;
   if (why) {
