@@ -24,6 +24,8 @@ import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulati
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { buildFailure, type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
+import { installDependencies } from "./dependencies.mts";
+import { BuildError } from "./errors.mts";
 import { layerPackages, leftToLayers } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, PROFILES, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -49,10 +51,6 @@ import { patchedTree, publishedTree, type SdkTree, WARPSTART_TREE } from "./sdk-
 import { warmStartupCache } from "./startup-caches.mts";
 
 const SOURCE_EXTENSIONS = [".mts", ".ts", ".mjs", ".js", ".cts", ".cjs"];
-
-export class BuildError extends Error {
-  override name = "BuildError";
-}
 
 /** A function's handler, read as the runtime reads it: [dir/]module.export, split at the first dot of the file name. */
 export function handlerParts(handler: string): { module: string; exportPath: string } {
@@ -607,6 +605,7 @@ export async function buildResource(templateFile: string, logicalId: string, out
   }
   // The template as sam build read it: the app's samconfig.toml's build parameters, and those its `sam build` was given.
   const fnBuild = functionBuild(readTemplate(templateFile, buildParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"))), logicalId);
+  const installed = await installDependencies(fnBuild.fn.codeDir, appDirOf(templateFile));
   const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
@@ -614,5 +613,5 @@ export async function buildResource(templateFile: string, logicalId: string, out
     : "";
   const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
   const built = `built ${logicalId} (${fnBuild.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
-  return [built, ...notes.map((note) => `${logicalId}: ${note}`)].join("\n");
+  return [built, ...[...(installed ? [installed] : []), ...notes].map((note) => `${logicalId}: ${note}`)].join("\n");
 }

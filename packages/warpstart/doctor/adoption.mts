@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mts";
+import { notInstalled, packageRootOf } from "../builder/dependencies.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { installedVersion } from "../builder/sdk.mts";
 import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
@@ -17,7 +18,6 @@ import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from 
 import { sourceFormat } from "./artifact.mts";
 import { whyNotExamined } from "./checks.mts";
 import { deprecationOf, LIFECYCLE_SOURCE } from "./lambda-runtimes.mts";
-import { packageRootOf } from "./profile-builds.mts";
 import type { TemplateChange } from "./template-edit.mts";
 
 /** The runtimes the pipeline builds for and the lab runs: each managed runtime's Node makes its Warp code cache. */
@@ -210,9 +210,9 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
       `it imports ${pkg}, which ${manifestFile ? relative(appDir, manifestFile) : "no package.json"} does not list (the runtime gave it): the build bundles ${copy}; npm install ${pkg} to choose the version`,
     );
   }
-  if (packageRoot && Object.keys(manifest.dependencies ?? {}).length > 0 && !existsSync(join(packageRoot, "node_modules")))
+  if (packageRoot && notInstalled(packageRoot))
     notes.push(
-      `${relative(appDir, packageRoot) || "."}/node_modules is not installed: run npm install there before sam build (SAM's ${builder} builder installed it; the makefile builder does not)`,
+      `${relative(appDir, packageRoot) || "."}/node_modules is not installed: sam build installs it there (npm install --omit=dev), as SAM's ${builder} builder did in its build folder`,
     );
   const after = structuredClone(before);
   const { BuildMethod: _method, BuildProperties: _properties, ...metadata } = (before.Metadata ?? {}) as Record<string, unknown>;

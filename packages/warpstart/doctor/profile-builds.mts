@@ -2,15 +2,17 @@
 // project's pipeline (builder/build.mts) as the Optimized and the Warp profile, beside the app, each
 // then measured against the function as it is in the doctor's one interleaved run (doctor/measure.mts).
 // A function whose source the pipeline cannot find or build says why, per profile.
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { BuildError, buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
+import { buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
 import { buildFailure } from "../builder/code-cache.mts";
+import { notInstalled, npmInstall, packageRootOf } from "../builder/dependencies.mts";
+import { BuildError } from "../builder/errors.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
 import { errorMessage } from "../core/cli.mts";
-import { appDirOf, buildDirOf, foldersUp } from "../core/paths.mts";
-import { execOwned, removeTree } from "../core/processes.mts";
+import { appDirOf, buildDirOf } from "../core/paths.mts";
+import { removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";
 import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/template.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
@@ -33,11 +35,6 @@ interface PlannedProfile {
   result: ProfileResult;
 }
 
-/** The folder of a function's package: the nearest with a package.json from its CodeUri up to the app's (null: it has none). */
-export function packageRootOf(codeDir: string, appDir: string): string | null {
-  return foldersUp(codeDir, appDir).find((dir) => existsSync(join(dir, "package.json"))) ?? null;
-}
-
 /**
  * The source with its dependencies installed: in place when its package has a node_modules (the
  * owner installed it), else in a copy of its package folder in `scratch` where npm installs what
@@ -51,21 +48,16 @@ async function withDependencies(
   say: (line: string) => void,
 ): Promise<PipelineSource> {
   const root = packageRootOf(source.codeDir, appDir);
-  if (root === null || existsSync(join(root, "node_modules"))) return source;
+  if (root === null || !notInstalled(root)) return source;
   if (!installed.has(root)) {
     const copy = join(scratch, "packages", String(installed.size));
     installed.set(
       root,
       (async () => {
         cpSync(root, copy, { recursive: true, filter: (from) => !NOT_COPIED.has(relative(root, from).split("/")[0]!) });
-        say(`installing the dependencies of ${relative(appDir, root) || "."} for the profiles' builds (npm install --omit=dev, in a copy)`);
-        try {
-          await execOwned("npm", ["install", "--omit=dev", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: copy, timeout: 600_000 });
-        } catch (error) {
-          const { stderr = "" } = error as { stderr?: string };
-          const line = stderr.split("\n").find((text) => /npm (error|ERR!)/.test(text)) ?? errorMessage(error).split("\n")[0];
-          throw new BuildError(`npm install of its dependencies (${relative(appDir, root) || "."}/package.json) failed: ${line}`);
-        }
+        const named = relative(appDir, root) || ".";
+        say(`installing the dependencies of ${named} for the profiles' builds (npm install --omit=dev, in a copy)`);
+        await npmInstall(copy, named);
         return copy;
       })(),
     );

@@ -127,6 +127,13 @@ describe("layers", () => {
   });
 });
 
+it("functions adopted from SAM's npm builder whose package nothing installed: sam build installs it in place once, as that builder did", async () => {
+  // Built at the same time (--parallel): whichever came second waited for the first's install.
+  expect(built.match(/^(Tally|TallyLines): installed tally\/node_modules \(npm install --omit=dev\), as SAM's npm builder did$/gm)).toHaveLength(1);
+  expect(await answerOf("Tally", { text: "a b c d" })).toEqual({ words: 4 });
+  expect(await answerOf("TallyLines", { text: "a b\nc" })).toEqual({ lines: [2, 1] });
+});
+
 describe("CloudFormation's own function type (AWS::Lambda::Function)", () => {
   it("its Code a folder: built by sam build and answering, with its own settings and no Globals", async () => {
     expect(await answerOf("Notify")).toEqual({ notified: true, memory: "192" });

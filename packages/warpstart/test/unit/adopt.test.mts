@@ -62,7 +62,9 @@ describe("on an app of SAM's own builders", () => {
     expect(orders.Properties.Handler).toBe("src/app.handler");
     expect(run.out).toContain("Orders: adopted as Warp\n  Handler app.handler → src/app.handler");
     expect(run.out).toContain("SAM esbuild's Minify, Target, OutExtension left behind");
-    expect(run.out).toContain("orders/node_modules is not installed: run npm install there before sam build");
+    expect(run.out).toContain(
+      "orders/node_modules is not installed: sam build installs it there (npm install --omit=dev), as SAM's esbuild builder did in its build folder",
+    );
   });
 
   it("moves the npm builder's CommonJS function as CommonJS, and names the SDK client the runtime gave it and the copy the build bundles", () => {
