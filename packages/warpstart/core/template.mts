@@ -3,7 +3,7 @@
 // other resources, with the intrinsic functions a local run can evaluate.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { type CollectionTag, parse, type ScalarTag } from "yaml";
+import { type CollectionTag, parse, parseDocument, type ScalarTag } from "yaml";
 import { sampleEventOf, seedDirOf } from "./paths.mts";
 
 const INTRINSICS = [
@@ -67,14 +67,32 @@ export function loadTemplate(file: string): Template {
   return parseTemplate(text, file);
 }
 
+/** The templates whose repeated keys were said, once each per process. */
+const toldRepeated = new Set<string>();
+
+/**
+ * A key a map of the template repeats: SAM reads it as PyYAML does, the last one counting, and so
+ * does the pipeline; said once, since `sam validate --lint` calls it an error that SAM lets pass.
+ */
+function tellRepeatedKeys(text: string, file: string): void {
+  if (toldRepeated.has(file)) return;
+  toldRepeated.add(file);
+  for (const { code, pos, linePos } of parseDocument(text, { customTags: CFN_TAGS }).errors) {
+    if (code !== "DUPLICATE_KEY") continue;
+    const key = /^[^:\n]+/.exec(text.slice(pos[0]))?.[0].trim();
+    console.error(`warning: ${file}:${linePos?.[0].line}: ${key} repeats a key of its map: read as SAM reads it, the last one counts; keep one`);
+  }
+}
+
 /** A template's text, read as loadTemplate reads the file it came from (`file` names it in errors). */
 export function parseTemplate(text: string, file: string): Template {
   let template: unknown;
   try {
-    template = parse(text, { customTags: CFN_TAGS });
+    template = parse(text, { customTags: CFN_TAGS, uniqueKeys: false });
   } catch (error) {
-    throw new TemplateError(`${file} is not valid YAML: ${(error as Error).message}`);
+    throw new TemplateError(`${file} is not valid YAML: ${(error as Error).message}`, { cause: error });
   }
+  tellRepeatedKeys(text, file);
   const resources = (template as Template | null)?.Resources;
   if (!resources || typeof resources !== "object") throw new TemplateError(`${file} is not a SAM template: it has no Resources section`);
   return template as Template;

@@ -64,7 +64,8 @@ type TemplateJs = { Resources: Record<string, unknown> };
 /** The parsed Document (tags kept as written), or the first YAML error with its line. */
 function documentOf(text: string): Document.Parsed {
   // The tags are only read here, never resolved: unknown-tag warnings are expected.
-  const doc = parseDocument(text, { prettyErrors: true });
+  // A repeated key is read as SAM reads it, the last one counting (core/template.mts says so).
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false });
   const [first] = doc.errors;
   if (first) {
     const where = first.linePos ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : "";
@@ -76,7 +77,7 @@ function documentOf(text: string): Document.Parsed {
 
 function readYaml(text: string): TemplateJs {
   documentOf(text);
-  const template = parse(text, { customTags: CFN_TAGS, logLevel: "error" }) as Partial<TemplateJs> | null;
+  const template = parse(text, { customTags: CFN_TAGS, logLevel: "error", uniqueKeys: false }) as Partial<TemplateJs> | null;
   if (!template?.Resources || typeof template.Resources !== "object" || Array.isArray(template.Resources))
     throw new TemplateEditError("the template has no Resources section: it is not a SAM template");
   return template as TemplateJs;

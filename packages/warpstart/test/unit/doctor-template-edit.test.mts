@@ -309,6 +309,13 @@ describe("editTemplate refuses what it cannot do, and says what to do", () => {
     );
   });
 
+  it("a template repeating a key elsewhere (which SAM builds, the last one counting): edited, the repeat kept as written", () => {
+    const repeated = hello.replace("Globals:\n  Function:\n    Timeout: 3\n", "Globals:\n  Function:\n    Timeout: 3\n    Timeout: 5\n");
+    const edited = editTemplate(repeated, [changeOf(repeated, "StationBoardFunction", toEsm)]);
+    expect(edited).toContain("    Timeout: 3\n    Timeout: 5\n");
+    expect(reread(edited).Resources.StationBoardFunction!.Metadata).toEqual({ BuildProperties: { Format: "esm", OutExtension: [".js=.mjs"] } });
+  });
+
   it("a resource that is no longer the one the doctor read", () => {
     const { before, after } = changeOf(hello, "StationBoardFunction", toEsm);
     expect(() =>

@@ -154,6 +154,23 @@ describe("readTemplate", () => {
     expect(() => readTemplate(file)).toThrow(`${file} ${message}`);
   });
 
+  it("reads a repeated key as SAM does, the last one counting, and says so once per template", () => {
+    const file = write(
+      "template.yaml",
+      'Resources:\n  Pool:\n    Type: AWS::Cognito::UserPool\n    Properties:\n      MfaConfiguration: "OFF"\n      MfaConfiguration: OPTIONAL\n',
+    );
+    const said: unknown[] = [];
+    const { error } = console;
+    console.error = (line: unknown) => void said.push(line);
+    try {
+      expect(readTemplate(file).raw.Resources.Pool!.Properties).toEqual({ MfaConfiguration: "OPTIONAL" });
+      readTemplate(file);
+    } finally {
+      console.error = error;
+    }
+    expect(said).toEqual([`warning: ${file}:6: MfaConfiguration repeats a key of its map: read as SAM reads it, the last one counts; keep one`]);
+  });
+
   it("names a parameter without a value, and says how to give it one", () => {
     const file = write(
       "template.yaml",
