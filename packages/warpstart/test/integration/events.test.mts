@@ -81,8 +81,36 @@ it.each([
       ],
     },
   ],
+  [
+    "OnInsert",
+    "the records its FilterCriteria passes: the generator's INSERT alone",
+    {},
+    { Records: [expect.objectContaining({ eventName: "INSERT", eventSource: "aws:dynamodb" })] },
+  ],
+  [
+    "OnInStock",
+    "a record its FilterCriteria passes where the generator made none: the first, changed as little as that takes",
+    {},
+    {
+      Records: [
+        expect.objectContaining({
+          eventName: "INSERT",
+          dynamodb: expect.objectContaining({
+            Keys: { id: { S: "101" } },
+            NewImage: { id: { S: "101" }, Message: { S: expect.any(String) }, status: { S: "IN STOCK" } },
+          }),
+        }),
+      ],
+    },
+  ],
 ])("%s gets %s", (logicalId, _, query, shape) => {
   expect(functionEvent(fn(logicalId), query)).toMatchObject(shape);
+});
+
+it("OnRefund gets an SQS message whose JSON body its FilterCriteria passes", () => {
+  const { Records: records } = functionEvent(fn("OnRefund")) as { Records: { body: string; eventSource: string }[] };
+  expect(records).toEqual([expect.objectContaining({ eventSource: "aws:sqs" })]);
+  expect(JSON.parse(records[0]!.body)).toEqual({ kind: "refund", amount: 1 });
 });
 
 it("keeps each event it made under .lab/events/ and sends that copy from then on", () => {
