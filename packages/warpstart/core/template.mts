@@ -155,7 +155,8 @@ export interface TemplateEventSource {
   /**
    * Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's
    * Auth names as its authorizer; for a resource that invokes it: HttpApi (an ApiGatewayV2 HTTP route),
-   * WebSocket (an ApiGatewayV2 WebSocket route), CustomResource, StepFunctionsTask.
+   * WebSocket (an ApiGatewayV2 WebSocket route), CustomResource, StepFunctionsTask, FunctionUrl,
+   * ScheduleV2 (an AWS::Scheduler::Schedule), Cognito (a user pool's trigger).
    */
   type: string;
   properties: Record<string, unknown>;
@@ -643,10 +644,49 @@ type Entries = [string, TemplateResourceEntry][];
 /**
  * What else of the template invokes a function no Events entry and no API authorizer names: an
  * ApiGatewayV2 route whose integration's IntegrationUri names it (or an HTTP API's quick-create
- * Target), a custom resource whose ServiceToken names it, or a Task state of a state machine.
+ * Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
+ * URL, a Scheduler schedule, or a Cognito user pool's trigger.
  */
 function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
-  return routeOf(logicalId, entries, lenient) ?? customResourceOf(logicalId, entries, lenient) ?? stateMachineTaskOf(logicalId, entries, lenient, file);
+  return (
+    routeOf(logicalId, entries, lenient) ??
+    customResourceOf(logicalId, entries, lenient) ??
+    stateMachineTaskOf(logicalId, entries, lenient, file) ??
+    functionUrlOf(logicalId, entries, lenient) ??
+    schedulerScheduleOf(logicalId, entries, lenient) ??
+    userPoolTriggerOf(logicalId, entries)
+  );
+}
+
+/** The function's URL: its own FunctionUrlConfig (SAM's), or an AWS::Lambda::Url whose TargetFunctionArn names it. */
+function functionUrlOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const own = entries.find(([id]) => id === logicalId)?.[1].Properties?.FunctionUrlConfig;
+  if (own) return { name: `${logicalId}Url`, type: "FunctionUrl", properties: lenient(own) as Record<string, unknown>, references: {} };
+  const url = entries.find(([, entry]) => entry.Type === "AWS::Lambda::Url" && namesResource(entry.Properties?.TargetFunctionArn, logicalId));
+  return url ? { name: url[0], type: "FunctionUrl", properties: lenient(url[1].Properties ?? {}) as Record<string, unknown>, references: {} } : null;
+}
+
+/** An EventBridge Scheduler schedule whose target is the function: SAM's ScheduleV2 event, its Input the schedule's. */
+function schedulerScheduleOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const found = entries.find(
+    ([, entry]) => entry.Type === "AWS::Scheduler::Schedule" && namesResource((entry.Properties?.Target as { Arn?: unknown } | undefined)?.Arn, logicalId),
+  );
+  if (!found) return null;
+  const [scheduleId, { Properties: properties = {} }] = found;
+  const { Name: name, Target: target } = lenient(properties) as { Name?: unknown; Target?: { Input?: unknown } };
+  return { name: scheduleId, type: "ScheduleV2", properties: { Name: name ?? scheduleId, Input: target?.Input }, references: {} };
+}
+
+/** A Cognito user pool trigger (LambdaConfig's PreSignUp, CustomSMSSender, ...) naming the function: SAM's Cognito event. */
+function userPoolTriggerOf(logicalId: string, entries: Entries): TemplateEventSource | null {
+  for (const [poolId, entry] of entries) {
+    if (entry.Type !== "AWS::Cognito::UserPool") continue;
+    const config = (entry.Properties?.LambdaConfig ?? {}) as Record<string, unknown>;
+    // The custom sender triggers name it as { LambdaArn, LambdaVersion }.
+    const trigger = Object.entries(config).find(([, value]) => namesResource(value, logicalId))?.[0];
+    if (trigger) return { name: `${poolId}.${trigger}`, type: "Cognito", properties: { UserPool: poolId, Trigger: trigger }, references: {} };
+  }
+  return null;
 }
 
 /** An ApiGatewayV2 route key as SAM's HttpApi event properties: "GET /items/{id}" → Method, Path; "$default" → none (the catch-all). */

@@ -320,7 +320,37 @@ function placeholderOf(source: TemplateEventSource): string | null {
 const MADE: Record<string, (source: TemplateEventSource) => Event> = {
   WebSocket: webSocketEvent,
   CustomResource: customResourceRequest,
+  FunctionUrl: functionUrlRequest,
 };
+
+/**
+ * The request a function URL sends (the Lambda developer guide's "Invoking Lambda function URLs"):
+ * payload format 2.0 of the catch-all route, on the URL's own domain, without a query string.
+ */
+function functionUrlRequest({ name }: TemplateEventSource): Event {
+  const request = httpApiRoute(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event, "GET", null, {});
+  const urlId = madeUpId(name, 32);
+  const domainName = `${urlId}.lambda-url.${LOCAL_REGION}.on.aws`;
+  const context = request.requestContext as Event;
+  return {
+    ...request,
+    headers: { ...(request.headers as Event), host: domainName },
+    requestContext: { ...context, apiId: urlId, domainName, domainPrefix: urlId },
+  };
+}
+
+/** The types whose target gets the JSON of their Input instead of the scheduled event, when they give one. */
+const TAKES_INPUT = new Set(["EventBridgeRule", "CloudWatchEvent", "Schedule", "ScheduleV2"]);
+
+/** A rule's or schedule's Input (JSON text) as the event its target gets; undefined when it gives none, or not JSON. */
+function inputOf({ type, properties: { Input: input } }: TemplateEventSource): Event | undefined {
+  if (!TAKES_INPUT.has(type) || typeof input !== "string") return undefined;
+  try {
+    return JSON.parse(input) as Event;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The `sam local generate-event` arguments for a function's event source, the template's names
@@ -342,6 +372,8 @@ function whyNoEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSource" | "sa
   if (!source) return "nothing in the template invokes it";
   if (source.type === "StepFunctionsTask")
     return `it is the task of state ${source.properties.State} of the state machine ${source.properties.StateMachine}, whose input is that state's input, which the template does not fix`;
+  if (source.type === "Cognito")
+    return `it is the ${source.properties.Trigger} trigger of the user pool ${source.properties.UserPool}, whose events SAM CLI's generate-event has none of`;
   if (MADE[source.type]) return null;
   const args = generateEventArgs(fn.logicalId, source);
   return args && "none" in args ? args.none : null;
@@ -446,6 +478,7 @@ export function eventOrigin(fn: Pick<TemplateFunction, "logicalId" | "eventSourc
   if (why) return `{} (${why})`;
   const { type, name } = fn.eventSource!;
   if (MADE[type]) return `an event shaped for its ${type} trigger ${name}, as AWS documents it`;
+  if (inputOf(fn.eventSource!) !== undefined) return `the Input its ${type} trigger ${name} gives`;
   return `an event shaped for its ${type} trigger ${name} (sam local generate-event)`;
 }
 
@@ -477,6 +510,8 @@ export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSou
   if (!source || whyNoEvent(fn)) return {};
   const made = MADE[source.type];
   if (made) return made(source);
+  const input = inputOf(source);
+  if (input !== undefined) return input;
   const args = generateEventArgs(fn.logicalId, source) as string[] | null;
   if (!args) return withAuthorizer(routeEvent(routeOf(source).path!, query), source);
   const event = generatedEvent(args);

@@ -95,6 +95,36 @@ describe("the generate-event arguments for a function's first event source", () 
   });
 });
 
+describe("what else of the template invokes a function", () => {
+  it.each([
+    ["OwnUrl", "its own FunctionUrlConfig"],
+    ["Callback", "an AWS::Lambda::Url"],
+  ])("%s, invoked through %s, gets the request its URL sends", (logicalId) => {
+    expect(fn(logicalId).eventSource).toMatchObject({ type: "FunctionUrl" });
+    expect(functionEvent(fn(logicalId))).toMatchObject({
+      version: "2.0",
+      routeKey: "$default",
+      rawPath: "/",
+      headers: { host: expect.stringMatching(/^[0-9a-z]{32}\.lambda-url\.us-east-1\.on\.aws$/) },
+      requestContext: { domainName: expect.stringMatching(/\.lambda-url\.us-east-1\.on\.aws$/), http: { method: "GET", path: "/" } },
+    });
+    expect(eventNote(fn(logicalId))).toBeNull();
+  });
+
+  it("a Scheduler schedule's target gets the schedule's Input", () => {
+    expect(fn("Digest").eventSource).toMatchObject({ name: "DigestSchedule", type: "ScheduleV2" });
+    expect(functionEvent(fn("Digest"))).toEqual({ digest: "daily" });
+    expect(eventNote(fn("Digest"))).toBeNull();
+  });
+
+  it("a user pool's trigger gets {}, and the line names the pool and the trigger", () => {
+    expect(functionEvent(fn("SmsSender"))).toEqual({});
+    expect(eventNote(fn("SmsSender"))).toBe(
+      `sent {} for want of an event (it is the CustomSMSSender trigger of the user pool Pool, whose events SAM CLI's generate-event has none of): ${giveOne("SmsSender")}`,
+    );
+  });
+});
+
 /** What every line about a function's event says to do. */
 const giveOne = (logicalId: string) =>
   `give one in events/${logicalId}.json beside the template (the doctor, npx warpstart invoke and the bench send it), or to one invoke with --event FILE`;
