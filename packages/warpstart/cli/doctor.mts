@@ -243,7 +243,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
       if (!builtFn) throw new ArtifactError("it is not in the built template: was it built?");
       // Its runtime is the one it is deployed on, not the stand-in it may have been built on (doctor/app-build.mts).
       const runtime = deployed.functions.find((candidate) => candidate.logicalId === fn.logicalId)?.runtime ?? fn.runtime;
-      const builtFunction = await readBuiltFunction({ ...builtFn, runtime });
+      const builtFunction = await readBuiltFunction({ ...builtFn, runtime }, fn);
       const examination = examine(builtFunction);
       examination.profiles = examination.profiles.filter((result) => profiles.includes(result.profile));
       report.functions.push(examination);

@@ -33,6 +33,8 @@ export interface OwnCode {
 export interface BuiltFunction {
   /** As the built template has it: CodeUri is the artifact. */
   fn: TemplateFunction;
+  /** As the app's template has it, CodeUri its source (absent: the artifact was not read from an app's build). */
+  source?: TemplateFunction;
   /** The handler module, relative to the artifact, and how Node loads it. */
   handlerFile: string;
   format: "esm" | "cjs";
@@ -203,7 +205,7 @@ async function artifactMetafile(artifactDir: string, handlerFile: string): Promi
 }
 
 /** Reads a function of the built template (CodeUri: its artifact). */
-export async function readBuiltFunction(fn: TemplateFunction): Promise<BuiltFunction> {
+export async function readBuiltFunction(fn: TemplateFunction, source?: TemplateFunction): Promise<BuiltFunction> {
   const artifactDir = resolve(fn.codeDir);
   if (!existsSync(artifactDir)) throw new ArtifactError(`its artifact ${relative(process.cwd(), artifactDir)} does not exist: was it built?`);
   const handlerFile = handlerModule(fn);
@@ -220,6 +222,7 @@ export async function readBuiltFunction(fn: TemplateFunction): Promise<BuiltFunc
   const shownFrom = fromBuild ? process.cwd() : artifactDir;
   return {
     fn,
+    ...(source ? { source } : {}),
     handlerFile,
     format: moduleFormat(artifactDir, handlerFile, fn),
     pipeline: fromBuild !== null,

@@ -5,10 +5,10 @@
 // (doctor/measure.mts), or why there is none. Adding a check is adding its record to CHECKS (and
 // its section to docs/doctor.md). The lab's traced cold start (doctor/dynamic.mts) finds what a
 // build cannot show; the checks only name problems, what each costs is the measuring step's.
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import ts from "typescript";
-import { keepsAlive } from "../builder/build.mts";
+import { handlerSource, keepsAlive, pipelineSource } from "../builder/build.mts";
 import { cacheFileOf, cacheHeaderOf } from "../builder/code-cache.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { SDK_PACKAGE } from "../builder/sdk.mts";
@@ -102,9 +102,14 @@ export const CHECKS = [
         : `its handler ${handlerFile} is CommonJS: it cannot await at top level, so the work INIT starts (an SDK call, a secret) ends in the first invoke instead`,
     fix: {
       advice: "build an ES module (Format: esm, OutExtension: [.js=.mjs]) and await INIT's work at top level",
-      build: ({ fn, pipeline, ownCode }) => {
+      build: ({ fn, source, pipeline, ownCode }) => {
         if (pipeline) return { metric: "init", rewrite: (resource) => delete buildPropertiesOf(resource).Format };
         if (fn.buildMethod !== "esbuild") return { why: "the function is not bundled: making its handler an ES module is a change to its code" };
+        const commonJs = source && commonJsExportOf(source);
+        if (commonJs)
+          return {
+            why: `its source ${commonJs.file} exports the handler through CommonJS (${commonJs.statement}), which an ES module build leaves unexported: write it as an ES export first`,
+          };
         return {
           metric: "init",
           rewrite: (resource) => {
@@ -442,6 +447,22 @@ const externalOf = (properties: Record<string, unknown>): string[] => {
   if (Array.isArray(external)) return external.map(String);
   return typeof external === "string" ? external.split(",").map((entry) => entry.trim()) : [];
 };
+
+/** An assignment to CommonJS's exports (exports.handler =, module.exports =, module.exports.x =). */
+const COMMONJS_EXPORT = /(?<![\w$.])(?:module\.)?exports(?:\.[\w$]+)?\s*=(?!=)/;
+
+/** Where a SAM esbuild function's source exports its handler through CommonJS, which esbuild's ES module output does not export (null: it does not). */
+function commonJsExportOf(fn: TemplateFunction): { file: string; statement: string } | null {
+  const found = pipelineSource(fn, false);
+  if ("why" in found) return null;
+  try {
+    const { source } = handlerSource({ logicalId: fn.logicalId, codeDir: found.codeDir, handler: found.handler, buildProperties: {} });
+    const statement = COMMONJS_EXPORT.exec(readFileSync(source, "utf8"))?.[0];
+    return statement ? { file: relative(fn.codeDir, source), statement: statement.replace(/\s*=$/, " =") } : null;
+  } catch {
+    return null; // no source to read: the fix's own build says why
+  }
+}
 
 /** esbuild's wrapper of a CommonJS module in a bundle (`(mod = { exports: {} }).exports`, minified or not). */
 const COMMONJS_WRAPPER = /\(\s*[\w$]+\s*=\s*\{\s*exports\s*:\s*\{\s*\}\s*\}\s*\)\s*\.exports/;

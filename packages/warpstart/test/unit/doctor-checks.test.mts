@@ -274,3 +274,26 @@ describe("which functions the doctor examines", () => {
     expect(whyNotExamined(templateFunction({ runtime, layers }))).toContain(why);
   });
 });
+
+describe("commonjs's fix on SAM esbuild's build", () => {
+  const dir = mkdtempSync(join(tmpdir(), "doctor-commonjs-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const fixOf = (code: string) => {
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src/get-uuid.ts"), code);
+    const fn = { handler: "get-uuid.handler", buildMethod: "esbuild", buildProperties: { EntryPoints: ["src/get-uuid.ts"] } };
+    // The artifact's CodeUri is SAM's build; the source's, the app's folder.
+    const source = templateFunction({ ...fn, codeDir: dir });
+    return CHECKS.find((check) => check.id === "commonjs")!.fix!.build!(built({ format: "cjs", pipeline: false, fn, source }));
+  };
+
+  it("a source that exports its handler through CommonJS: not built as an ES module, which would leave it unexported, and why", () => {
+    expect(fixOf("import { randomUUID } from 'node:crypto';\nexports.handler = async () => randomUUID();\n")).toEqual({
+      why: "its source src/get-uuid.ts exports the handler through CommonJS (exports.handler =), which an ES module build leaves unexported: write it as an ES export first",
+    });
+  });
+
+  it("a source with ES exports: built as an ES module", () => {
+    expect(fixOf("export const handler = async () => 1;\n")).toMatchObject({ metric: "init" });
+  });
+});
