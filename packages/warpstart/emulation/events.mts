@@ -298,14 +298,19 @@ function withAuthorizer(request: Event, source: TemplateEventSource): Event {
 /** What of a made event is a placeholder, in words eventNote quotes (null: nothing). */
 function placeholderOf(source: TemplateEventSource): string | null {
   const authorizer = authorizerOf(source);
+  // A request with a body (not a GET) carries the generator's sample body.
+  const body = (source.type === "Api" || source.type === "HttpApi") && routeOf(source).method !== "GET" ? "its body is SAM CLI's sample request body" : null;
   if (authorizer) {
     const what = {
       lambda: `principalId ${PRINCIPAL}, no context`,
       cognito: `the claims of a user ${PRINCIPAL}`,
       jwt: `the claims of a user ${PRINCIPAL}, no scopes`,
     };
-    return `its requestContext.authorizer is a placeholder of what its authorizer ${authorizer.name} adds (${what[authorizer.kind]})`;
+    return [body, `its requestContext.authorizer is a placeholder of what its authorizer ${authorizer.name} adds (${what[authorizer.kind]})`]
+      .filter(Boolean)
+      .join("; ");
   }
+  if (body) return body;
   if (source.type === "WebSocket" && !String(source.properties.RouteKey).match(/^\$(connect|disconnect)$/))
     return `its body is a placeholder message, ${webSocketBody(String(source.properties.RouteKey), source.properties.RouteSelectionExpression)}`;
   if (source.type === "CustomResource") {
@@ -520,7 +525,17 @@ export function functionEvent(fn: Pick<TemplateFunction, "logicalId" | "eventSou
   if (source.type !== "Api" && source.type !== "HttpApi") return filteredEvent(event, patterns);
   const { method, path } = routeOf(source);
   const request = source.type === "Api" || isPayload1(source) ? restApiRequest(event, path, query) : httpApiRoute(event, method, path, query);
-  return withAuthorizer(request, source);
+  return withAuthorizer(withTextBody(request, method), source);
+}
+
+/**
+ * SAM's sample request carries a JSON body base64-encoded (isBase64Encoded), which API Gateway
+ * sends only for a binary media type: here it is the text a JSON request sends, and a GET has none.
+ */
+function withTextBody(request: Event, method: string): Event {
+  if (method === "GET") return { ...request, body: null, isBase64Encoded: false };
+  if (request.isBase64Encoded !== true || typeof request.body !== "string") return request;
+  return { ...request, body: Buffer.from(request.body, "base64").toString("utf8"), isBase64Encoded: false };
 }
 
 /** The generator's key value (101), in each type a key attribute may have. */

@@ -35,6 +35,9 @@ it.each([
       rawQueryString: "calls=2",
       queryStringParameters: { calls: "2" },
       requestContext: { routeKey: "POST /orders", http: { method: "POST", path: "/orders" } },
+      // As API Gateway sends a JSON body: text, not the generator's base64.
+      body: '{"test":"body"}',
+      isBase64Encoded: false,
     },
   ],
   [
@@ -48,6 +51,8 @@ it.each([
       pathParameters: { id: "1" },
       queryStringParameters: null,
       multiValueQueryStringParameters: null,
+      body: null,
+      isBase64Encoded: false,
     },
   ],
   [

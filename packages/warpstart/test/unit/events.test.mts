@@ -95,6 +95,11 @@ describe("the generate-event arguments for a function's first event source", () 
   });
 });
 
+it("a request with a body (not a GET) is said to carry SAM CLI's sample body", () => {
+  expect(eventNote(fn("PostOrder"))).toBe(`its body is SAM CLI's sample request body: ${giveOne("PostOrder")}`);
+  expect(eventNote(fn("GetOrder"))).toBeNull();
+});
+
 describe("what else of the template invokes a function", () => {
   it.each([
     ["OwnUrl", "its own FunctionUrlConfig"],
