@@ -10,6 +10,7 @@ import { buildFailure } from "../builder/code-cache.mts";
 import { notInstalled, npmInstall, packageRootOf } from "../builder/dependencies.mts";
 import { BuildError } from "../builder/errors.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
+import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { errorMessage } from "../core/cli.mts";
 import { appDirOf, buildDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
@@ -189,6 +190,10 @@ async function buildInto(
       plan.result.whyNotMeasured = `the ${plan.profile} build failed: ${buildFailure(errorMessage(error)).replace(`${plan.copyId}: `, "").replaceAll(plan.copyId, plan.function)}`;
       continue;
     }
+    // What the profile is on the copy's Node (Warp on Node 18 is Optimized), said beside its numbers.
+    const { source } = examinedOf(plan);
+    const nodeMajor = managedRuntimeOf(labRuntimeOf(source))?.nodeMajor;
+    plan.result.note = nodeMajor === undefined ? null : profileForNode(profileNamed(plan.profile), nodeMajor).note;
     const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
     functions.push({ ...copy, codeDir: outdir });
     measurable.push(plan);

@@ -163,3 +163,13 @@ it("an esbuild app that installs no esbuild of its own is built with warpstart's
   // station-board is built by SAM's npm builder, which runs no esbuild.
   expect(runs["station-board"]!.stderr).not.toContain("no esbuild of");
 });
+
+it("a function on nodejs18.x: its Warp row says the build is Optimized there, as the build itself says", () => {
+  const [optimized, warp] = ["Optimized", "Warp"].map(
+    (name) => runs["station-board"]!.report.functions[0]!.profiles.find((result) => result.profile === name)!,
+  );
+  expect(warp!.note).toMatch(
+    /^Node 18 has no process\.getBuiltinModule, which the chunk's loader uses: built without the chunk and its code cache \(as Optimized/,
+  );
+  expect(optimized!.note).toBeNull();
+});
