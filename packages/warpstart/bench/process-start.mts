@@ -6,7 +6,7 @@
 // is kept beside results.json.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtHandlerFile } from "../builder/build.mts";
+import { builtHandlerFile } from "../builder/handler.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
 import { PACKAGE_ROOT } from "../core/paths.mts";
 import { execOwned, removeTree } from "../core/processes.mts";

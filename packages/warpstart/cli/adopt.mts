@@ -1,19 +1,17 @@
-// `warpstart adopt`: an app's Node.js functions moved onto the package's pipeline (doctor/adoption.mts
+// `warpstart adopt`: an app's Node.js functions moved onto the package's pipeline (adoption/plan.mts
 // says what that takes, per function). Only the properties that change are rewritten
-// (doctor/template-edit.mts); the diff is printed; --dry-run writes nothing. What is not adopted
+// (adoption/write.mts); the diff is printed; --dry-run writes nothing. What is not adopted
 // stays as it was, with one line saying why; what the owner must still do, one line each.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
+import { diffOf, type Rewrite, templateRewrite, writeRewrites } from "../adoption/write.mts";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { applicationOf, ownLogicalId, parseTemplate, readTemplate, type Template } from "../core/template.mts";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "../doctor/adoption.mts";
-import { fastestProfile, writeFixedTemplate } from "../doctor/apply-fixes.mts";
-import type { DoctorReport } from "../doctor/findings.mts";
-import { editTemplate } from "../doctor/template-edit.mts";
-import { unifiedDiff } from "../doctor/unified-diff.mts";
+import { type DoctorReport, fastestProfile } from "../doctor/findings.mts";
 
 /**
  * The profile a function gets when --profile names none: Warp, the fastest on every function the
@@ -89,7 +87,7 @@ function lockfileLine(appDir: string): string | null {
  * with npm pack), where it has none: npm install --save-dev warpstart writes one without them in an
  * app that had none. Null where it has both, or there is no such file.
  */
-function namedManifest(appDir: string): { file: string; was: string; is: string; line: string } | null {
+function namedManifest(appDir: string): (Rewrite & { line: string }) | null {
   const file = join(appDir, "package.json");
   if (!existsSync(file)) return null;
   const was = readFileSync(file, "utf8");
@@ -188,39 +186,36 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     return 1;
   }
 
-  const writes = [...edited.values()]
+  const rewrites = [...edited.values()]
     .filter((file) => file.adopted.length > 0)
-    .map((file) => ({
-      ...file,
-      adoptedText: editTemplate(
+    .map((file) =>
+      templateRewrite(
+        file.file,
         file.text,
         file.adopted.map(({ adoption }) => adoption.change),
       ),
-    }));
-  // The other files adopt writes, each with what it held ("" for a new one): the Makefiles, the app's package.json.
-  const others = new Map<string, { was: string; is: string }>();
-  for (const file of writes)
-    for (const { logicalId, adoption } of file.adopted)
-      if (!existsSync(adoption.makefile))
-        others.set(adoption.makefile, { was: "", is: makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)) });
+    );
+  // Beside the templates: a Makefile in each folder that has none, the app's package.json named.
+  const makefiles = new Map<string, Rewrite>();
+  for (const { logicalId, adoption } of adopted)
+    if (!existsSync(adoption.makefile))
+      makefiles.set(adoption.makefile, {
+        file: adoption.makefile,
+        was: "",
+        is: makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)),
+      });
+  rewrites.push(...makefiles.values());
   const manifest = namedManifest(appDir);
   if (manifest) {
-    others.set(manifest.file, manifest);
+    rewrites.push(manifest);
     console.log(manifest.line);
   }
-  const shown = (file: string) => relative(process.cwd(), file) || file;
-  console.log(
-    [
-      ...writes.map((file) => unifiedDiff(file.text, file.adoptedText, shown(file.file))),
-      ...[...others].map(([file, { was, is }]) => unifiedDiff(was, is, shown(file))),
-    ].join(""),
-  );
+  console.log(diffOf(rewrites));
   if (values["dry-run"]) {
     console.log("--dry-run: nothing written");
     return 0;
   }
-  for (const file of writes) writeFixedTemplate(file.file, file.text, file.adoptedText, "adopt");
-  for (const [file, { is }] of others) writeFileSync(file, is);
+  writeRewrites(rewrites, "adopt");
   const ids = adopted.map((plan) => plan.logicalId);
   console.log(`adopted ${ids.join(", ")}: next, sam build, then npx warpstart invoke ${ids[0]} (and npx warpstart bench to measure them)`);
   return 0;

@@ -11,7 +11,8 @@ import { localVersions, machine } from "../bench/environment.mts";
 import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "../bench/process-start.mts";
 import { consoleSummary, markdownReport } from "../bench/report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "../bench/results.mts";
-import { buildFunction, builtByPipeline, fellBackIn, functionBuild } from "../builder/build.mts";
+import { buildFunction, fellBackIn, functionBuild } from "../builder/build.mts";
+import { builtByPipeline } from "../builder/handler.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import {
   assertFunctionsOf,

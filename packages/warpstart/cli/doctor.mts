@@ -3,21 +3,22 @@
 // cold-start pitfalls of doctor/checks.mts, measures in the lab what fixing each would buy
 // (doctor/measure.mts), and reports them: a table per function on stdout, Markdown, JSON. With
 // --fail-on, exits 1 when a finding of that severity or worse exists (for CI); with --fix, writes
-// the fixes it measured into the template (doctor/apply-fixes.mts).
+// the fixes it measured into the template (adoption/fixes.mts).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
+import { fixedTemplate, fixSection } from "../adoption/fixes.mts";
+import { writeRewrites } from "../adoption/write.mts";
 import { assertFunctionsOf, defineCommand, errorMessage, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf, builtTemplateOf } from "../core/paths.mts";
 import { createProgress } from "../core/progress.mts";
 import { runtimeOf } from "../core/runtimes.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
 import { buildApp } from "../doctor/app-build.mts";
-import { fixedTemplate, fixSection, writeFixedTemplate } from "../doctor/apply-fixes.mts";
 import { ArtifactError, readBuiltFunction } from "../doctor/artifact.mts";
-import { type Examined, examine, runtimeLabel, whyNotExamined } from "../doctor/checks.mts";
+import { type Examined, examine } from "../doctor/checks.mts";
 import { traceInLab } from "../doctor/dynamic.mts";
 import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "../doctor/findings.mts";
-import { STAND_IN_RUNTIME, whyStandIn } from "../doctor/lambda-runtimes.mts";
+import { runtimeLabel, STAND_IN_RUNTIME, whyNotExamined, whyStandIn } from "../doctor/lambda-runtimes.mts";
 import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureComparisons } from "../doctor/measure.mts";
 import { buildProfiles, type ProfileBuilds, profileComparisons } from "../doctor/profile-builds.mts";
 import { renderJson, renderMarkdown, renderText } from "../doctor/report.mts";
@@ -264,12 +265,9 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   let fixFailed = false;
   if (values.fix) {
     const fixed = fixedTemplate(templateFile, templateText, examinedBuilds);
-    console.log(fixSection(shown, templateText, fixed, Boolean(values["dry-run"])));
+    console.log(fixSection(shown, fixed, Boolean(values["dry-run"])));
     try {
-      if (!values["dry-run"] && fixed.applied.length > 0) {
-        writeFixedTemplate(templateFile, templateText, fixed.text);
-        for (const [file, content] of fixed.makefiles) writeFileSync(file, content);
-      }
+      if (!values["dry-run"] && fixed.applied.length > 0) writeRewrites([fixed.template, ...fixed.makefiles], "--fix");
     } catch (error) {
       console.error(`error: ${errorMessage(error)}`);
       fixFailed = true;

@@ -5,7 +5,8 @@
 // Lambda's error shape on stdout when the function fails.
 import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { buildFunction, builtByPipeline, functionBuild, pipelineSource, staleReason } from "../builder/build.mts";
+import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
+import { builtByPipeline, pipelineSource } from "../builder/handler.mts";
 import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, errorMessage, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import type { AwsCall } from "../core/init-services.mts";

@@ -7,7 +7,7 @@ import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Metafile, type Plugin } from "esbuild";
 import ts from "typescript";
-import { handlerParts } from "../builder/build.mts";
+import { handlerParts } from "../builder/handler.mts";
 import { foldersUp, PACKAGE_ROOT } from "../core/paths.mts";
 import { managedRuntimeOf } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";

@@ -8,15 +8,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import ts from "typescript";
-import { handlerSource, keepsAlive, pipelineSource } from "../builder/build.mts";
+import { keepsAlive } from "../builder/build.mts";
 import { cacheFileOf, cacheHeaderOf } from "../builder/code-cache.mts";
+import { handlerSource, pipelineSource } from "../builder/handler.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../builder/profiles.mts";
 import { SDK_PACKAGE } from "../builder/sdk.mts";
-import { CUSTOM_RUNTIMES, managedRuntimeOf, RUNTIMES } from "../core/runtimes.mts";
+import { managedRuntimeOf, RUNTIMES } from "../core/runtimes.mts";
 import type { TemplateFunction, TemplateResourceEntry } from "../core/template.mts";
 import { type BuiltFunction, type OwnCode, packageName } from "./artifact.mts";
 import { type Finding, type FunctionReport, type MeasuredCost, profilesNotMeasured, type Severity, STATIC_ONLY } from "./findings.mts";
-import { deprecationOf, isLambdaNodeRuntime, LAMBDA_NODE_RUNTIMES, labRuns, STAND_IN_RUNTIME } from "./lambda-runtimes.mts";
+import { deprecationOf, labRuns, runtimeLabel, STAND_IN_RUNTIME } from "./lambda-runtimes.mts";
 
 export interface BuildFix {
   /** What the measurement compares: Init Duration of the cold start, or a warm invoke (keep-alive pays there). */
@@ -312,27 +313,6 @@ export function examine(built: BuiltFunction, today = new Date().toISOString().s
     whyNotTraced: STATIC_ONLY,
     labCaveat: null,
   };
-}
-
-/** This project's custom runtime a function runs on (provided.al2023 with its runtime's layer), if any. */
-const customRuntimeOf = (fn: TemplateFunction) =>
-  fn.runtime === "provided.al2023" ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer)) : undefined;
-
-/** What a function runs on, as the report names it. */
-export function runtimeLabel(fn: TemplateFunction): string {
-  const custom = customRuntimeOf(fn);
-  return custom ? `${custom.name} (${fn.runtime})` : (fn.runtime ?? "none");
-}
-
-/** Why the doctor does not examine a function (null: it does). */
-export function whyNotExamined(fn: TemplateFunction): string | null {
-  if (fn.whyNotOnDisk && (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn))) return fn.whyNotOnDisk;
-  if (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn)) return null;
-  if (fn.runtime === undefined) return "it has no Runtime (a container image): the doctor examines zip functions";
-  const examined = `the doctor examines Lambda's Node.js runtimes (${LAMBDA_NODE_RUNTIMES.at(-1)} back to ${LAMBDA_NODE_RUNTIMES[0]}) and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;
-  if (fn.runtime.startsWith("provided")) return `a custom runtime without this project's runtime layer: ${examined}`;
-  if (fn.runtime.startsWith("nodejs")) return `${fn.runtime} is not a runtime Lambda has had: ${examined}`;
-  return `${fn.runtime} is not Node.js: ${examined}`;
 }
 
 // What the checks share: finding problems in a build.

@@ -110,3 +110,12 @@ export function failsAt(report: DoctorReport, threshold: Severity): boolean {
   const rank = SEVERITIES.indexOf(threshold);
   return report.functions.some((fn) => fn.findings.some((found) => SEVERITIES.indexOf(found.severity) >= rank));
 }
+
+/** A profile's or fix's measurement that shows it buys time (its 95% CI above zero). */
+const buys = (measured: { deltaCi95: [number, number] | null } | null) => (measured?.deltaCi95?.[0] ?? 0) > 0;
+
+/** The profile the lab measured fastest for a function, among those it measured faster than the function as it is (null: none). */
+export function fastestProfile(report: FunctionReport): { profile: string; deltaMs: number } | null {
+  const faster = report.profiles.filter((result) => buys(result.measured)).sort((a, b) => b.measured!.deltaMs - a.measured!.deltaMs);
+  return faster[0] ? { profile: faster[0].profile, deltaMs: faster[0].measured!.deltaMs } : null;
+}

@@ -4,7 +4,8 @@
 // nodejs16.x to nodejs20.x's blocks to 2027-02-01 and 2027-03-03; docs/doctor.md#runtimes). The doctor examines a function on any of them; one past
 // its deprecation date is a finding, and the lab, which runs nodejs18.x to nodejs24.x, runs the
 // older ones on nodejs22.x: the runtime the finding's fix moves them to.
-import { managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
+import { CUSTOM_RUNTIMES, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
+import type { TemplateFunction } from "../core/template.mts";
 
 interface Lifecycle {
   /** No more security patches (YYYY-MM-DD). */
@@ -31,7 +32,7 @@ const LIFECYCLES: Record<string, Lifecycle> = {
   "nodejs24.x": { deprecated: "2028-04-30", blockCreate: "2028-06-01", blockUpdate: "2028-07-01" },
 };
 
-export const LAMBDA_NODE_RUNTIMES = Object.keys(LIFECYCLES);
+const LAMBDA_NODE_RUNTIMES = Object.keys(LIFECYCLES);
 
 /** Where the doctor builds and runs a function whose runtime the lab does not run: this template's runtime. */
 export const STAND_IN_RUNTIME = RUNTIMES.node22.lambdaRuntime;
@@ -40,7 +41,7 @@ export const STAND_IN_RUNTIME = RUNTIMES.node22.lambdaRuntime;
 const SAM_CANNOT_BUILD = new Set(["nodejs", "nodejs4.3", "nodejs4.3-edge", "nodejs6.10", "nodejs8.10", "nodejs10.x", "nodejs12.x", "nodejs14.x"]);
 
 /** Whether a runtime identifier is one of Lambda's Node.js runtimes. */
-export const isLambdaNodeRuntime = (runtime: string | undefined) => runtime !== undefined && runtime in LIFECYCLES;
+const isLambdaNodeRuntime = (runtime: string | undefined) => runtime !== undefined && runtime in LIFECYCLES;
 
 /** Whether the lab runs a Lambda Node.js runtime as it is (else on STAND_IN_RUNTIME). */
 export const labRuns = (runtime: string | undefined) => managedRuntimeOf(runtime) !== undefined;
@@ -65,4 +66,25 @@ export function deprecationOf(runtime: string | undefined, today: string): strin
     `updates ${today < lifecycle.blockUpdate ? "blocked from" : "blocked since"} ${lifecycle.blockUpdate}`,
   ];
   return `${runtime} is deprecated since ${lifecycle.deprecated} (no more security patches; ${blocks.join(", ")})`;
+}
+
+/** This project's custom runtime a function runs on (provided.al2023 with its runtime's layer), if any. */
+const customRuntimeOf = (fn: TemplateFunction) =>
+  fn.runtime === "provided.al2023" ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer)) : undefined;
+
+/** What a function runs on, as the report names it. */
+export function runtimeLabel(fn: TemplateFunction): string {
+  const custom = customRuntimeOf(fn);
+  return custom ? `${custom.name} (${fn.runtime})` : (fn.runtime ?? "none");
+}
+
+/** Why the doctor does not examine a function (null: it does). */
+export function whyNotExamined(fn: TemplateFunction): string | null {
+  if (fn.whyNotOnDisk && (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn))) return fn.whyNotOnDisk;
+  if (isLambdaNodeRuntime(fn.runtime) || customRuntimeOf(fn)) return null;
+  if (fn.runtime === undefined) return "it has no Runtime (a container image): the doctor examines zip functions";
+  const examined = `the doctor examines Lambda's Node.js runtimes (${LAMBDA_NODE_RUNTIMES.at(-1)} back to ${LAMBDA_NODE_RUNTIMES[0]}) and this project's ${CUSTOM_RUNTIMES.map((runtime) => runtime.name).join(" and ")} runtimes`;
+  if (fn.runtime.startsWith("provided")) return `a custom runtime without this project's runtime layer: ${examined}`;
+  if (fn.runtime.startsWith("nodejs")) return `${fn.runtime} is not a runtime Lambda has had: ${examined}`;
+  return `${fn.runtime} is not Node.js: ${examined}`;
 }

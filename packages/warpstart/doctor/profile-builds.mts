@@ -5,10 +5,11 @@
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { buildFunction, functionBuild, handlerSource, type PipelineSource, pipelineSource } from "../builder/build.mts";
+import { buildFunction, functionBuild } from "../builder/build.mts";
 import { buildFailure } from "../builder/code-cache.mts";
 import { notInstalled, npmInstall, packageRootOf } from "../builder/dependencies.mts";
 import { BuildError } from "../builder/errors.mts";
+import { handlerSource, type PipelineSource, pipelineSource } from "../builder/handler.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { errorMessage } from "../core/cli.mts";

@@ -1,7 +1,7 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
 // runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
-import { builtHandlerFile } from "../builder/build.mts";
+import { builtHandlerFile } from "../builder/handler.mts";
 import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
 import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf, runtimeOrWhyNot } from "../core/runtimes.mts";

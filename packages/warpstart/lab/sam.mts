@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { builtByPipeline } from "../builder/build.mts";
+import { builtByPipeline } from "../builder/handler.mts";
 import { PROFILES, profileForNode } from "../builder/profiles.mts";
 import { errorMessage } from "../core/cli.mts";
 import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";

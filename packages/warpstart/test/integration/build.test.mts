@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Metafile } from "esbuild";
-import { builtHandlerFile, handlerSource } from "../../builder/build.mts";
+import { builtHandlerFile, handlerSource } from "../../builder/handler.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
 import { buildDirOf, PACKAGE_ROOT } from "../../core/paths.mts";

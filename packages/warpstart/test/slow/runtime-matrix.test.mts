@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MASKED_ACCOUNT_ID } from "../../../../src/functions/identity/identity.mts";
 import { type BenchResults, readBenchResults } from "../../bench/results.mts";
-import { builtHandlerFile } from "../../builder/build.mts";
+import { builtHandlerFile } from "../../builder/handler.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { labOverlayOf } from "../../emulation/function-environment.mts";
 import { parseRuntimes } from "../../lab/functions.mts";

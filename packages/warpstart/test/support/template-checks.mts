@@ -3,7 +3,8 @@
 // user added a function (test/slow/user-function.test.mts). Every function is held to what
 // SAM and the build need; the demo's functions (DEMO_FUNCTIONS) also to the demo's conventions.
 import { existsSync } from "node:fs";
-import { functionBuild, handlerSource, templateDefines } from "../../builder/build.mts";
+import { functionBuild, templateDefines } from "../../builder/build.mts";
+import { handlerSource } from "../../builder/handler.mts";
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
 import { scaledConfig } from "../../cli/load.mts";
 import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIMES, type Runtime, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";

@@ -3,8 +3,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { handlerParts, handlerSource, templateDefines } from "../../builder/build.mts";
+import { templateDefines } from "../../builder/build.mts";
 import { acceptsPartialInit } from "../../builder/code-cache.mts";
+import { handlerParts, handlerSource } from "../../builder/handler.mts";
 import { builtLayer } from "../../builder/layer-packages.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction, type TemplateLayer } from "../../core/template.mts";

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import type { BuiltFunction } from "../../doctor/artifact.mts";
-import { CHECKS, examine, finding, PROVIDER_MARKERS, runtimeLabel, STATIC_CHECK_IDS, whyNotExamined } from "../../doctor/checks.mts";
+import { CHECKS, examine, finding, PROVIDER_MARKERS, STATIC_CHECK_IDS } from "../../doctor/checks.mts";
+import { runtimeLabel, whyNotExamined } from "../../doctor/lambda-runtimes.mts";
 import { built, templateFunction } from "../support/built-function.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
 

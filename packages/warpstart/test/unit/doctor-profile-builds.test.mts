@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipelineSource } from "../../builder/build.mts";
 import { buildFailure } from "../../builder/code-cache.mts";
+import { pipelineSource } from "../../builder/handler.mts";
 import { sourceFormat } from "../../doctor/artifact.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
 import { profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";

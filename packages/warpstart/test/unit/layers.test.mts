@@ -16,8 +16,9 @@ const BELOW_THE_TOOLS = ["contract", "core", "emulation", "measure", "builder", 
  * Bottom up, what each layer's code may use besides its own folder:
  * contract ← src; contract ← core (utilities) ← emulation (a function's environment, the local
  * AWS, the runtime stand-in), measure (the forced-cold-start loop, its statistics) ← builder ←
- * lab ← bench, doctor, load_test ← cli (the `warpstart` program, which warpstart.mjs runs: one
- * module per command, named as the user types it).
+ * lab ← bench, doctor, load_test; doctor ← adoption (what adopt and the doctor's --fix write into
+ * an app) ← cli (the `warpstart` program, which warpstart.mjs runs: one module per command, named
+ * as the user types it).
  * test/, scripts/ and the package's root files may use anything.
  */
 const MAY_USE: Record<string, readonly string[] | "anything"> = {
@@ -31,7 +32,8 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
   bench: BELOW_THE_TOOLS,
   doctor: BELOW_THE_TOOLS,
   load_test: BELOW_THE_TOOLS,
-  cli: [...BELOW_THE_TOOLS, "bench", "doctor", "load_test"],
+  adoption: [...BELOW_THE_TOOLS, "doctor"],
+  cli: [...BELOW_THE_TOOLS, "bench", "doctor", "load_test", "adoption"],
   test: "anything",
   scripts: "anything",
   ".": "anything",

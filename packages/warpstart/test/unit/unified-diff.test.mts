@@ -1,5 +1,5 @@
-// The diff `npm run doctor -- --fix` prints of the template it edits (doctor/unified-diff.mts).
-import { unifiedDiff } from "../../doctor/unified-diff.mts";
+// The diff `npm run doctor -- --fix` prints of the template it edits (adoption/unified-diff.mts).
+import { unifiedDiff } from "../../adoption/unified-diff.mts";
 
 const lines = (count: number) => `${Array.from({ length: count }, (_, index) => `line ${index + 1}`).join("\n")}\n`;
 const hunkHeaders = (before: string, after: string) =>

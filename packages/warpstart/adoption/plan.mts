@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
-import { handlerParts, handlerSource, pipelineSource } from "../builder/build.mts";
 import { notInstalled, packageRootOf } from "../builder/dependencies.mts";
+import { handlerParts, handlerSource, pipelineSource } from "../builder/handler.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { installedVersion } from "../builder/sdk.mts";
 import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
@@ -15,9 +15,8 @@ import { errorMessage } from "../core/cli.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
-import { sourceFormat } from "./artifact.mts";
-import { whyNotExamined } from "./checks.mts";
-import { deprecationOf, LIFECYCLE_SOURCE } from "./lambda-runtimes.mts";
+import { sourceFormat } from "../doctor/artifact.mts";
+import { deprecationOf, LIFECYCLE_SOURCE, whyNotExamined } from "../doctor/lambda-runtimes.mts";
 import type { TemplateChange } from "./template-edit.mts";
 
 /** The runtimes the pipeline builds for and the lab runs: each managed runtime's Node makes its Warp code cache. */
@@ -72,7 +71,8 @@ export function installedRule(appDir: string): string {
 
 /**
  * The Makefile of a folder that builds its functions with the package's rule, from the app's
- * template; `application`: the nested application (Orders/) that declares them.
+ * template; `application`: the nested application (Orders/) that declares them. The one form of
+ * it: adopt and --fix write it, and the demo's and the starter's are it (test/unit/template.test.mts).
  */
 export function makefileText(dir: string, templateFile: string, rule: string, application = ""): string {
   const from = (path: string) => relative(dir, path) || ".";
@@ -80,7 +80,7 @@ export function makefileText(dir: string, templateFile: string, rule: string, ap
     ? `\n# Its functions are the nested application ${application.slice(0, -1)}'s: the app's template names them ${application}<LogicalId>.\nWARPSTART_APPLICATION := ${application}`
     : "";
   return `# SAM's makefile builder (BuildMethod: makefile) runs \`make build-<LogicalId>\` here for the functions whose
-# CodeUri is this folder: the warpstart package's rule builds them (written by warpstart adopt).
+# CodeUri is this folder: the warpstart package's rule builds them.
 HERE := $(dir $(lastword $(MAKEFILE_LIST)))
 WARPSTART_TEMPLATE ?= $(abspath $(HERE)${from(templateFile)})${nested}
 WARPSTART_MK := $(HERE)${from(rule)}

@@ -1,16 +1,16 @@
-// What `npm run doctor -- --fix` writes into a user's template (doctor/template-edit.mts): the
+// What `npm run doctor -- --fix` writes into a user's template (adoption/template-edit.mts): the
 // changed properties only, in place, on the apps' templates of test/fixtures/app-shapes (and the
 // layouts their owners' editors leave: single quotes, trailing spaces, lists at their key's
 // indentation). The diff --fix prints is tested in unified-diff.test.mts.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { editTemplate, type TemplateChange } from "../../adoption/template-edit.mts";
+import { unifiedDiff } from "../../adoption/unified-diff.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { loadTemplate, type Template, type TemplateResourceEntry } from "../../core/template.mts";
 import { COMMONJS_BANNER } from "../../doctor/checks.mts";
-import { editTemplate, type TemplateChange } from "../../doctor/template-edit.mts";
-import { unifiedDiff } from "../../doctor/unified-diff.mts";
 
 const APPS = join(PACKAGE_ROOT, "test/fixtures/app-shapes");
 const templateOf = (app: string) => join(APPS, app, "template.yaml");
@@ -202,8 +202,9 @@ describe("editTemplate: new maps and lists in the document's own block style", (
   });
 
   it("a function without Properties.Runtime gets it as the last of its Properties", () => {
-    const hello = readFileSync(templateOf("station-board"), "utf8");
-    const { edited } = fixed(hello.replace("      Runtime: nodejs22.x\n", ""), "StationBoardFunction", onNode22);
+    const withoutRuntime = readFileSync(templateOf("station-board"), "utf8").replace(/^ {6}Runtime: .*\n/m, "");
+    expect(withoutRuntime).not.toContain("Runtime:");
+    const { edited } = fixed(withoutRuntime, "StationBoardFunction", onNode22);
     expect(edited).toContain("            Method: get\n      Runtime: nodejs22.x\n\nOutputs:\n");
   });
 

@@ -1,12 +1,13 @@
-// --fix (doctor/apply-fixes.mts): which fixes it writes into the template, and its guards before
-// it writes: a template changed since the doctor read it, or read-only, is left as it is, with a
-// message that says so.
+// --fix (adoption/fixes.mts): which fixes it writes into the template; and the guards of the
+// writer it shares with adopt (adoption/write.mts): a template changed since it was read, or
+// read-only, is left as it is, with a message that says so.
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fixedTemplate } from "../../adoption/fixes.mts";
+import { writeRewrites } from "../../adoption/write.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../../core/template.mts";
-import { fixedTemplate, writeFixedTemplate } from "../../doctor/apply-fixes.mts";
 import { type CheckId, type Examined, examine, finding } from "../../doctor/checks.mts";
 import type { MeasuredCost } from "../../doctor/findings.mts";
 import { built } from "../support/built-function.mts";
@@ -23,13 +24,13 @@ const templateWith = (text: string) => {
 
 it("writes the fixed text over the template as the doctor read it", () => {
   const file = templateWith(READ);
-  writeFixedTemplate(file, READ, FIXED);
+  writeRewrites([{ file, was: READ, is: FIXED }], "--fix");
   expect(readFileSync(file, "utf8")).toBe(FIXED);
 });
 
 it("a template changed since the doctor read it: nothing written, and why", () => {
   const file = templateWith("Resources: { Edited: {} }\n");
-  expect(() => writeFixedTemplate(file, READ, FIXED)).toThrow(
+  expect(() => writeRewrites([{ file, was: READ, is: FIXED }], "--fix")).toThrow(
     `${file} changed since it was read: nothing written; the diff above is what --fix would change; run the doctor again on it as it is now`,
   );
   expect(readFileSync(file, "utf8")).toBe("Resources: { Edited: {} }\n");
@@ -38,7 +39,9 @@ it("a template changed since the doctor read it: nothing written, and why", () =
 it("a read-only template, even to root: nothing written, and its mode", () => {
   const file = templateWith(READ);
   chmodSync(file, 0o440);
-  expect(() => writeFixedTemplate(file, READ, FIXED)).toThrow(`${file} is read-only (mode 0440): nothing written; the diff above is what --fix would change`);
+  expect(() => writeRewrites([{ file, was: READ, is: FIXED }], "--fix")).toThrow(
+    `${file} is read-only (mode 0440): nothing written; the diff above is what --fix would change`,
+  );
   expect(readFileSync(file, "utf8")).toBe(READ);
 });
 
@@ -64,14 +67,19 @@ describe("what --fix writes", () => {
   it("a fix the lab built and measured, in the function's BuildProperties", () => {
     const fixed = fixedTemplate(templateWith(TEMPLATE), TEMPLATE, [examinedWith("esbuild-target", measured([1, 9]))]);
     expect(fixed.applied).toEqual(["Fn: esbuild-target"]);
-    expect(fixed.text).toBe(`${TEMPLATE}      BuildProperties:\n        Target: node22\n`);
+    expect(fixed.template.is).toBe(`${TEMPLATE}      BuildProperties:\n        Target: node22\n`);
   });
 
   it("leaves out a fix measured to cost, and one not measured", () => {
     const costly = fixedTemplate(templateWith(TEMPLATE), TEMPLATE, [examinedWith("esbuild-target", measured([-13, -3]))]);
-    expect(costly).toEqual({ text: TEMPLATE, makefiles: [], applied: [], leftOut: ["Fn: esbuild-target (-8.0 ms: it costs)"] });
-    expect(fixedTemplate(templateWith(TEMPLATE), TEMPLATE, [examinedWith("esbuild-target", null)])).toEqual({
-      text: TEMPLATE,
+    expect(costly).toMatchObject({
+      template: { was: TEMPLATE, is: TEMPLATE },
+      makefiles: [],
+      applied: [],
+      leftOut: ["Fn: esbuild-target (-8.0 ms: it costs)"],
+    });
+    expect(fixedTemplate(templateWith(TEMPLATE), TEMPLATE, [examinedWith("esbuild-target", null)])).toMatchObject({
+      template: { is: TEMPLATE },
       makefiles: [],
       applied: [],
       leftOut: [],
@@ -102,11 +110,11 @@ describe("what --fix writes", () => {
       const { templateFile, text, examined } = examinedApp(true);
       const fixed = fixedTemplate(templateFile, text, examined);
       expect(fixed.applied).toEqual(["Hello: Profile Warp (25.0 ms faster)"]);
-      expect(fixed.text).toContain(
+      expect(fixed.template.is).toContain(
         "      Handler: app.lambdaHandler\n    Metadata:\n      BuildMethod: makefile\n      BuildProperties:\n        Profile: Warp\n        Format: cjs\n",
       );
-      expect(fixed.makefiles.map(([file]) => file)).toEqual([join(dirname(templateFile), "hello/Makefile")]);
-      expect(fixed.makefiles[0]![1]).toContain("include $(WARPSTART_MK)");
+      expect(fixed.makefiles.map(({ file }) => file)).toEqual([join(dirname(templateFile), "hello/Makefile")]);
+      expect(fixed.makefiles[0]!.is).toContain("include $(WARPSTART_MK)");
     });
 
     it("replaces the build fixes measured for SAM's esbuild build, whose build it replaces", () => {
@@ -114,13 +122,13 @@ describe("what --fix writes", () => {
       examined[0]!.report.findings = [{ ...finding("esbuild-target", "found"), measured: measured([1, 9]), whyNotMeasured: null }];
       const fixed = fixedTemplate(templateFile, text, examined);
       expect(fixed.applied).toEqual(["Orders: Profile Warp (25.0 ms faster), in place of esbuild-target"]);
-      expect(fixed.text).not.toContain("Target:");
+      expect(fixed.template.is).not.toContain("Target:");
     });
 
     it("is left out, saying what to run, where the app has not installed warpstart", () => {
       const { templateFile, text, examined } = examinedApp(false);
-      expect(fixedTemplate(templateFile, text, examined)).toEqual({
-        text,
+      expect(fixedTemplate(templateFile, text, examined)).toMatchObject({
+        template: { is: text },
         makefiles: [],
         applied: [],
         leftOut: [

@@ -1,0 +1,85 @@
+// A function's handler as the template names it, and the source the pipeline builds it from:
+// the runtime's reading of Handler, the source files it may name, SAM's builders' conventions.
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { TemplateFunction } from "../core/template.mts";
+import { BuildError } from "./errors.mts";
+
+const SOURCE_EXTENSIONS = [".mts", ".ts", ".mjs", ".js", ".cts", ".cjs"];
+
+/** A function's handler, read as the runtime reads it: [dir/]module.export, split at the first dot of the file name. */
+export function handlerParts(handler: string): { module: string; exportPath: string } {
+  const slash = handler.lastIndexOf("/");
+  const dot = handler.indexOf(".", slash + 1);
+  if (dot <= slash + 1 || dot === handler.length - 1 || handler.includes("..")) {
+    throw new BuildError(`Handler "${handler}" is not of the form path/to/module.export (e.g. src/functions/hello/index.handler)`);
+  }
+  return { module: handler.slice(0, dot), exportPath: handler.slice(dot + 1) };
+}
+
+/** What a build makes of a function: its source, module format, and the file the runtime loads. */
+export interface HandlerSource {
+  source: string;
+  format: "esm" | "cjs";
+  /** The built handler module, relative to the artifact (the task root). */
+  outputFile: string;
+}
+
+/**
+ * The handler's source and the module format the build writes: BuildProperties.Format (esm or
+ * cjs, as SAM's esbuild builder names it), else the source's own (.cts/.cjs are CommonJS,
+ * anything else an ES module: the project is "type": "module").
+ */
+export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler" | "buildProperties">): HandlerSource {
+  const { module } = handlerParts(fn.handler);
+  const source = SOURCE_EXTENSIONS.map((extension) => join(fn.codeDir, `${module}${extension}`)).find((file) => existsSync(file));
+  if (!source) {
+    throw new BuildError(
+      `${fn.logicalId}: its Handler ${fn.handler} names the source ${module}.{${SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(",")}} in ${fn.codeDir} (CodeUri), and there is none: write the handler there or fix Handler.`,
+    );
+  }
+  const declared = fn.buildProperties.Format;
+  if (declared !== undefined && declared !== "esm" && declared !== "cjs")
+    throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
+  const format = declared ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
+  return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
+}
+
+/** Where the pipeline reads a function's handler: its CodeUri and a Handler naming the source (handlerSource's convention). */
+export interface PipelineSource {
+  codeDir: string;
+  handler: string;
+}
+
+/**
+ * The source the pipeline builds a function from, as the template's own build reads it, or why
+ * there is none: SAM's esbuild builder bundles EntryPoints (relative to CodeUri; the Handler's
+ * module when it has none) and names the output after it, its npm builder ships CodeUri with the
+ * Handler's module in it, this project's Makefile builds the Handler's source; another
+ * Makefile's source is its own business.
+ */
+export function pipelineSource(fn: TemplateFunction, pipeline: boolean): PipelineSource | { why: string } {
+  const { exportPath } = handlerParts(fn.handler);
+  if (fn.buildMethod === "makefile" && !pipeline) return { why: "it is built by its own Makefile, which does not say which source it builds" };
+  if (fn.buildMethod === "esbuild") {
+    const entryPoints = fn.buildProperties.EntryPoints;
+    const [entry] = Array.isArray(entryPoints) ? entryPoints.map(String) : typeof entryPoints === "string" ? [entryPoints] : [];
+    // Without EntryPoints, SAM bundles the Handler's module.
+    if (entry === undefined) return { codeDir: fn.codeDir, handler: fn.handler };
+    const module = relative(fn.codeDir, resolve(fn.codeDir, entry)).replace(/\.[cm]?[jt]sx?$/, "");
+    return { codeDir: fn.codeDir, handler: `${module}.${exportPath}` };
+  }
+  if (fn.buildMethod !== null && fn.buildMethod !== "makefile") return { why: `the pipeline does not build what SAM's ${fn.buildMethod} builder builds` };
+  return { codeDir: fn.codeDir, handler: fn.handler };
+}
+
+/** Whether the template has the pipeline build a function (SAM's makefile builder): else SAM's own builder builds it, and the bench and the doctor measure it as built. */
+export const builtByPipeline = (fn: Pick<TemplateFunction, "buildMethod">) => fn.buildMethod === "makefile";
+
+/** The handler module in a built artifact (its handler's module path, .mjs or .cjs), relative to the artifact. */
+export function builtHandlerFile(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler">): string {
+  const { module } = handlerParts(fn.handler);
+  const built = [".mjs", ".cjs"].map((extension) => `${module}${extension}`).find((file) => existsSync(join(fn.codeDir, file)));
+  if (!built) throw new BuildError(`${fn.logicalId}: ${fn.codeDir} holds no built ${module}.mjs or .cjs: build it first (sam build)`);
+  return built;
+}
