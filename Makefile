@@ -1,7 +1,9 @@
-# SAM's makefile builder runs `make build-<LogicalId>` here for every function of template.yaml:
-# the warpstart package's rule builds each one, as in any app that installs the package.
-WARPSTART_MK := $(dir $(lastword $(MAKEFILE_LIST)))node_modules/warpstart/warpstart.mk
+# SAM's makefile builder (BuildMethod: makefile) runs `make build-<LogicalId>` here for the functions whose
+# CodeUri is this folder: the warpstart package's rule builds them.
+HERE := $(dir $(lastword $(MAKEFILE_LIST)))
+WARPSTART_TEMPLATE ?= $(abspath $(HERE)template.yaml)
+WARPSTART_MK := $(HERE)node_modules/warpstart/warpstart.mk
 ifeq ($(wildcard $(WARPSTART_MK)),)
-$(error warpstart is not installed beside this Makefile ($(WARPSTART_MK) is missing): run npm install)
+$(error warpstart is not installed ($(WARPSTART_MK) is missing): run npm install)
 endif
 include $(WARPSTART_MK)

@@ -6,6 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { makefileText } from "../../adoption/plan.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, templateFunctions } from "../../core/template.mts";
 import { SAMPLE_EVENT } from "../../emulation/events.mts";
@@ -70,13 +71,23 @@ describe("Makefile", () => {
     expect(make.stdout).toContain(`node "${join(PACKAGE_ROOT, "warpstart.mjs")}" build --template "${templateFile}" "${id}" "/tmp/artifacts"`);
   });
 
+  it.each([
+    ["the demo's", DEMO_ROOT, DEMO_ROOT],
+    ["the examples'", join(DEMO_ROOT, "examples"), DEMO_ROOT],
+    ["the starter's", join(DEMO_ROOT, "starter/{{cookiecutter.project_name}}"), join(DEMO_ROOT, "starter/{{cookiecutter.project_name}}")],
+  ])("%s is the one Makefile adopt writes", (_, dir, installedIn) => {
+    expect(readFileSync(join(dir, "Makefile"), "utf8")).toBe(
+      makefileText(dir, join(dir, "template.yaml"), join(installedIn, "node_modules/warpstart/warpstart.mk")),
+    );
+  });
+
   it("says to install the package when the app has not", () => {
     const app = mkdtempSync(join(tmpdir(), "warpstart-makefile-"));
     try {
       copyFileSync(join(DEMO_ROOT, "Makefile"), join(app, "Makefile"));
       const make = spawnSync("make", ["-f", join(app, "Makefile"), "build-Raw", "ARTIFACTS_DIR=/nonexistent"], { encoding: "utf8" });
       expect(make.status).not.toBe(0);
-      expect(make.stderr).toContain(`warpstart is not installed beside this Makefile (${app}/node_modules/warpstart/warpstart.mk is missing): run npm install`);
+      expect(make.stderr).toContain(`warpstart is not installed (${app}/node_modules/warpstart/warpstart.mk is missing): run npm install`);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }
