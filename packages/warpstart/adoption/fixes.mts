@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { appDirOf } from "../core/paths.mts";
-import { parseTemplate, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { type TemplateFunction, type TemplateResourceEntry, templateAsWritten } from "../core/template.mts";
 import { type Examined, fixFor } from "../doctor/checks.mts";
 import { type Finding, fastestProfile } from "../doctor/findings.mts";
 import { includesRule, installedRule, makefileText, planOf } from "./plan.mts";
@@ -48,7 +48,7 @@ function withProfile(
 /** What --fix would write: the template's rewrite and the Makefiles a profile needs, the fixes in it ("Fn: commonjs") and those left out. */
 export function fixedTemplate(templateFile: string, text: string, examined: (Examined & { source: TemplateFunction })[]): FixedTemplate {
   // The text the doctor read, not the file now: a file changed since is refused when --fix writes.
-  const resources = parseTemplate(text, templateFile).Resources;
+  const resources = templateAsWritten(templateFile, text).Resources;
   const applied: string[] = [];
   const makefiles: Rewrite[] = [];
   const leftOut = examined.flatMap(({ report }) =>

@@ -17,7 +17,7 @@ import type { OpenInitServices } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { buildParameterOverrides } from "../core/samconfig.mts";
-import { fixedName, loadTemplate, NAMED_TYPES, notFunctionsOf, readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { fixedName, NAMED_TYPES, notFunctionsOf, readTemplate, type SamTemplate, type TemplateFunction, templateAsWritten } from "../core/template.mts";
 import { envVarsFileOf } from "../emulation/env-vars.mts";
 import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
@@ -521,7 +521,7 @@ export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir
 /** Builds a template resource: a function, or a custom runtime's layer. */
 export async function buildResource(templateFile: string, logicalId: string, outdir: string, initServices: OpenInitServices): Promise<string> {
   // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
-  if (loadTemplate(templateFile).Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion") {
+  if (templateAsWritten(templateFile).Resources[logicalId]?.Type === "AWS::Serverless::LayerVersion") {
     await buildRuntimeLayer(runtimeOfLayer(logicalId), outdir, { binary: "lambda" });
     return `built the ${logicalId} layer: ${outdir}`;
   }

@@ -10,7 +10,7 @@ import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
-import { applicationOf, ownLogicalId, parseTemplate, readTemplate, type Template } from "../core/template.mts";
+import { applicationOf, ownLogicalId, readTemplate, type Template, templateAsWritten } from "../core/template.mts";
 import { type DoctorReport, fastestProfile } from "../doctor/findings.mts";
 
 /**
@@ -57,7 +57,7 @@ function samTemplateOf(templateFile: string): { text: string; template: Template
     throw new UsageError(`${templateFile} does not exist: run adopt in a SAM app's folder, or give --template`);
   }
   const text = readFileSync(templateFile, "utf8");
-  const template = parseTemplate(text, templateFile);
+  const template = templateAsWritten(templateFile, text);
   if (template.Resources && Object.values(template.Resources).some((resource) => resource?.Type === "AWS::CDK::Metadata"))
     throw new UsageError(`${templateFile} is CloudFormation that CDK synthesized, not a SAM template: adopt moves the functions of a SAM app's own template`);
   const transform = [template.Transform].flat();
@@ -163,7 +163,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const editedOf = (file: string): Edited => {
     if (!edited.has(file)) {
       const childText = readFileSync(file, "utf8");
-      edited.set(file, { file, text: childText, resources: parseTemplate(childText, file).Resources, adopted: [] });
+      edited.set(file, { file, text: childText, resources: templateAsWritten(file, childText).Resources, adopted: [] });
     }
     return edited.get(file)!;
   };

@@ -79,12 +79,13 @@ export interface KeepAliveResults {
   /** What the lab played of Lambda's network (what keep-alive saves depends on it) and code loading. */
   fidelity: Fidelity;
   rows: KeepAliveRow[];
-  checks: Check[];
+  checks: Verdict[];
   versions: Record<string, string>;
   machine: BenchResults["machine"];
 }
 
-export interface Check {
+/** One line of the run's verdict: whether what it checks held, and what it says. */
+export interface Verdict {
   ok: boolean;
   text: string;
 }
@@ -182,7 +183,7 @@ async function measure(
  * Keep-alive on: one warm environment makes all its calls over the connection it already has
  * (1 allowed, should the server have closed it while idle). Off: a connection for every call.
  */
-export function reuseCheck(row: KeepAliveRow): Check {
+export function reuseCheck(row: KeepAliveRow): Verdict {
   const calls = row.invokes * row.callsPerInvoke;
   const what = `${row.function}, K = ${row.callsPerInvoke}: ${row.invokes} invokes (${calls} calls) of one warm environment opened ${row.connections} connection(s)`;
   if (row.failures.length > 0 || row.invokes === 0) return { ok: false, text: `${what}; ${row.failures.length} invoke(s) failed` };
@@ -214,7 +215,7 @@ export function keepAliveTable(rows: KeepAliveRow[]): string {
   return renderTable(header, cells, "aligned-markdown", ["left", "left"]);
 }
 
-const checkLines = (checks: Check[]) => checks.map((check) => `- ${check.ok ? "OK" : "FAILED"}: ${check.text}`).join("\n");
+const checkLines = (checks: Verdict[]) => checks.map((check) => `- ${check.ok ? "OK" : "FAILED"}: ${check.text}`).join("\n");
 
 export function keepAliveMarkdown(results: KeepAliveResults): string {
   const failures = results.rows.flatMap((row) => row.failures.map((failure) => `- ${row.function}, K = ${row.callsPerInvoke}: ${failure}`));

@@ -15,7 +15,7 @@ import { builtTemplateOf, PACKAGE_ROOT } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
-import { templateFunctions } from "../core/template.mts";
+import { readTemplate } from "../core/template.mts";
 import { installPart } from "../core/tools.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
 import { provisionFailureLines, withLab } from "../lab/lab.mts";
@@ -48,7 +48,7 @@ interface FunctionSummary {
 }
 
 /** One of config.yaml's `ensure` checks as Artillery judged it. */
-export interface Check {
+export interface EnsureResult {
   expression: string;
   passed: boolean;
 }
@@ -57,7 +57,7 @@ export interface RunSummary {
   provisionedConcurrency: number | "as deployed";
   target: string;
   thresholdsPassed: boolean;
-  checks: Check[];
+  checks: EnsureResult[];
   functions: Record<string, FunctionSummary>;
 }
 
@@ -92,7 +92,7 @@ type ArtilleryReport = Parameters<typeof summarize>[0];
 
 /** A template's GET routes, one Artillery scenario each, named after the function. */
 export function routeScenarios(template: string): Scenario[] {
-  return templateFunctions(template).flatMap((fn) =>
+  return readTemplate(template).functions.flatMap((fn) =>
     fn.httpPath ? [{ name: fn.logicalId, flow: [{ get: { url: fn.httpPath, name: fn.logicalId, afterResponse: "countColdStarts" } }] }] : [],
   );
 }
@@ -156,7 +156,7 @@ export function summarize(report: {
  * The `ensure` checks from Artillery's output ("Checks:" then "ok: EXPR" / "fail: EXPR" lines);
  * its JSON report does not record them.
  */
-export function parseChecks(output: string): Check[] {
+export function parseChecks(output: string): EnsureResult[] {
   const lines = stripVTControlCharacters(output).split("\n");
   const start = lines.lastIndexOf("Checks:");
   if (start < 0) return [];
@@ -179,7 +179,7 @@ async function artillery(
   config: ArtilleryScript,
   outDir: string,
   label: string,
-): Promise<{ report: ArtilleryReport; checks: Check[]; passed: boolean }> {
+): Promise<{ report: ArtilleryReport; checks: EnsureResult[]; passed: boolean }> {
   const configFile = join(outDir, `config-${label}.yaml`);
   const reportFile = join(outDir, `artillery-${label}.json`);
   writeFileSync(configFile, stringify(config));

@@ -57,16 +57,6 @@ class TemplateError extends Error {
   override name = "TemplateError";
 }
 
-export function loadTemplate(file: string): Template {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new TemplateError(`cannot read the template ${file}: ${(error as Error).message}`);
-  }
-  return parseTemplate(text, file);
-}
-
 /** The templates whose repeated keys were said, once each per process. */
 const toldRepeated = new Set<string>();
 
@@ -84,8 +74,18 @@ function tellRepeatedKeys(text: string, file: string): void {
   }
 }
 
-/** A template's text, read as loadTemplate reads the file it came from (`file` names it in errors). */
-export function parseTemplate(text: string, file: string): Template {
+/**
+ * A template as written: its YAML read as SAM reads it, nothing evaluated. `text` is the file's,
+ * when the caller read it already (the text it will edit); else the file is read.
+ */
+export function templateAsWritten(file: string, text?: string): Template {
+  if (text === undefined) {
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new TemplateError(`cannot read the template ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
   let template: unknown;
   try {
     template = parse(text, { customTags: CFN_TAGS, uniqueKeys: false });
@@ -366,7 +366,7 @@ export function foldNested(template: Template, file: string, origins = new Map<s
   for (const application of applications) {
     const prefix = `${application.logicalId}${NESTED_SEPARATOR}`;
     const childOrigins = new Map<string, string>();
-    const child = foldNested(loadTemplate(application.file), application.file, childOrigins);
+    const child = foldNested(templateAsWritten(application.file), application.file, childOrigins);
     const childDir = dirname(application.file);
     const parameters = child.Parameters ?? {};
     const renamed = (name: string) => `${prefix}${name}`;
@@ -466,7 +466,7 @@ export function notFunctionsOf(template: Pick<SamTemplate, "file" | "functions">
 
 export function readTemplate(file: string, overrides: Record<string, string> = {}): SamTemplate {
   const origins = new Map<string, string>();
-  const template = foldNested(loadTemplate(file), file, origins);
+  const template = foldNested(templateAsWritten(file), file, origins);
   const given = { overrides, exported: exportedValues(file) };
   // Without `created`, references to resources stay as written (strict: false).
   const lenient = (value: unknown) => evaluate(value, template, given, undefined, false);
@@ -806,11 +806,6 @@ function floorOf(logicalId: string, value: unknown, template: Template, file: st
   if (typeof value !== "string" || value === logicalId || !FUNCTION_TYPES.includes(template.Resources[value]?.Type ?? ""))
     throw new TemplateError(`${logicalId}: Metadata.FloorOf must name another function of ${file}, not ${JSON.stringify(value)}`);
   return value;
-}
-
-/** The functions of a template (with Globals applied), in template order. */
-export function templateFunctions(file: string, overrides: Record<string, string> = {}): TemplateFunction[] {
-  return readTemplate(file, overrides).functions;
 }
 
 /** Whether a function's layer is a Ref to an AWS::Serverless::LayerVersion of the template. */

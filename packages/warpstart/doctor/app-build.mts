@@ -8,7 +8,15 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative } from "node:path";
 import { appDirOf, buildDirOf, foldersUp, seedDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
-import { absolutePaths, foldNested, loadTemplate, readTemplate, type Template, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import {
+  absolutePaths,
+  foldNested,
+  readTemplate,
+  type Template,
+  type TemplateFunction,
+  type TemplateResourceEntry,
+  templateAsWritten,
+} from "../core/template.mts";
 import { samBuild, samBuildEach } from "../lab/sam.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
 
@@ -19,7 +27,7 @@ import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
  * builds in this process; sam build takes only logical ids of letters and digits.
  */
 export function relocatedTemplate(templateFile: string, { folded = false } = {}): Template {
-  const written = loadTemplate(templateFile);
+  const written = templateAsWritten(templateFile);
   const template = folded ? foldNested(written, templateFile) : written;
   const appDir = appDirOf(templateFile);
   const globals = template.Globals?.Function;

@@ -5,7 +5,7 @@ import { builtHandlerFile } from "../builder/handler.mts";
 import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
 import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf, runtimeOrWhyNot } from "../core/runtimes.mts";
-import { type TemplateFunction, templateFunctions } from "../core/template.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { prepareLayersDir } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
@@ -53,7 +53,7 @@ export async function servedFunctions(
 ): Promise<Served> {
   runtimes.forEach(ensureInstalled);
   const fromTemplate = (parameters: Record<string, string>) =>
-    templateFunctions(builtTemplate, parameters).filter((fn) => !only || only.includes(fn.logicalId));
+    readTemplate(builtTemplate, parameters).functions.filter((fn) => !only || only.includes(fn.logicalId));
   const unrunnable = new Map<string, string>();
   const own = [...fromTemplate(overrides), ...extra].flatMap((fn) => {
     const runsOn = runtimeOrWhyNot(fn);

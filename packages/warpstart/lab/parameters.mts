@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { errorMessage, type OptionSpec, UsageError } from "../core/cli.mts";
 import { appDirOf } from "../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../core/samconfig.mts";
-import { loadTemplate } from "../core/template.mts";
+import { templateAsWritten } from "../core/template.mts";
 
 /** The option of every command that reads the template's parameters; given more than once, the entries add up. */
 export const PARAMETER_OPTIONS = {
@@ -42,7 +42,7 @@ export function parameterOverridesFrom(
     throw new UsageError(`--parameter-overrides: ${errorMessage(error)}`);
   }
   if (given.length) {
-    const declared = Object.keys(loadTemplate(templateFile).Parameters ?? {});
+    const declared = Object.keys(templateAsWritten(templateFile).Parameters ?? {});
     const unknown = Object.keys(flag).filter((name) => !declared.includes(name));
     if (unknown.length)
       throw new UsageError(`--parameter-overrides: the template declares no parameter ${unknown.join(", ")}; its parameters: ${declared.join(", ") || "none"}`);

@@ -9,7 +9,7 @@ import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
 import { installNodeFor, runtimeOrWhyNot } from "../core/runtimes.mts";
 import { BUILD_PARAMETERS_VARIABLE, parameterOverridesText } from "../core/samconfig.mts";
-import { type TemplateFunction, templateFunctions } from "../core/template.mts";
+import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { notInstalled, SamError } from "../emulation/sam-cli.mts";
 
 /** Runs `sam <args>` in a folder (default: the current one); resolves with its output, rejects with it on failure. */
@@ -72,7 +72,7 @@ interface SamBuildOptions {
 function warpToolsFirst(template: string): void {
   let functions: TemplateFunction[];
   try {
-    functions = templateFunctions(template);
+    functions = readTemplate(template).functions;
   } catch {
     return;
   }
@@ -120,8 +120,8 @@ export async function samBuildEach(options: SamBuildOptions = {}, say?: (line: s
     return new Map();
   } catch (error) {
     const template = resolve(options.template ?? DEFAULT_TEMPLATE);
-    const ids = templateFunctions(template)
-      .map((fn) => fn.logicalId)
+    const ids = readTemplate(template)
+      .functions.map((fn) => fn.logicalId)
       .filter((id) => !options.resources || options.resources.includes(id))
       .filter((id) => !options.exclude?.includes(id));
     if (ids.length < 2) throw error;

@@ -1,6 +1,6 @@
 // What `sam deploy` would create from the project's templates, without AWS: for every Runtime,
 // provisioned concurrency off and on (the checks: test/support/deploy-checks.mts).
-import { templateFunctions } from "../../core/template.mts";
+import { readTemplate } from "../../core/template.mts";
 import { DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
 import { deployChecks, templateYamlDeploys } from "../support/deploy-checks.mts";
@@ -14,6 +14,6 @@ deployChecks([
     parameters: {},
     runtime: "node22",
     provisionedConcurrency: 0,
-    demoFunctions: templateFunctions(EXAMPLES_TEMPLATE).map((fn) => fn.logicalId),
+    demoFunctions: readTemplate(EXAMPLES_TEMPLATE).functions.map((fn) => fn.logicalId),
   },
 ]);

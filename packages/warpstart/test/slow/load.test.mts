@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunSummary } from "../../cli/load.mts";
 import { NODE22 } from "../../core/paths.mts";
-import { templateFunctions } from "../../core/template.mts";
+import { readTemplate } from "../../core/template.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
 import { functionNameOutputs, type StandInAws, startStandInAws } from "../support/stand-in-aws.mts";
 import { WARPSTART } from "../support/warpstart.mts";
@@ -27,8 +27,8 @@ it("drives every function with zero errors, counts cold starts, and provisioned 
     const { runs } = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runs: RunSummary[] };
     expect(runs.map((r) => r.provisionedConcurrency)).toEqual([0, 1]);
     // A scenario per GET route: a function a user added without one is not loaded.
-    const functions = templateFunctions(join(DEMO_ROOT, "template.yaml"))
-      .filter((fn) => fn.httpPath)
+    const functions = readTemplate(join(DEMO_ROOT, "template.yaml"))
+      .functions.filter((fn) => fn.httpPath)
       .map((fn) => fn.logicalId)
       .sort();
     for (const r of runs) {

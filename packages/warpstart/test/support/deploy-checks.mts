@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { builtTemplateOf, VENV_BIN } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { RUNTIMES, type RuntimeName, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";
-import { loadTemplate, type ResourceAttributes, readTemplate, type TemplateFunction, type TemplateResource, templateFunctions } from "../../core/template.mts";
+import { type ResourceAttributes, readTemplate, type TemplateFunction, type TemplateResource, templateAsWritten } from "../../core/template.mts";
 
 export interface Deploy {
   label: string;
@@ -64,7 +64,7 @@ function createdStack(cloudFormation: string, parameters: Record<string, string>
     resources: created.map(
       (resource): TemplateResource => ({ ...resource, properties: template.resolve(resource.properties, answers) as Record<string, unknown> }),
     ),
-    outputs: () => template.resolve(loadTemplate(cloudFormation).Outputs, answers),
+    outputs: () => template.resolve(templateAsWritten(cloudFormation).Outputs, answers),
   };
 }
 
@@ -84,7 +84,7 @@ export function deployChecks(deploys: Deploy[]): void {
   afterAll(() => rmSync(outputDir, { recursive: true, force: true }));
 
   describe.each(translated)("a deploy of $label", ({ template, parameters, runtime: runtimeName, provisionedConcurrency, demoFunctions, cloudFormation }) => {
-    const functions = templateFunctions(template, parameters);
+    const functions = readTemplate(template, parameters).functions;
     const runtime = RUNTIMES[runtimeName];
     const layer = runtime.kind === "custom" ? runtime.layer : null;
     let stack: ReturnType<typeof createdStack>;
@@ -121,7 +121,7 @@ export function deployChecks(deploys: Deploy[]): void {
       const layers = ofType("AWS::Lambda::LayerVersion");
       expect(layers.map((version) => version.properties.LayerName)).toEqual(layer ? [layer] : []);
       // An old version holds a runtime binary: none is kept after an update or the stack's deletion.
-      const resources = loadTemplate(cloudFormation).Resources as Record<string, { DeletionPolicy?: string }>;
+      const resources = templateAsWritten(cloudFormation).Resources as Record<string, { DeletionPolicy?: string }>;
       expect(layers.map((version) => resources[version.logicalId]?.DeletionPolicy)).toEqual(layer ? ["Delete"] : []);
       expect(perFunction((fn) => ({ runtime: lambdaOf(fn)?.properties.Runtime, layers: lambdaOf(fn)?.properties.Layers }))).toEqual(
         perFunction(() => ({ runtime: runtime.lambdaRuntime, layers: layer ? layers.map((version) => version.logicalId) : undefined })),

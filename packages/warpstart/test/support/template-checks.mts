@@ -8,7 +8,7 @@ import { handlerSource } from "../../builder/handler.mts";
 import { PROFILE_NAMES } from "../../builder/profiles.mts";
 import { scaledConfig } from "../../cli/load.mts";
 import { CUSTOM_RUNTIMES, DEFAULT_RUNTIME, RUNTIMES, type Runtime, TEMPLATE_RUNTIMES } from "../../core/runtimes.mts";
-import { loadTemplate, readTemplate, templateFunctions } from "../../core/template.mts";
+import { readTemplate, templateAsWritten } from "../../core/template.mts";
 import { routeEvent } from "../../emulation/events.mts";
 import { DEMO_FUNCTIONS } from "./demo-functions.mts";
 
@@ -34,8 +34,8 @@ export function everyFunctionBuilds(file: string): void {
 
 /** template.yaml's checks, on `file`: its Globals, parameters and layers, every function's build, and the demo's conventions for the demo's functions. */
 export function templateYamlChecks(file: string): void {
-  const template = loadTemplate(file);
-  const functions = templateFunctions(file);
+  const template = templateAsWritten(file);
+  const functions = readTemplate(file).functions;
   const resources = template.Resources;
   /** Globals and the demo's functions as written: where the demo's conventions hold. */
   const demo = { Globals: template.Globals, ...Object.fromEntries(DEMO_FUNCTIONS.map((name) => [name, resources[name]])) };
@@ -75,7 +75,7 @@ export function templateYamlChecks(file: string): void {
 
   it.each(TEMPLATE_RUNTIMES)("puts every function on %s when the Runtime parameter says so, with its layer if it is a custom runtime", (name) => {
     const runtime: Runtime = RUNTIMES[name];
-    for (const fn of templateFunctions(file, { Runtime: name })) {
+    for (const fn of readTemplate(file, { Runtime: name }).functions) {
       expect(fn.runtime).toBe(runtime.lambdaRuntime);
       expect(fn.layers.map((layer) => layer.logicalId)).toEqual(runtime.kind === "custom" ? [runtime.layer] : []);
     }
@@ -148,8 +148,8 @@ export function templateYamlChecks(file: string): void {
 /** load_test/: one scenario per GET route of `file`, named after its function, in template order; each of `routed` has one. */
 export function loadScenarioChecks(file: string, routed: readonly string[]): void {
   it(`gets one scenario per HTTP API route of ${file}, named after its function`, () => {
-    const routes = templateFunctions(file)
-      .filter((fn) => fn.httpPath)
+    const routes = readTemplate(file)
+      .functions.filter((fn) => fn.httpPath)
       .map((fn) => ({ name: fn.logicalId, url: fn.httpPath }));
     const { scenarios } = scaledConfig(file, 6);
     expect(scenarios.map((scenario) => ({ name: scenario.name, url: scenario.flow[0]!.get.url }))).toEqual(routes);

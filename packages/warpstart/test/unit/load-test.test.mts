@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../cli/load.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
-import { templateFunctions } from "../../core/template.mts";
+import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 import { DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
@@ -18,7 +18,7 @@ describe("load_test/config.yaml", () => {
   loadScenarioChecks(DEMO_TEMPLATE, DEMO_FUNCTIONS);
   loadScenarioChecks(
     EXAMPLES_TEMPLATE,
-    templateFunctions(EXAMPLES_TEMPLATE).map((fn) => fn.logicalId),
+    readTemplate(EXAMPLES_TEMPLATE).functions.map((fn) => fn.logicalId),
   );
 
   it("leaves the scenarios to the template's routes", () => {

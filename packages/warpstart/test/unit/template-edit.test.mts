@@ -9,7 +9,7 @@ import { editTemplate, type TemplateChange } from "../../adoption/template-edit.
 import { unifiedDiff } from "../../adoption/unified-diff.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
-import { loadTemplate, type Template, type TemplateResourceEntry } from "../../core/template.mts";
+import { type Template, type TemplateResourceEntry, templateAsWritten } from "../../core/template.mts";
 import { COMMONJS_BANNER } from "../../doctor/checks.mts";
 
 const APPS = join(PACKAGE_ROOT, "test/fixtures/app-shapes");
@@ -21,7 +21,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function reread(text: string): Template {
   const file = join(scratch, "template.yaml");
   writeFileSync(file, text);
-  return loadTemplate(file);
+  return templateAsWritten(file);
 }
 
 type Rewrite = (resource: TemplateResourceEntry) => void;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { makefileText } from "../../adoption/plan.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
-import { fixedName, loadTemplate, NAMED_TYPES, readTemplate, templateFunctions } from "../../core/template.mts";
+import { fixedName, NAMED_TYPES, readTemplate, templateAsWritten } from "../../core/template.mts";
 import { SAMPLE_EVENT } from "../../emulation/events.mts";
 import { DEMO_ROOT, DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { everyFunctionBuilds, keyPaths, templateYamlChecks } from "../support/template-checks.mts";
@@ -22,14 +22,14 @@ describe("examples/template.yaml", () => {
   const examples = readTemplate(EXAMPLES_TEMPLATE);
   everyFunctionBuilds(EXAMPLES_TEMPLATE);
   it("has no Environment block anywhere: build-time constants instead", () => {
-    expect(keyPaths(loadTemplate(EXAMPLES_TEMPLATE)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
+    expect(keyPaths(templateAsWritten(EXAMPLES_TEMPLATE)).filter((path) => /(^|\.)Environment$/.test(path))).toEqual([]);
   });
   it("declares only resources with a name a build can embed, besides its HTTP API", () => {
     const others = examples.resources.filter((resource) => resource.type !== "AWS::Serverless::HttpApi");
     expect(others.filter((resource) => !(resource.type in NAMED_TYPES) || fixedName(resource) === null)).toEqual([]);
   });
   it("gives SsmParameter, Secret and DynamoDb each a Floor built as the demo's Floor is, with its twin's constants", () => {
-    const demoFloor = templateFunctions(DEMO_TEMPLATE).find((fn) => fn.logicalId === "Floor")!;
+    const demoFloor = readTemplate(DEMO_TEMPLATE).functions.find((fn) => fn.logicalId === "Floor")!;
     expect(demoFloor.floorOf).toBe("Warp");
     const floors = examples.functions.filter((fn) => fn.floorOf !== null);
     expect(floors.map((fn) => [fn.logicalId, fn.floorOf])).toEqual([
@@ -43,7 +43,7 @@ describe("examples/template.yaml", () => {
     }
   });
   it("outputs each function's name, for the bench's --stack", () => {
-    const outputs = loadTemplate(EXAMPLES_TEMPLATE).Outputs as Record<string, { Value: unknown }>;
+    const outputs = templateAsWritten(EXAMPLES_TEMPLATE).Outputs as Record<string, { Value: unknown }>;
     for (const fn of examples.functions) expect(outputs[`${fn.logicalId}FunctionName`]!.Value).toEqual({ Ref: fn.logicalId });
   });
 });
