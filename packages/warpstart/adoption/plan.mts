@@ -11,7 +11,7 @@ import { handlerParts, handlerSource, pipelineSource } from "../builder/handler.
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { installedVersion } from "../builder/sdk.mts";
 import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";

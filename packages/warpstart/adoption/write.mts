@@ -3,7 +3,7 @@
 // them, the unified diff of all of it, and the writes, which refuse a file changed since it was read.
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { editTemplate, type TemplateChange } from "./template-edit.mts";
 import { unifiedDiff } from "./unified-diff.mts";
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { foldersUp } from "../core/paths.mts";
 import { execOwned } from "../core/processes.mts";
 import { BuildError } from "./errors.mts";

@@ -7,7 +7,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
 import { diffOf, type Rewrite, templateRewrite, writeRewrites } from "../adoption/write.mts";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
-import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/cli.mts";
+import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
 import { applicationOf, ownLogicalId, readTemplate, type Template, templateAsWritten } from "../core/template.mts";

@@ -2,7 +2,8 @@
 // Ctrl-C, with the template's resources created and the app's seeds loaded: for running a
 // handler or a script against it.
 import { resolve } from "node:path";
-import { defineCommand, onEndingSignal, TEMPLATE_OPTION } from "../core/cli.mts";
+import { defineCommand, TEMPLATE_OPTION } from "../core/options.mts";
+import { onEndingSignal } from "../core/processes.mts";
 import { readTemplate } from "../core/template.mts";
 import { startLocalAws } from "../emulation/local-aws/local-aws.mts";
 import { createResources } from "../emulation/local-aws/resources.mts";

@@ -14,22 +14,21 @@ import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } fr
 import { buildFunction, fellBackIn, functionBuild } from "../builder/build.mts";
 import { builtByPipeline } from "../builder/handler.mts";
 import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
+import { errorMessage } from "../core/errors.mts";
 import {
   assertFunctionsOf,
   commaList,
   defineCommand,
-  errorMessage,
   FUNCTIONS_OPTIONS,
   NO_BUILD_OPTION,
-  onEndingSignal,
   type Parsed,
   TEMPLATE_OPTION,
-  timestamp,
   UsageError,
   VARIANTS_RULE,
   type Values,
-} from "../core/cli.mts";
-import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
+} from "../core/options.mts";
+import { buildDirOf, builtTemplateOf, timestamp } from "../core/paths.mts";
+import { onEndingSignal } from "../core/processes.mts";
 import { createProgress } from "../core/progress.mts";
 import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";

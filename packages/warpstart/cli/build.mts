@@ -2,7 +2,8 @@
 // `sam build`. Its Warp builds' INITs share one local AWS (emulation/local-aws/build-services.mts).
 import { resolve } from "node:path";
 import { buildResource } from "../builder/build.mts";
-import { defineCommand, errorMessage, TEMPLATE_OPTION } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
+import { defineCommand, TEMPLATE_OPTION } from "../core/options.mts";
 import { sharedLocalAws } from "../emulation/local-aws/build-services.mts";
 
 export const command = defineCommand(

@@ -1,7 +1,7 @@
 // The commands of `warpstart`, by the name a user types, in the order a newcomer meets them: each
 // module is loaded only when its command runs, so that `warpstart build` (SAM's makefile builder,
 // once per function) loads the builder alone.
-import type { Command } from "../core/cli.mts";
+import type { Command } from "../core/options.mts";
 
 type Loader = () => Promise<{ command: Command }>;
 

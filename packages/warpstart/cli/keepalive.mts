@@ -12,20 +12,19 @@ import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { localVersions, machine } from "../bench/environment.mts";
 import type { BenchResults } from "../bench/results.mts";
 import { keepsAlive } from "../builder/build.mts";
+import { errorMessage } from "../core/errors.mts";
 import {
   assertFunctionsOf,
   defineCommand,
-  errorMessage,
   FUNCTIONS_OPTIONS,
   NO_BUILD_OPTION,
   type Parsed,
   TEMPLATE_OPTION,
-  timestamp,
   UsageError,
   VARIANTS_RULE,
   wholeNumber,
-} from "../core/cli.mts";
-import { builtTemplateOf } from "../core/paths.mts";
+} from "../core/options.mts";
+import { builtTemplateOf, timestamp } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";

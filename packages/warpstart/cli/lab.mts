@@ -2,8 +2,9 @@
 // `sam local start-lambda` and `sam local start-api`, without Docker) until Ctrl-C: the local AWS
 // with the template's resources, the Lambda API and the template's HTTP API for every built function.
 import { resolve } from "node:path";
-import { defineCommand, NO_BUILD_OPTION, onEndingSignal, type Parsed, TEMPLATE_OPTION } from "../core/cli.mts";
+import { defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION } from "../core/options.mts";
 import { builtTemplateOf } from "../core/paths.mts";
+import { onEndingSignal } from "../core/processes.mts";
 import { RUNTIME_NAMES } from "../core/runtimes.mts";
 import { readEnvVars } from "../emulation/env-vars.mts";
 import { describeFidelity, FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";

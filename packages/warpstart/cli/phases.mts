@@ -25,21 +25,20 @@ import {
   phaseTable,
 } from "../bench/phase-analysis.mts";
 import { functionBuild } from "../builder/build.mts";
+import { errorMessage } from "../core/errors.mts";
 import {
   assertFunctionsOf,
   commaList,
   defineCommand,
-  errorMessage,
   FUNCTIONS_OPTIONS,
   NO_BUILD_OPTION,
-  onEndingSignal,
   type Parsed,
   TEMPLATE_OPTION,
-  timestamp,
   UsageError,
   VARIANTS_RULE,
-} from "../core/cli.mts";
-import { builtTemplateOf, PACKAGE_ROOT } from "../core/paths.mts";
+} from "../core/options.mts";
+import { builtTemplateOf, PACKAGE_ROOT, timestamp } from "../core/paths.mts";
+import { onEndingSignal } from "../core/processes.mts";
 import { createProgress } from "../core/progress.mts";
 import { readTemplate } from "../core/template.mts";
 import { functionEvent } from "../emulation/events.mts";

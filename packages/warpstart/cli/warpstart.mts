@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `warpstart <command> [options]`: every command of the project behind one program (cli/commands.mts).
-import { runCommand } from "../core/cli.mts";
+import { runCommand } from "../core/options.mts";
 import { COMMANDS } from "./commands.mts";
 
 /** The list of commands, each with its summary. */

@@ -70,3 +70,8 @@ export const samTemplateHere = () => ["template.yaml", "template.yml", "template
 /** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
 export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
 export const SETUP_HINT = `run \`bash ${join(PACKAGE_ROOT, "scripts/setup.sh")}\` (every warpstart command runs it for you)`;
+
+/** A run's start time as a folder name: 2026-11-22-23-45-01. */
+export function timestamp(date = new Date()): string {
+  return date.toISOString().replace(/[:T]/g, "-").slice(0, 19);
+}

@@ -134,3 +134,17 @@ export function privateDir(parent: string, name: string): string {
 
 /** A private folder of this user's in the system's temporary directory: <tmp>/<name>-<uid> (privateDir). */
 export const privateTempDir = (name: string, temporary = tmpdir()) => privateDir(temporary, `${name}-${process.getuid?.() ?? 0}`);
+
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Runs `cleanup` and exits `code` when the user or the system ends the command (Ctrl-C, SIGTERM,
+ * a closed terminal). Returns a function that removes the handlers.
+ */
+export function onEndingSignal(cleanup: () => Promise<unknown>, code = 130): () => void {
+  const end = () => void cleanup().finally(() => process.exit(code));
+  for (const signal of ENDING_SIGNALS) process.once(signal, end);
+  return () => {
+    for (const signal of ENDING_SIGNALS) process.off(signal, end);
+  };
+}

@@ -2,7 +2,7 @@
 // overrides in the forms `sam` takes them, from there or from a command line.
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { errorMessage } from "./cli.mts";
+import { errorMessage } from "./errors.mts";
 
 /** The two forms of an entry `sam` takes (Key=Value, ParameterKey=Key,ParameterValue=Value), a value quoted when it holds spaces; anything else is a bad entry. */
 const ENTRY = /ParameterKey=([^\s,=]+),ParameterValue=("(?:\\.|[^"\\])*"|\S*)|([^\s=]+)=("(?:\\.|[^"\\])*"|\S*)|(\S+)/g;

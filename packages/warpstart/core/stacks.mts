@@ -2,7 +2,7 @@
 // its functions' names, through CloudFormation, with errors that name the stack, its region and
 // what is missing.
 import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources } from "@aws-sdk/client-cloudformation";
-import { errorMessage } from "./cli.mts";
+import { errorMessage } from "./errors.mts";
 import { DEFAULT_RUNTIME } from "./runtimes.mts";
 
 /** " in <region>", the client's, for a message (empty when it has none: the call failed for that). */

@@ -4,7 +4,7 @@
 // init-error with the runtime's error, a handler that fails once INIT is done is invoke-error
 // (the event may be the doctor's fault, not the function's), and a rejected code cache is a
 // finding even where the build looked right.
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { ColdStartFailure, HEAVY_BUILTINS, traceColdStart } from "../lab/init-trace.mts";
 import type { Lab } from "../lab/lab.mts";
 import type { BuiltFunction } from "./artifact.mts";

@@ -12,7 +12,7 @@ import { BuildError } from "../builder/errors.mts";
 import { handlerSource, type PipelineSource, pipelineSource } from "../builder/handler.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { appDirOf, buildDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, managedRuntimeOf } from "../core/runtimes.mts";

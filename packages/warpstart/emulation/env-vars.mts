@@ -5,7 +5,7 @@
 // every command and build) and, over it, a command's --env-vars file.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../core/cli.mts";
+import { UsageError } from "../core/options.mts";
 import { seedDirOf } from "../core/paths.mts";
 import { ownLogicalId, type TemplateFunction } from "../core/template.mts";
 

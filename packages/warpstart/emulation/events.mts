@@ -12,7 +12,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, UsageError } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
+import { UsageError } from "../core/options.mts";
 import { STATE_DIR } from "../core/paths.mts";
 import { fixedName, NAMED_TYPES, PSEUDO_PARAMETERS, type TemplateEventSource, type TemplateFunction, type TemplateResource } from "../core/template.mts";
 import { filteredEvent, filterPatterns } from "./event-filters.mts";

@@ -2,7 +2,8 @@
 // function and AWS (emulation/local-aws/network.mts) and where a new environment's code comes from
 // (emulation/page-cache.mts). The commands that start a lab take the same two flags.
 
-import { errorMessage, type OptionSpec, UsageError } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
+import { type OptionSpec, UsageError } from "../core/options.mts";
 import { describeNetwork, LAMBDA_NETWORK, type NetworkModel, parseNetwork } from "../emulation/local-aws/network.mts";
 
 /**

@@ -6,7 +6,7 @@
 // Sources: SAM CLI (local_apigw_service.py) and the developer guide sample event-v2.json.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { closeServer, listenOnLoopback } from "../core/loopback.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import { ACCOUNT_ID, type LambdaService, TooManyRequests } from "./emulator/lambda-service.mts";

@@ -4,8 +4,9 @@
 
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
-import { errorMessage, onEndingSignal } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { appDirOf, builtTemplateOf, DEFAULT_TEMPLATE } from "../core/paths.mts";
+import { onEndingSignal } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";

@@ -2,7 +2,8 @@
 // parameter_overrides (as sam deploy reads them), and over them --parameter-overrides, in the
 // forms `sam` takes. Every such command declares the option through PARAMETER_OPTIONS.
 import { join } from "node:path";
-import { errorMessage, type OptionSpec, UsageError } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
+import { type OptionSpec, UsageError } from "../core/options.mts";
 import { appDirOf } from "../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../core/samconfig.mts";
 import { templateAsWritten } from "../core/template.mts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { builtByPipeline } from "../builder/handler.mts";
 import { PROFILES, profileForNode } from "../builder/profiles.mts";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
 import { installNodeFor, runtimeOrWhyNot } from "../core/runtimes.mts";

@@ -3,7 +3,7 @@
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
 import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
-import { errorMessage } from "../core/cli.mts";
+import { errorMessage } from "../core/errors.mts";
 import { parseInitStart, parseReport } from "../core/lambda-logs.mts";
 import { CACHE_REJECTED } from "../src/contract.mts";
 

@@ -3,7 +3,7 @@
 // SDK's waitUntilFunctionUpdatedV2 use), GetProvisionedConcurrencyConfig, each with a Qualifier
 // ($LATEST, the alias, version 1: LambdaService.target) where Lambda takes one. Errors carry x-amzn-ErrorType like the real service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { errorMessage } from "../../core/cli.mts";
+import { errorMessage } from "../../core/errors.mts";
 import { logTail } from "../../core/lambda-logs.mts";
 import { closeServer, listenOnLoopback } from "../../core/loopback.mts";
 import {

@@ -3,7 +3,7 @@
 // A function is its $LATEST and, with AutoPublishAlias, the version SAM publishes (1) and the
 // alias pointing to it, which holds the provisioned environments and which API events invoke.
 import { randomBytes, randomUUID } from "node:crypto";
-import { errorMessage } from "../../core/cli.mts";
+import { errorMessage } from "../../core/errors.mts";
 import type { AwsCall } from "../../core/init-services.mts";
 import { endLine, initReportLine, initStartLine, reportLine, startLine } from "../../core/lambda-logs.mts";
 import type { Runtime } from "../../core/runtimes.mts";

@@ -2,7 +2,7 @@
 // emulator's fixture functions, for the tests that end it the hard way. Prints one JSON line with
 // its endpoints once it serves; SIGUSR2 makes it die of an uncaught exception.
 import { join } from "node:path";
-import { onEndingSignal } from "../../core/cli.mts";
+import { onEndingSignal } from "../../core/processes.mts";
 import { startLab } from "../../lab/lab.mts";
 
 const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/template.yaml"), parameterOverrides: {} });

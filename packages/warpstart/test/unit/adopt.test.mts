@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parse } from "yaml";
 import { command } from "../../cli/adopt.mts";
-import { parseCommand } from "../../core/cli.mts";
+import { parseCommand } from "../../core/options.mts";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { CFN_TAGS } from "../../core/template.mts";
 

@@ -1,5 +1,5 @@
 // The two settings every lab command takes: the network and code loading, as a user writes them.
-import { UsageError } from "../../core/cli.mts";
+import { UsageError } from "../../core/options.mts";
 import { LAMBDA_NETWORK, LOOPBACK, parseNetwork } from "../../emulation/local-aws/network.mts";
 import { describeFidelity, fidelityFrom, LAMBDA_FIDELITY } from "../../lab/fidelity.mts";
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMANDS } from "../../cli/commands.mts";
-import { type Command, defineCommand, type OptionSpec, parseCommand, TEMPLATE_OPTION, UsageError, usageOf } from "../../core/cli.mts";
+import { type Command, defineCommand, type OptionSpec, parseCommand, TEMPLATE_OPTION, UsageError, usageOf } from "../../core/options.mts";
 
 /** Every command of `warpstart`, by the name a user types (loaded one by one: jest's module linker does not take them at once). */
 const commands: Record<string, Command> = {};

@@ -1,9 +1,8 @@
 // What every command of the project does the same way: its options declared once, as data (the
 // usage, the checks of a value, the combinations that are mistakes, and the parsing all come from
-// that declaration); bad flags exit 2 with the usage, other failures exit 1 with one line; a run's
-// output folder is named by its start time; a foreground command cleans up on Ctrl-C, SIGTERM or
-// a closed terminal (SIGHUP).
+// that declaration); bad flags exit 2 with the usage, other failures exit 1 with one line.
 import { parseArgs } from "node:util";
+import { errorMessage } from "./errors.mts";
 import { DEFAULT_TEMPLATE, samTemplateHere } from "./paths.mts";
 import { notFunctionsOf, type SamTemplate } from "./template.mts";
 
@@ -173,11 +172,6 @@ export function runCommand({ spec, run }: Command, args: string[]): void {
     );
 }
 
-/** The message of anything thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A whole number flag from `min` (undefined when absent); a UsageError otherwise. */
 export function wholeNumber(flag: string, raw: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
@@ -200,25 +194,6 @@ export function commaList(text: string): string[] {
 export function assertFunctionsOf(template: Pick<SamTemplate, "file" | "functions">, names: string[]): void {
   const message = notFunctionsOf(template, names);
   if (message) throw new UsageError(message);
-}
-
-/** A run's start time as a folder name: 2026-11-22-23-45-01. */
-export function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/[:T]/g, "-").slice(0, 19);
-}
-
-const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-/**
- * Runs `cleanup` and exits `code` when the user or the system ends the command (Ctrl-C, SIGTERM,
- * a closed terminal). Returns a function that removes the handlers.
- */
-export function onEndingSignal(cleanup: () => Promise<unknown>, code = 130): () => void {
-  const end = () => void cleanup().finally(() => process.exit(code));
-  for (const signal of ENDING_SIGNALS) process.once(signal, end);
-  return () => {
-    for (const signal of ENDING_SIGNALS) process.off(signal, end);
-  };
 }
 
 /** The options most commands share, declared once. */
