@@ -49,7 +49,7 @@ export function editTemplate(text: string, changes: TemplateChange[]): string {
     } catch (error) {
       if (!(error instanceof Unsupported)) throw error;
       const what = "remove" in edit ? "delete it" : `set it to ${JSON.stringify(edit.value)}`;
-      throw new TemplateEditError(`cannot edit ${edit.path.slice(1).join(".")} in place: ${error.message}; ${BY_HAND}: ${what}`);
+      throw new TemplateEditError(`cannot edit ${edit.path.slice(1).join(".")} in place: ${error.message}; ${BY_HAND}: ${what}`, { cause: error });
     }
   }
   checkEdited(edited, expected);
@@ -98,7 +98,7 @@ function checkEdited(edited: string, expected: TemplateJs) {
   try {
     actual = readYaml(edited);
   } catch (error) {
-    throw new TemplateEditError(`editing the template in place would break it (${(error as Error).message}); ${BY_HAND}`);
+    throw new TemplateEditError(`editing the template in place would break it (${(error as Error).message}); ${BY_HAND}`, { cause: error });
   }
   const where = firstDifference(plainJson(actual), expected, []);
   if (where)
@@ -471,7 +471,7 @@ function editJson(text: string, changes: TemplateChange[]): string {
   try {
     template = JSON.parse(text.replace(/^\uFEFF/, "")) as Partial<TemplateJs>;
   } catch (error) {
-    throw new TemplateEditError(`the template is not valid JSON: ${(error as Error).message}. Fix it, then run the doctor again`);
+    throw new TemplateEditError(`the template is not valid JSON: ${(error as Error).message}. Fix it, then run the doctor again`, { cause: error });
   }
   if (!isRecord(template.Resources)) throw new TemplateEditError("the template has no Resources section: it is not a SAM template");
   const eol = text.includes("\r\n") ? "\r\n" : "\n";

@@ -74,7 +74,7 @@ export function functionBuild(template: SamTemplate, logicalId: string, profileN
   try {
     return { template, fn, profileName: named, profile: profileNamed(named), deployedRuntime };
   } catch (error) {
-    throw new BuildError(`${logicalId}: ${(error as Error).message}`);
+    throw new BuildError(`${logicalId}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -207,8 +207,10 @@ async function esbuildStep<T>(fn: TemplateFunction, run: () => Promise<T>): Prom
     return await run();
   } catch (error) {
     const { errors } = error as { errors?: EsbuildMessage[] };
-    if (!errors?.length) throw new BuildError(`${fn.logicalId}: esbuild failed: ${(error as Error).message}`);
-    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message, fn.codeDir)}`).join("\n"));
+    if (!errors?.length) throw new BuildError(`${fn.logicalId}: esbuild failed: ${(error as Error).message}`, { cause: error });
+    throw new BuildError(errors.map((message) => `${fn.logicalId}: esbuild cannot bundle it: ${describeEsbuildError(message, fn.codeDir)}`).join("\n"), {
+      cause: error,
+    });
   }
 }
 

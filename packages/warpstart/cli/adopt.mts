@@ -116,7 +116,9 @@ function doctorReport(file: string): DoctorReport {
   try {
     report = JSON.parse(readFileSync(file, "utf8")) as Partial<DoctorReport>;
   } catch (error) {
-    throw new UsageError(`${file} is not JSON (${(error as Error).message}): --measured takes the report of npx warpstart doctor --json FILE`);
+    throw new UsageError(`${file} is not JSON (${(error as Error).message}): --measured takes the report of npx warpstart doctor --json FILE`, {
+      cause: error,
+    });
   }
   if (!Array.isArray(report.functions) || typeof report.template !== "string")
     throw new UsageError(`${file} is not a doctor's report: --measured takes the report of npx warpstart doctor --json FILE`);

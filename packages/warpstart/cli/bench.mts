@@ -83,7 +83,7 @@ function runtimesFrom(list: string | undefined): Runtime[] | undefined {
     runtimes = list === undefined ? undefined : parseRuntimes(list);
     runtimes?.forEach(ensureInstalled);
   } catch (error) {
-    throw new UsageError(`--runtimes: ${errorMessage(error)}`);
+    throw new UsageError(`--runtimes: ${errorMessage(error)}`, { cause: error });
   }
   if (runtimes?.length === 0) throw new UsageError("--runtimes needs at least one runtime");
   return runtimes;
@@ -115,7 +115,7 @@ function options(values: Values<typeof OPTIONS>) {
     try {
       profileNamed(profile);
     } catch (error) {
-      throw new UsageError(`--profiles: ${errorMessage(error)}`);
+      throw new UsageError(`--profiles: ${errorMessage(error)}`, { cause: error });
     }
   }
   return {

@@ -17,7 +17,7 @@ export const command = defineCommand(
     try {
       console.log(await buildResource(resolve(values.template), logicalId!, resolve(outdir!), sharedLocalAws));
     } catch (error) {
-      throw new Error(`build of ${logicalId} failed: ${errorMessage(error)}`);
+      throw new Error(`build of ${logicalId} failed: ${errorMessage(error)}`, { cause: error });
     }
     return 0;
   },

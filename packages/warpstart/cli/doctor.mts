@@ -55,7 +55,7 @@ function readOrExplain(file: string, overrides: Record<string, string>): SamTemp
   try {
     return readTemplate(file, overrides);
   } catch (error) {
-    throw new Error(errorMessage(error).split("\n")[0]);
+    throw new Error(errorMessage(error).split("\n")[0], { cause: error });
   }
 }
 
@@ -222,7 +222,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     try {
       ({ leftOut } = await buildApp(templateFile, overrides, only, say));
     } catch (error) {
-      throw new Error(`sam build of the app in ${app} failed, so there is nothing to examine: ${errorMessage(error)}`);
+      throw new Error(`sam build of the app in ${app} failed, so there is nothing to examine: ${errorMessage(error)}`, { cause: error });
     }
     for (const [name, why] of leftOut) {
       const fn = examined.find((candidate) => candidate.logicalId === name);

@@ -124,7 +124,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     try {
       profileNamed(values.profile);
     } catch (error) {
-      throw new UsageError(`--profile: ${errorMessage(error)}`);
+      throw new UsageError(`--profile: ${errorMessage(error)}`, { cause: error });
     }
   }
 

@@ -128,7 +128,7 @@ async function integrityOf(spec: string): Promise<string | null> {
       answer = JSON.parse((error as { stdout?: string }).stdout ?? "");
     } catch {}
     if (answer?.error?.code === "E404") return null;
-    throw new Error(`could not ask the npm registry for ${spec}: ${answer?.error?.summary ?? errorMessage(error)}`);
+    throw new Error(`could not ask the npm registry for ${spec}: ${answer?.error?.summary ?? errorMessage(error)}`, { cause: error });
   }
 }
 
@@ -193,6 +193,7 @@ Then deploy with:
   } catch (error) {
     throw new Error(
       `${errorMessage(error)}\nThe pins are written (${pinnedFiles(runtime).join(", ")}): once that is fixed, run bash scripts/setup.sh && sam build`,
+      { cause: error },
     );
   }
   console.log(`${runs}: pinned, installed and rebuilt (${change}).

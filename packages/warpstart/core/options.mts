@@ -108,7 +108,7 @@ export function parseCommand<O extends Record<string, OptionSpec>>(spec: Command
   try {
     parsed = parseArgs({ args, options, allowPositionals: spec.positionals !== undefined, strict: true }) as typeof parsed;
   } catch (error) {
-    throw new UsageError(errorMessage(error));
+    throw new UsageError(errorMessage(error), { cause: error });
   }
   // What the command line gave: a default is not given.
   const given = new Set(Object.keys(parsed.values).filter((name) => parsed.values[name] !== false)) as Set<OptionName<O>>;

@@ -32,7 +32,7 @@ function samconfigOf(file: string): Samconfig {
   try {
     return parseToml(readFileSync(file, "utf8")) as Samconfig;
   } catch (error) {
-    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`);
+    throw new Error(`${file} is not valid TOML: ${errorMessage(error)}`, { cause: error });
   }
 }
 

@@ -48,7 +48,7 @@ export async function describeStack(
         }
       }
     } catch (error) {
-      throw new Error(`cannot list the resources of the stack ${stack}${await inRegion(client)}: ${errorMessage(error)}`);
+      throw new Error(`cannot list the resources of the stack ${stack}${await inRegion(client)}: ${errorMessage(error)}`, { cause: error });
     }
   }
   return { runtime: outputs.Runtime ?? DEFAULT_RUNTIME, functions };

@@ -101,7 +101,7 @@ function handlerModule(fn: TemplateFunction): string {
   try {
     module = handlerParts(fn.handler).module;
   } catch (error) {
-    throw new ArtifactError((error as Error).message);
+    throw new ArtifactError((error as Error).message, { cause: error });
   }
   const file = [".js", ".mjs", ".cjs"].map((extension) => `${module}${extension}`).find((candidate) => existsSync(join(fn.codeDir, candidate)));
   if (!file) throw new ArtifactError(`its artifact holds no handler module ${module}.js, .mjs or .cjs`);
@@ -217,7 +217,7 @@ export async function readBuiltFunction(fn: TemplateFunction, source?: TemplateF
       ? graphOf(fromBuild, PACKAGE_ROOT, "build", process.cwd())
       : graphOf(await artifactMetafile(artifactDir, handlerFile), artifactDir, "doctor");
   } catch (error) {
-    throw new ArtifactError(`esbuild cannot follow its imports from ${handlerFile}: ${(error as Error).message.split("\n")[0]}`);
+    throw new ArtifactError(`esbuild cannot follow its imports from ${handlerFile}: ${(error as Error).message.split("\n")[0]}`, { cause: error });
   }
   const shownFrom = fromBuild ? process.cwd() : artifactDir;
   return {

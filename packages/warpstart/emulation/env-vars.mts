@@ -26,7 +26,7 @@ function readFile(file: string, from: string): EnvVars {
   try {
     values = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new UsageError(`${from} ${file} is not JSON (${(error as Error).message}): write ${FORMAT}`);
+    throw new UsageError(`${from} ${file} is not JSON (${(error as Error).message}): write ${FORMAT}`, { cause: error });
   }
   const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === "object" && !Array.isArray(value);
   if (!isObject(values)) throw new UsageError(`${from} ${file} is not ${FORMAT}`);

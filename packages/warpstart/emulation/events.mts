@@ -461,12 +461,12 @@ export function eventFile(file: string, what: string): unknown {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new UsageError(`${what} ${file}: ${errorMessage(error)}`);
+    throw new UsageError(`${what} ${file}: ${errorMessage(error)}`, { cause: error });
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} ${file} is not JSON: ${errorMessage(error)}`);
+    throw new UsageError(`${what} ${file} is not JSON: ${errorMessage(error)}`, { cause: error });
   }
 }
 

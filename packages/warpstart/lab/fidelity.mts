@@ -41,7 +41,7 @@ export function fidelityFrom(values: { network?: string; "code-loading"?: string
     try {
       network = parseNetwork(values.network);
     } catch (error) {
-      throw new UsageError(`--network: ${errorMessage(error)}`);
+      throw new UsageError(`--network: ${errorMessage(error)}`, { cause: error });
     }
   }
   // Checked against FIDELITY_OPTIONS' oneOf by the parser.

@@ -40,7 +40,7 @@ export function parameterOverridesFrom(
   try {
     flag = parseParameterOverrides(given, (entry) => `"${entry}" is neither Name=Value nor ParameterKey=Name,ParameterValue=Value`);
   } catch (error) {
-    throw new UsageError(`--parameter-overrides: ${errorMessage(error)}`);
+    throw new UsageError(`--parameter-overrides: ${errorMessage(error)}`, { cause: error });
   }
   if (given.length) {
     const declared = Object.keys(templateAsWritten(templateFile).Parameters ?? {});

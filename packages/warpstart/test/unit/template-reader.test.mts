@@ -303,6 +303,8 @@ describe("samconfigParameterOverrides", () => {
   it("says what is wrong with a file it cannot use", () => {
     const broken = write("samconfig.toml", "version = [\n");
     expect(() => samconfigParameterOverrides(broken)).toThrow(`${broken} is not valid TOML`);
+    // The parser's own error stays on it, for whoever needs more than the line.
+    expect(() => samconfigParameterOverrides(broken)).toThrow(expect.objectContaining({ cause: expect.any(Error) }));
     const pair = write("samconfig2.toml", 'version = 0.1\n[default.deploy.parameters]\nparameter_overrides = "Stage"\n');
     expect(() => samconfigParameterOverrides(pair)).toThrow(`${pair}: parameter_overrides entry "Stage" is not Name=Value`);
   });
