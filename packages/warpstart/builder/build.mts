@@ -22,6 +22,7 @@ import { envVarsFileOf } from "../emulation/env-vars.mts";
 import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
+import { appPatches, appPatchFiles } from "./app-patches.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import { buildFailure, type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
 import { installDependencies } from "./dependencies.mts";
@@ -256,7 +257,10 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
           deployedRuntime: fnBuild.deployedRuntime(),
           layerPackages: layerPackages(fn.layers),
           // What a Warp build's INIT reads: the function's sample event, the app's values for its environment.
-          alsoReads: profile.codeCache ? [sampleEventOf(template.file, fn.logicalId), envVarsFileOf(template.file)] : [],
+          alsoReads: [
+            ...appPatchFiles(fn.codeDir, appDirOf(template.file)),
+            ...(profile.codeCache ? [sampleEventOf(template.file, fn.logicalId), envVarsFileOf(template.file)] : []),
+          ],
         }
       : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes" | "fellBack">>(recipe, outdir);
@@ -373,6 +377,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
     plugins: [
+      ...appPatches(appPatchFiles(fn.codeDir, appDirOf(template.file)), appDirOf(template.file)),
       ...plugins,
       ...(outsideProject ? [sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : []),
       ...(fn.layers.length ? [leftToLayers(leftForLayers)] : []),

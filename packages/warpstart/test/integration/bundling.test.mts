@@ -19,7 +19,7 @@ const FILES: Record<string, string> = {
 Globals:
   Function: { Runtime: nodejs22.x, CodeUri: ., Architectures: [arm64] }
 Resources:
-${["Legacy", "Aliases", "Native", "NeedsNewerCore"]
+${["Legacy", "Aliases", "Native", "NeedsNewerCore", "Patched", "PatchedBefore", "PatchStale"]
   .map(
     (name) =>
       `  ${name}:\n    Type: AWS::Serverless::Function\n    Metadata: { BuildMethod: makefile }\n    Properties: { Handler: src/${name.toLowerCase()}.handler }`,
@@ -85,7 +85,31 @@ exports.handler = async () => format(lib.greet(typeof STSClient));`,
   }),
   "node_modules/needs-newer-core/index.js": `export { HttpRequest } from "@smithy/core/protocols";`,
   "src/needsnewercore.mts": `import { HttpRequest } from "needs-newer-core";\nexport const handler = async () => typeof HttpRequest;`,
+  // The app's own patches, as patch-package writes them: one to a package as installed, one that
+  // patch-package's postinstall applied already, one made for another version than the installed.
+  "node_modules/greeter/package.json": JSON.stringify({ name: "greeter", version: "1.0.0", main: "index.js" }),
+  "node_modules/greeter/index.js": "module.exports = (name) => 'hello, ' + name;\n",
+  "patches/greeter+1.0.0.patch": patchOf(
+    "greeter",
+    "module.exports = (name) => 'hello, ' + name;",
+    "module.exports = (name) => 'hello, ' + name + ', as the app patch says';",
+  ),
+  "src/patched.mts": `import greet from "greeter";\nexport const handler = async () => greet("Lambda");`,
+  "node_modules/greeted/package.json": JSON.stringify({ name: "greeted", version: "1.0.0", main: "index.js" }),
+  "node_modules/greeted/index.js": "module.exports = 'patched by postinstall';\n",
+  "patches/greeted+1.0.0.patch": patchOf("greeted", "module.exports = 'as installed';", "module.exports = 'patched by postinstall';"),
+  "src/patchedbefore.mts": `import greeting from "greeted";\nexport const handler = async () => greeting;`,
+  "node_modules/stale/package.json": JSON.stringify({ name: "stale", version: "2.0.0", main: "index.js" }),
+  "node_modules/stale/index.js": "module.exports = 'version 2';\n",
+  "patches/stale+1.0.0.patch": patchOf("stale", "module.exports = 'version 1';", "module.exports = 'version 1, patched';"),
+  "src/patchstale.mts": `import stale from "stale";\nexport const handler = async () => stale;`,
 };
+
+/** A patch-package patch of a package's index.js, one line changed. */
+function patchOf(pkg: string, before: string, after: string): string {
+  const file = `node_modules/${pkg}/index.js`;
+  return `diff --git a/${file} b/${file}\nindex 1111111..2222222 100644\n--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${before}\n+${after}\n`;
+}
 
 let app: string;
 beforeAll(() => {
@@ -120,6 +144,17 @@ it.each(["Raw", "Bundled", "Optimized"])("bundles a CommonJS library into an ES 
   const { outfile } = await build("Legacy", profile);
   // In a bundle the library's __dirname and __filename are the bundle's own, as SAM users' banners make them.
   expect(await answer(outfile)).toEqual({ greeting: "hello, Lambda", dir: "src", file: "legacy.mjs", pretty: null });
+});
+
+it.each(["Bundled", "Warp"])("bundles a package as the app's own patch-package patch changes it, patch-package run or not (%s)", async (profile) => {
+  expect(await answer((await build("Patched", profile)).outfile)).toBe("hello, Lambda, as the app patch says");
+  expect(await answer((await build("PatchedBefore", profile)).outfile)).toBe("patched by postinstall");
+});
+
+it("stops the build where the app's patch does not fit the package installed, naming the patch", async () => {
+  await expect(build("PatchStale", "Bundled")).rejects.toThrow(
+    "PatchStale: esbuild cannot bundle it: src/patchstale.mts:1: patches/stale+1.0.0.patch does not apply to node_modules/stale/index.js as installed: make it again for the installed version (npx patch-package stale)",
+  );
 });
 
 it("builds a CommonJS handler as an ES module that exports the handler by its name, as the runtime looks it up", async () => {
