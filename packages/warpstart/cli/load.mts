@@ -6,12 +6,12 @@
 // DIR/summary.json (and Artillery's own report per run).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
-import { builtTemplateOf, PACKAGE_ROOT, timestamp } from "../core/paths.mts";
+import { appDirOf, builtTemplateOf, PACKAGE_ROOT, timestamp } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
@@ -97,13 +97,17 @@ export function routeScenarios(template: string): Scenario[] {
   );
 }
 
+/** The Artillery script a load runs: the app's own load_test/config.yaml beside its template, else the package's. */
+export const scenarioFileOf = (template: string) =>
+  [join(appDirOf(template), "load_test/config.yaml"), join(LOAD_DIR, "config.yaml")].find((file) => existsSync(file))!;
+
 /**
- * config.yaml with a scenario per GET route of `template`, its phases scaled to last `seconds` in
+ * The app's config.yaml (scenarioFileOf) with a scenario per GET route of `template`, its phases scaled to last `seconds` in
  * all, keeping their proportions, and its p99 threshold replaced by `maxP99` (milliseconds) or
  * dropped ("off"); the no-failed-request condition always stays.
  */
 export function scaledConfig(template: string, seconds: number, maxP99?: number | "off"): ArtilleryScript {
-  const config = parse(readFileSync(join(LOAD_DIR, "config.yaml"), "utf8")) as ArtilleryScript;
+  const config = parse(readFileSync(scenarioFileOf(template), "utf8")) as ArtilleryScript;
   config.scenarios = routeScenarios(template);
   if (config.scenarios.length === 0) throw new UsageError(`${template} has no function with an HttpApi GET route to load`);
   const { phases } = config.config;
@@ -246,6 +250,7 @@ async function main(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   mkdirSync(opts.out, { recursive: true });
   const template = resolve(opts.template);
   const config = scaledConfig(template, opts.duration, opts.maxP99);
+  console.error(`== scenario: ${relative(process.cwd(), scenarioFileOf(template))}, one flow per GET route, phases scaled to ${opts.duration} s`);
   // A stack without an API says so before anything is installed.
   const deployed = opts.stack ? await stackApiUrl(opts.stack, opts.region) : null;
   ensureArtillery();

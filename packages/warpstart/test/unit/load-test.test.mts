@@ -3,13 +3,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, summarize, table } from "../../cli/load.mts";
+import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, scenarioFileOf, summarize, table } from "../../cli/load.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
-import { DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
+import { DEMO_ROOT, DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
 import { DEMO_FUNCTIONS } from "../support/demo-functions.mts";
 import { loadScenarioChecks } from "../support/template-checks.mts";
+
+it("runs the app's own load_test/config.yaml beside its template (the demo's), else the package's", () => {
+  expect(scenarioFileOf(DEMO_TEMPLATE)).toBe(join(DEMO_ROOT, "load_test/config.yaml"));
+  expect(scenarioFileOf(EXAMPLES_TEMPLATE)).toBe(join(PACKAGE_ROOT, "load_test/config.yaml"));
+});
 
 describe("load_test/config.yaml", () => {
   const config = parse(readFileSync(join(PACKAGE_ROOT, "load_test/config.yaml"), "utf8"));
