@@ -457,6 +457,11 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     notes = [
       ...notes,
       `${[...leftForLayers].sort().join(", ")}: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle${profile.codeCache ? " and its code cache" : ""})`,
+      ...(leftForLayers.has("aws-sdk")
+        ? [
+            "aws-sdk is the SDK v2, which no runtime from nodejs18.x carries: unless a layer ships it, INIT fails with Cannot find module 'aws-sdk', on Lambda as in the lab (npm install aws-sdk, or move to the v3 clients, @aws-sdk/client-*)",
+          ]
+        : []),
     ];
   return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles, fnBuild.deployedRuntime()) };
 }

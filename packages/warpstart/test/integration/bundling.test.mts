@@ -37,6 +37,10 @@ ${["Legacy", "Aliases", "Native", "NeedsNewerCore", "Patched", "PatchedBefore", 
     Type: AWS::Serverless::Function
     Metadata: { BuildMethod: makefile }
     Properties: { Handler: src/layered.handler, Layers: [!Ref Deps] }
+  LayeredV2: # the SDK v2, which its layer does not ship
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile }
+    Properties: { Handler: src/layered-v2.handler, Layers: [!Ref Deps] }
   LayeredWarp:
     Type: AWS::Serverless::Function
     Metadata: { BuildMethod: makefile }
@@ -66,6 +70,7 @@ export const handler = async () => [viaPaths, viaImports];`,
 const core = require("fx-core");
 exports.handler = async () => format(core);`,
   // Its own package and an SDK client beside its layer's package: Warp's chunk holds the first two, the layer serves the other.
+  "src/layered-v2.cjs": `const AWS = require("aws-sdk");\nexports.handler = async () => typeof AWS.S3;`,
   "src/layered-warp.cjs": `const lib = require("legacy-lib");
 const { STSClient } = require("@aws-sdk/client-sts");
 const format = require("fx-format");
@@ -174,6 +179,13 @@ it("leaves what the function's own layer provides to it at run time, and what th
   expect(bundle).toContain('require("fx-core")');
   expect(notes).toEqual([
     "fx-core: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle)",
+  ]);
+});
+
+it("says that the SDK v2 it leaves to its layers is in no runtime it may run on", async () => {
+  expect((await build("LayeredV2", "Optimized")).notes).toEqual([
+    "aws-sdk: not among its own packages, so left to its layers at run time, as Lambda's module path finds them there (outside the bundle)",
+    "aws-sdk is the SDK v2, which no runtime from nodejs18.x carries: unless a layer ships it, INIT fails with Cannot find module 'aws-sdk', on Lambda as in the lab (npm install aws-sdk, or move to the v3 clients, @aws-sdk/client-*)",
   ]);
 });
 
