@@ -187,9 +187,9 @@ export function nodeArch(architecture: string): "arm64" | "x64" {
 /** What runs Lambda's arm64 Node on an x86-64 machine: qemu-aarch64 and the arm64 C libraries (its -L root), from scripts/setup.sh. */
 const ARM64_EMULATION = { qemu: join(PACKAGE_ROOT, "tools/arm64/qemu-aarch64-static"), root: join(PACKAGE_ROOT, "tools/arm64/sysroot") };
 
-/** Installs the arm64 part (scripts/setup.sh) when one of `paths`, binaries it installs (a custom runtime's for its layer), is missing. */
+/** Installs the custom runtimes' arm64 binaries (scripts/setup.sh's runtimes-arm64) when one of `paths`, a runtime's binary for its layer, is missing. */
 export function installArm64Tools(paths: string[]): void {
-  if (paths.some((path) => !existsSync(path))) installPart("arm64");
+  if (paths.some((path) => !existsSync(path))) installPart("runtimes-arm64");
 }
 
 /**

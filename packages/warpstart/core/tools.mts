@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "./paths.mts";
 
 /** The parts of scripts/setup.sh a run may add to the default ones. */
-export type OnDemandPart = "arm64" | `node${18 | 20 | 24}` | `node${18 | 20 | 24}-arm64` | "runtimes" | "hyperfine" | "artillery";
+export type OnDemandPart = "arm64" | `node${18 | 20 | 24}` | `node${18 | 20 | 24}-arm64` | "runtimes" | "runtimes-arm64" | "hyperfine" | "artillery";
 
 /** Runs scripts/setup.sh for `part` (a no-op once it is installed); throws if it fails. */
 export function installPart(part: OnDemandPart): void {

@@ -9,8 +9,8 @@
 #   base       Node 22 and npm 10 (tools/node22), the Python venv (.venv: SAM CLI, moto, gunicorn), the
 #              npm dependencies built for Node 22 (node_modules, published/, emulation/runtime/)
 #   arm64      what runs Lambda's arm64 on this machine: qemu-aarch64 with the arm64 C libraries (tools/arm64)
-#              on an x86-64 one, Lambda's arm64 Node 22 (tools/node22-arm64: Warp's arm64 code cache), and
-#              the Deno and Bun of the custom runtimes' layers (tools/lambda-arm64)
+#              on an x86-64 one, and Lambda's arm64 Node 22 (tools/node22-arm64: Warp's arm64 code cache)
+#   runtimes-arm64  the Linux arm64 Deno and Bun of the custom runtimes' layers (tools/lambda-arm64), and qemu
 #   nodeN      Node N for this machine (tools/nodeN: N is 18, 20 or 24), what the lab runs nodejsN.x with
 #   nodeN-arm64  Lambda's arm64 Node N (tools/nodeN-arm64, N is 18, 20 or 24) and qemu: Warp's arm64 code
 #              cache of nodejsN.x functions
@@ -40,8 +40,8 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(base arm64)
 wanted() { local part; for part in "${parts[@]}"; do [ "$part" = "$1" ] || [ "$part" = all ] && return 0; done; return 1; }
 for part in "${parts[@]}"; do
-  case "$part" in base | arm64 | node18 | node20 | node24 | node18-arm64 | node20-arm64 | node24-arm64 | sdk-oldest | runtimes | hyperfine | artillery | all) ;;
-    *) die "unknown part \"$part\": the parts are base, arm64, node18, node20, node24, node18-arm64, node20-arm64, node24-arm64, sdk-oldest, runtimes, hyperfine, artillery and all" ;; esac
+  case "$part" in base | arm64 | node18 | node20 | node24 | node18-arm64 | node20-arm64 | node24-arm64 | sdk-oldest | runtimes | runtimes-arm64 | hyperfine | artillery | all) ;;
+    *) die "unknown part \"$part\": the parts are base, arm64, node18, node20, node24, node18-arm64, node20-arm64, node24-arm64, sdk-oldest, runtimes, runtimes-arm64, hyperfine, artillery and all" ;; esac
 done
 
 # Re-run a step only when the files it installs from changed (or it never finished).
@@ -189,6 +189,10 @@ arm64_emulation() {
 version_in() { sed -n 's/.*"node\(-linux-arm64\)\{0,1\}": "\(.*\)".*/\2/p' "$1/package.json"; }
 if wanted arm64; then
   arm64_tree tools/node22-arm64 "Lambda's arm64 Node $(version_in tools/node22-arm64) (Warp's arm64 code cache)"
+  arm64_emulation
+fi
+# Only a custom runtime's layer ships them: an app of Node functions never downloads them.
+if wanted runtimes-arm64; then
   arm64_tree tools/lambda-arm64 "Linux arm64 Deno and Bun (the custom runtimes' layers)"
   arm64_emulation
 fi
