@@ -7,15 +7,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { notInstalled, packageRootOf } from "../builder/dependencies.mts";
-import { handlerParts, handlerSource, pipelineSource } from "../builder/handler.mts";
+import { handlerParts, handlerSource, pipelineSource, sourceFormat } from "../builder/handler.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
-import { installedVersion } from "../builder/sdk.mts";
-import { publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
+import { installedVersion, publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
 import { errorMessage } from "../core/errors.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
-import { sourceFormat } from "../doctor/artifact.mts";
 import { deprecationOf, LIFECYCLE_SOURCE, whyNotExamined } from "../doctor/lambda-runtimes.mts";
 import type { TemplateChange } from "./template-edit.mts";
 

@@ -35,7 +35,6 @@ import {
   type ChunkLibraries,
   chunkEntry,
   chunkLibraries,
-  installedVersion,
   packageOf,
   replaceFiles,
   runtimeServing,
@@ -49,7 +48,7 @@ import {
   sdkServing,
   serviceHosts,
 } from "./sdk.mts";
-import { patchedTree, publishedTree, type SdkTree, WARPSTART_TREE } from "./sdk-tree.mts";
+import { installedVersion, patchedTree, publishedTree, type SdkTree, WARPSTART_TREE } from "./sdk-tree.mts";
 import { warmStartupCache } from "./startup-caches.mts";
 
 /** One function of a template, to be built with a profile (its own, or one asked for). */

@@ -189,3 +189,9 @@ function makeTree(trees: string, dir: string, nodeModules: string, closure: stri
     if (existsSync(kept) && Date.now() - statSync(kept).mtimeMs > UNUSED_FOR) removeTree(join(trees, other));
   }
 }
+
+/** The version of an installed package in a tree, or null when it is not installed there. */
+export function installedVersion(tree: string, pkg: string): string | null {
+  const manifest = join(tree, "node_modules", pkg, "package.json");
+  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version : null;
+}

@@ -13,6 +13,7 @@ import { PACKAGE_ROOT } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES } from "../core/runtimes.mts";
 import { runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import type { ServiceHost } from "../src/contract.mts";
+import { installedVersion } from "./sdk-tree.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
 export const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
@@ -24,12 +25,6 @@ export type SdkImports = Map<string, Set<string> | "*">;
 
 /** The package a specifier belongs to: @aws-sdk/client-ssm/dist-es/x -> @aws-sdk/client-ssm. */
 export const packageOf = (specifier: string) => specifier.split("/").slice(0, 2).join("/");
-
-/** The version of an installed package in a tree, or null when it is not installed there. */
-export function installedVersion(tree: string, pkg: string): string | null {
-  const manifest = join(tree, "node_modules", pkg, "package.json");
-  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version : null;
-}
 
 await initLexer;
 

@@ -6,10 +6,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build, type Metafile, type Plugin } from "esbuild";
-import ts from "typescript";
-import { handlerParts } from "../builder/handler.mts";
-import { foldersUp, PACKAGE_ROOT } from "../core/paths.mts";
-import { managedRuntimeOf } from "../core/runtimes.mts";
+import { handlerParts, moduleFormat } from "../builder/handler.mts";
+import { PACKAGE_ROOT } from "../core/paths.mts";
 import type { TemplateFunction } from "../core/template.mts";
 import type { BundleSize } from "./findings.mts";
 
@@ -106,55 +104,6 @@ function handlerModule(fn: TemplateFunction): string {
   const file = [".js", ".mjs", ".cjs"].map((extension) => `${module}${extension}`).find((candidate) => existsSync(join(fn.codeDir, candidate)));
   if (!file) throw new ArtifactError(`its artifact holds no handler module ${module}.js, .mjs or .cjs`);
   return file;
-}
-
-/**
- * Whether a function's runtime loads a `.js` of module syntax outside a "type": "module" package as
- * an ES module: Node 20.19+ and 22.7+ detect the syntax unless told not to; nodejs22.x's bootstrap
- * tells it (core/runtimes.mts) unless NODE_OPTIONS turns detection back on, as AWS documents (it
- * turns detection off on Node 22 only); nodejs18.x and older require() a `.js`, which no flag of
- * theirs lets load module syntax.
- */
-function detectsModuleSyntax(fn: TemplateFunction): boolean {
-  const runtime = managedRuntimeOf(fn.runtime);
-  if (!runtime || runtime.nodeMajor < 20) return false;
-  const turnedOff = runtime.nodeFlags(fn.memoryMb).includes("--no-experimental-detect-module");
-  return !turnedOff || /(^|\s)--experimental-detect-module\b/.test(String(fn.environment.NODE_OPTIONS ?? ""));
-}
-
-/** Whether a script has ES module syntax (import, export, import.meta), as Node's detection reads it. */
-const hasModuleSyntax = (file: string) =>
-  ts.isExternalModule(ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
-
-/** The "type" of the package.json nearest a file of the artifact (undefined: none says one). */
-function packageTypeOf(artifactDir: string, file: string): string | undefined {
-  const manifest = foldersUp(dirname(join(artifactDir, file)), artifactDir)
-    .map((dir) => join(dir, "package.json"))
-    .find((path) => existsSync(path));
-  return manifest ? (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type : undefined;
-}
-
-/**
- * How the function's runtime loads its handler: .mjs/.cjs say it; a .js follows the nearest
- * package.json's "type", and without one is an ES module only where the runtime detects its syntax.
- */
-function moduleFormat(artifactDir: string, file: string, fn: TemplateFunction): "esm" | "cjs" {
-  if (file.endsWith(".mjs")) return "esm";
-  if (file.endsWith(".cjs")) return "cjs";
-  const type = packageTypeOf(artifactDir, file);
-  if (type === "module") return "esm";
-  if (type === "commonjs") return "cjs";
-  return detectsModuleSyntax(fn) && hasModuleSyntax(join(artifactDir, file)) ? "esm" : "cjs";
-}
-
-/**
- * The module format the pipeline builds a SAM-built function's source in, as adopt writes it:
- * SAM esbuild's Format (cjs by default, as SAM has it), else the source as the runtime reads it
- * (CommonJS keeps what strict ES modules refuse: a sloppy-mode global, __filename).
- */
-export function sourceFormat(fn: TemplateFunction, sourceFile: string): "esm" | "cjs" {
-  if (fn.buildMethod === "esbuild") return fn.buildProperties.Format === "esm" ? "esm" : "cjs";
-  return moduleFormat(fn.codeDir, relative(fn.codeDir, sourceFile), fn);
 }
 
 /** This project's build writes esbuild's metafile beside the artifact (builder/build.mts), paths relative to the project; null when it did not build this artifact. */

@@ -9,7 +9,7 @@ import { buildFunction, functionBuild } from "../builder/build.mts";
 import { buildFailure } from "../builder/code-cache.mts";
 import { notInstalled, npmInstall, packageRootOf } from "../builder/dependencies.mts";
 import { BuildError } from "../builder/errors.mts";
-import { handlerSource, type PipelineSource, pipelineSource } from "../builder/handler.mts";
+import { handlerSource, type PipelineSource, pipelineSource, sourceFormat } from "../builder/handler.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
@@ -20,7 +20,6 @@ import { NESTED_SEPARATOR, readTemplate, type TemplateFunction } from "../core/t
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import { relocatedTemplate, templateOfCopies, writeScratchTemplate } from "./app-build.mts";
-import { sourceFormat } from "./artifact.mts";
 import type { Examined } from "./checks.mts";
 import type { ComparedProfile, ProfileResult } from "./findings.mts";
 import { STAND_IN_RUNTIME, whyStandIn } from "./lambda-runtimes.mts";
