@@ -298,6 +298,13 @@ function withAuthorizer(request: Event, source: TemplateEventSource): Event {
 
 /** What of a made event is a placeholder, in words eventNote quotes (null: nothing). */
 function placeholderOf(source: TemplateEventSource): string | null {
+  const sample = SAMPLE_MESSAGES[source.type];
+  if (sample) {
+    const [what, text] = sample;
+    return filterPatterns(source.properties).length > 0
+      ? `its ${what} is SAM CLI's sample, changed as little as its FilterCriteria takes`
+      : `its ${what} is SAM CLI's sample, ${text}`;
+  }
   const authorizer = authorizerOf(source);
   // A request with a body (not a GET) carries the generator's sample body.
   const body = (source.type === "Api" || source.type === "HttpApi") && routeOf(source).method !== "GET" ? "its body is SAM CLI's sample request body" : null;
@@ -321,6 +328,13 @@ function placeholderOf(source: TemplateEventSource): string | null {
   }
   return null;
 }
+
+/** What of a queue's, topic's or stream's generated event is the generator's sample text, not the app's message. */
+const SAMPLE_MESSAGES: Record<string, [string, string]> = {
+  SQS: ["message body", '"Hello from SQS!"'],
+  SNS: ["message", '"example message"'],
+  Kinesis: ["record's data", 'base64 of "Hello, this is a test 123."'],
+};
 
 /** The events made here, not by the generator: what it has no event for, as AWS documents it. */
 const MADE: Record<string, (source: TemplateEventSource) => Event> = {

@@ -95,6 +95,15 @@ describe("the generate-event arguments for a function's first event source", () 
   });
 });
 
+it.each([
+  ["OnOrder", `its message body is SAM CLI's sample, "Hello from SQS!"`],
+  ["OnNotice", `its message is SAM CLI's sample, "example message"`],
+  ["OnClick", `its record's data is SAM CLI's sample, base64 of "Hello, this is a test 123."`],
+  ["OnRefund", "its message body is SAM CLI's sample, changed as little as its FilterCriteria takes"],
+])("%s, a queue's, topic's or stream's, is said to get SAM CLI's sample message", (logicalId, line) => {
+  expect(eventNote(fn(logicalId))).toBe(`${line}: ${giveOne(logicalId)}`);
+});
+
 it("a request with a body (not a GET) is said to carry SAM CLI's sample body", () => {
   expect(eventNote(fn("PostOrder"))).toBe(`its body is SAM CLI's sample request body: ${giveOne("PostOrder")}`);
   expect(eventNote(fn("GetOrder"))).toBeNull();
