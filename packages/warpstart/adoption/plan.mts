@@ -56,6 +56,18 @@ function sdkFromRuntime(source: string, manifest: Manifest): string[] {
   return [...imported].filter((pkg) => !(pkg in listed)).sort();
 }
 
+/** Whether a runtime carries the SDK v2 (aws-sdk): Lambda's Node.js runtimes before nodejs18.x. */
+const carriesSdkV2 = (runtime: string | undefined) => Number(/^nodejs(\d+)/.exec(runtime ?? "")?.[1] ?? 99) < 18;
+
+/** Whether the handler's own file requires the SDK v2 (aws-sdk) that its package.json does not list. */
+function requiresSdkV2(source: string, manifest: Manifest): boolean {
+  const code = readFileSync(source, "utf8");
+  return (
+    /(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']aws-sdk(?:\/[^"']*)?["']/.test(code) &&
+    !("aws-sdk" in { ...manifest.dependencies, ...manifest.devDependencies })
+  );
+}
+
 /** The package's rule as the app installed it: node_modules/warpstart/warpstart.mk in the app's folder or above. */
 export function installedRule(appDir: string): string {
   const rule = foldersUp(appDir)
@@ -185,6 +197,11 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   const manifest = manifestFile ? (JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest) : {};
   const format = sourceFormat(fn, file);
   const moved = runtimeFor(fn, runtimeChoice, file);
+  // Off a runtime that carried the SDK v2, code that requires it without installing it fails INIT: never adopted so.
+  if (moved.runtime.lambdaRuntime !== fn.runtime && carriesSdkV2(fn.runtime) && requiresSdkV2(file, manifest))
+    return skip(
+      `it requires aws-sdk (the SDK v2), which ${fn.runtime} carries and no runtime the pipeline builds for does, so the move would fail its INIT: npm install aws-sdk in its package (or move to the v3 clients, @aws-sdk/client-*), then adopt it`,
+    );
   // What the build will say of the profile on this runtime (Warp without its cache on Node 18), said before it is written.
   const forNode = profileForNode(profileNamed(profile), moved.runtime.nodeMajor).note;
   const notes: string[] = [...moved.notes, ...(forNode ? [forNode] : [])];
