@@ -1,6 +1,7 @@
 // A function's npm dependencies, installed where its build reads them. SAM's npm builder installs
 // them on every `sam build` (in its build folder); the makefile builder leaves that to the Makefile,
 // so the pipeline does it when the function's package has dependencies and no node_modules.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +48,9 @@ export async function npmInstall(dir: string, named: string, lock?: string): Pro
   }
 }
 
+/** Whether this machine has util-linux's flock on PATH (macOS has none: there two builds of one package may install it twice). */
+const hasFlock = () => spawnSync("flock", ["--version"], { stdio: "ignore" }).status === 0;
+
 /**
  * Installs a function's dependencies in its own package folder when they are not there: what SAM's
  * npm builder did before the function moved to the pipeline (and what `sam build --build-in-source`
@@ -56,7 +60,7 @@ export async function installDependencies(codeDir: string, appDir: string): Prom
   const root = packageRootOf(codeDir, appDir);
   if (root === null || !notInstalled(root)) return null;
   const named = relative(appDir, root) || ".";
-  const lock = existsSync("/usr/bin/flock") ? join(tmpdir(), `warpstart-npm-${createHash("sha256").update(root).digest("hex").slice(0, 16)}.lock`) : undefined;
+  const lock = hasFlock() ? join(tmpdir(), `warpstart-npm-${createHash("sha256").update(root).digest("hex").slice(0, 16)}.lock`) : undefined;
   const installed = await npmInstall(root, named, lock);
   return installed ? `installed ${named}/node_modules (npm ${NPM_INSTALL.slice(0, 2).join(" ")}), as SAM's npm builder did` : null;
 }
