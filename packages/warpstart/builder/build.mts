@@ -364,6 +364,9 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const outsideProject = relative(PACKAGE_ROOT, source).startsWith("..");
   // What the runtime carries and its stand-in lacks yet is installed on first use, as the lab does, said on stderr (a build's output is its result).
   const installFromRuntime = (pkg: string) => installRuntimeSdk(runtime, [pkg], (line) => console.error(`${fn.logicalId}: ${line}`));
+  // Read once: every esbuild call of this build (scan, chunk, handler) loads the files they patch as patched.
+  const appDir = appDirOf(template.file);
+  const patches = appPatches(appPatchFiles(fn.codeDir, appDir), appDir);
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
     ...profile.esbuild,
     // A layer's file imported by its absolute path is Lambda's to load from /opt, as the function's owner wrote it.
@@ -376,7 +379,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
     plugins: [
-      ...appPatches(appPatchFiles(fn.codeDir, appDirOf(template.file)), appDirOf(template.file)),
+      ...patches,
       ...plugins,
       ...(outsideProject ? [sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : []),
       ...(fn.layers.length ? [leftToLayers(leftForLayers)] : []),
