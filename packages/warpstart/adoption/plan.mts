@@ -49,24 +49,21 @@ function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
 type Manifest = { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 
 /** The @aws-sdk packages the handler's own file imports that its package.json does not list: the runtime gave them. */
-function sdkFromRuntime(source: string, manifest: Manifest): string[] {
-  const code = readFileSync(source, "utf8");
-  const imported = new Set([...code.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](@aws-sdk\/[\w-]+)/g)].map((match) => match[1]!));
-  const listed = { ...manifest.dependencies, ...manifest.devDependencies };
-  return [...imported].filter((pkg) => !(pkg in listed)).sort();
+function sdkFromRuntime(imported: Set<string>, manifest: Manifest): string[] {
+  return [...imported].filter((pkg) => pkg.startsWith("@aws-sdk/") && !listedIn(manifest, pkg)).sort();
 }
+
+/** The packages a source file imports or requires by name (`@aws-sdk/client-s3`, `aws-sdk` for `aws-sdk/clients/s3`). */
+function importedPackages(source: string): Set<string> {
+  const code = readFileSync(source, "utf8");
+  return new Set([...code.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']((?:@[\w.-]+\/)?[\w.-]+)/g)].map((match) => match[1]!));
+}
+
+/** Whether the package.json lists a package among its dependencies or devDependencies. */
+const listedIn = (manifest: Manifest, pkg: string) => pkg in { ...manifest.dependencies, ...manifest.devDependencies };
 
 /** Whether a runtime carries the SDK v2 (aws-sdk): Lambda's Node.js runtimes before nodejs18.x. */
 const carriesSdkV2 = (runtime: string | undefined) => Number(/^nodejs(\d+)/.exec(runtime ?? "")?.[1] ?? 99) < 18;
-
-/** Whether the handler's own file requires the SDK v2 (aws-sdk) that its package.json does not list. */
-function requiresSdkV2(source: string, manifest: Manifest): boolean {
-  const code = readFileSync(source, "utf8");
-  return (
-    /(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']aws-sdk(?:\/[^"']*)?["']/.test(code) &&
-    !("aws-sdk" in { ...manifest.dependencies, ...manifest.devDependencies })
-  );
-}
 
 /** The package's rule as the app installed it: node_modules/warpstart/warpstart.mk in the app's folder or above. */
 export function installedRule(appDir: string): string {
@@ -197,8 +194,9 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   const manifest = manifestFile ? (JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest) : {};
   const format = sourceFormat(fn, file);
   const moved = runtimeFor(fn, runtimeChoice, file);
+  const imported = importedPackages(file);
   // Off a runtime that carried the SDK v2, code that requires it without installing it fails INIT: never adopted so.
-  if (moved.runtime.lambdaRuntime !== fn.runtime && carriesSdkV2(fn.runtime) && requiresSdkV2(file, manifest))
+  if (moved.runtime.lambdaRuntime !== fn.runtime && carriesSdkV2(fn.runtime) && imported.has("aws-sdk") && !listedIn(manifest, "aws-sdk"))
     return skip(
       `it requires aws-sdk (the SDK v2), which ${fn.runtime} carries and no runtime the pipeline builds for does, so the move would fail its INIT: npm install aws-sdk in its package (or move to the v3 clients, @aws-sdk/client-*), then adopt it`,
     );
@@ -213,7 +211,7 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
     );
   // Where the build takes each: the SDK tree the source resolves (the app's, else warpstart's), else the runtime's copy (builder/sdk.mts).
   const tree = publishedTree(file);
-  for (const pkg of sdkFromRuntime(file, manifest)) {
+  for (const pkg of sdkFromRuntime(imported, manifest)) {
     const version = installedVersion(tree, pkg);
     const copy =
       version === null
