@@ -1,15 +1,15 @@
 // --fix: the fixes the doctor built and measured, written into the app's own template (only the
-// properties they change, the rest of its text as it was: write.mts), with the diff printed; --dry-run prints the diff only. A profile measured faster than the function as it
-// is (its 95% interval above zero) is written as adopt writes it: BuildMethod makefile, that
+// properties they change, the rest of its text as it was: write.mts), with the diff printed;
+// --dry-run prints the diff only. A profile measured faster than the function as it is (its 95%
+// interval above zero) is written as adopt writes it: BuildMethod makefile, that
 // Profile, and the Makefile that includes the package's rule. Code is never edited: a fix that is
 // a change to the code stays advice, and so does one whose fixed copy did not build or answer.
 import { existsSync } from "node:fs";
-import { dirname } from "node:path";
 import { appDirOf } from "../core/paths.mts";
 import { type TemplateFunction, type TemplateResourceEntry, templateAsWritten } from "../core/template.mts";
 import { type Examined, fixFor } from "../doctor/checks.mts";
 import { type Finding, fastestProfile } from "../doctor/findings.mts";
-import { includesRule, installedRule, makefileText, planOf } from "./plan.mts";
+import { includesRule, installedRule, makefileRewrite, planOf } from "./plan.mts";
 import type { TemplateChange } from "./template-edit.mts";
 import { diffOf, type Rewrite, templateRewrite } from "./write.mts";
 
@@ -41,8 +41,7 @@ function withProfile(
   const plan = planOf(source, after, profile, appDir);
   if ("why" in plan) return { why: plan.why };
   Object.assign(after, plan.adoption.change.after);
-  const file = plan.adoption.makefile;
-  return { makefile: existsSync(file) ? null : { file, was: "", is: makefileText(dirname(file), templateFile, rule) } };
+  return { makefile: makefileRewrite(plan, templateFile, rule) };
 }
 
 /** What --fix would write: the template's rewrite and the Makefiles a profile needs, the fixes in it ("Fn: commonjs") and those left out. */

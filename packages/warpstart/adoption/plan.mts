@@ -4,7 +4,7 @@
 // Makefile that includes the package's rule goes where SAM looks for it (its CodeUri folder); or
 // the one line that says why it is not moved, and the lines that say what its owner must still do.
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import ts from "typescript";
 import { notInstalled, packageRootOf } from "../builder/dependencies.mts";
 import { handlerParts, handlerSource, pipelineSource, sourceFormat } from "../builder/handler.mts";
@@ -13,9 +13,10 @@ import { installedVersion, publishedTree, WARPSTART_TREE } from "../builder/sdk-
 import { errorMessage } from "../core/errors.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
-import { ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
+import { applicationOf, ownLogicalId, type TemplateFunction, type TemplateResourceEntry } from "../core/template.mts";
 import { deprecationOf, LIFECYCLE_SOURCE, whyNotExamined } from "../doctor/lambda-runtimes.mts";
 import type { TemplateChange } from "./template-edit.mts";
+import type { Rewrite } from "./write.mts";
 
 /** The runtimes the pipeline builds for and the lab runs: each managed runtime's Node makes its Warp code cache. */
 export const PIPELINE_RUNTIMES = (Object.values(RUNTIMES) as Runtime[]).flatMap((runtime) => (runtime.kind === "managed" ? [runtime.lambdaRuntime] : []));
@@ -96,6 +97,12 @@ $(error warpstart is not installed ($(WARPSTART_MK) is missing): run npm install
 endif
 include $(WARPSTART_MK)
 `;
+}
+
+/** The Makefile of an adopted function's folder, to write, or null where the folder has one already (adopt never overwrites it). */
+export function makefileRewrite({ logicalId, adoption }: { logicalId: string; adoption: Adoption }, templateFile: string, rule: string): Rewrite | null {
+  const file = adoption.makefile;
+  return existsSync(file) ? null : { file, was: "", is: makefileText(dirname(file), templateFile, rule, applicationOf(logicalId)) };
 }
 
 /** Whether a Makefile is one that includes the package's rule. */

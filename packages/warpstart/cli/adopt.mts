@@ -4,13 +4,13 @@
 // stays as it was, with one line saying why; what the owner must still do, one line each.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileText, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileRewrite, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
 import { diffOf, type Rewrite, templateRewrite, writeRewrites } from "../adoption/write.mts";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
-import { applicationOf, ownLogicalId, readTemplate, type Template, templateAsWritten } from "../core/template.mts";
+import { ownLogicalId, readTemplate, type Template, templateAsWritten } from "../core/template.mts";
 import { type DoctorReport, fastestProfile } from "../doctor/findings.mts";
 
 /**
@@ -199,13 +199,10 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     );
   // Beside the templates: a Makefile in each folder that has none, the app's package.json named.
   const makefiles = new Map<string, Rewrite>();
-  for (const { logicalId, adoption } of adopted)
-    if (!existsSync(adoption.makefile))
-      makefiles.set(adoption.makefile, {
-        file: adoption.makefile,
-        was: "",
-        is: makefileText(dirname(adoption.makefile), templateFile, rule, applicationOf(logicalId)),
-      });
+  for (const plan of adopted) {
+    const makefile = makefileRewrite(plan, templateFile, rule);
+    if (makefile) makefiles.set(makefile.file, makefile);
+  }
   rewrites.push(...makefiles.values());
   const manifest = namedManifest(appDir);
   if (manifest) {
