@@ -348,7 +348,7 @@ const MADE: Record<string, (source: TemplateEventSource) => Event> = {
  * payload format 2.0 of the catch-all route, on the URL's own domain, without a query string.
  */
 function functionUrlRequest({ name }: TemplateEventSource): Event {
-  const request = httpApiRoute(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event, "GET", null, {});
+  const request = routeEvent(null);
   const urlId = madeUpId(name, 32);
   const domainName = `${urlId}.lambda-url.${LOCAL_REGION}.on.aws`;
   const context = request.requestContext as Event;
@@ -464,8 +464,8 @@ function restApiRequest(request: Event, resource: string | null, query: Query): 
   };
 }
 
-/** The sample event as API Gateway would send it for GET `route` with `query` (e.g. { calls: "10" }). */
-export function routeEvent(route: string, query: Query = {}): Event {
+/** The sample event as API Gateway would send it for GET `route` (null: the catch-all, $default) with `query` (e.g. { calls: "10" }). */
+export function routeEvent(route: string | null, query: Query = {}): Event {
   return httpApiRoute(JSON.parse(readFileSync(SAMPLE_EVENT, "utf8")) as Event, "GET", route, query);
 }
 
