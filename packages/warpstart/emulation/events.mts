@@ -18,7 +18,7 @@ import { STATE_DIR } from "../core/paths.mts";
 import { fixedName, NAMED_TYPES, PSEUDO_PARAMETERS, type TemplateEventSource, type TemplateFunction, type TemplateResource } from "../core/template.mts";
 import { filteredEvent, filterPatterns } from "./event-filters.mts";
 import { LOCAL_REGION } from "./local-aws/local-aws.mts";
-import { type EventData, madeUpName } from "./local-aws/resources.mts";
+import { type EventData, functionUrlDomain, madeUpId, madeUpName } from "./local-aws/resources.mts";
 import { samCliVersion, samGenerateEvent } from "./sam-cli.mts";
 
 export const SAMPLE_EVENT = join(import.meta.dirname, "http-api.json");
@@ -130,12 +130,6 @@ function labNameOf(resource: TemplateResource): string {
 const REQUEST_TIME = { text: "22/Nov/2026:03:15:00 +0000", epochMs: 1795317300000 };
 /** Where the events made here come from: an address of the documentation range (RFC 5737), as in the sample. */
 const SOURCE_IP = "192.0.2.10";
-
-/** An id of `length` characters from [a-z0-9], the same for the same `seed` (an API's id, a request's). */
-const madeUpId = (seed: string, length: number) =>
-  BigInt(`0x${createHash("sha256").update(seed).digest("hex")}`)
-    .toString(36)
-    .slice(0, length);
 
 /** A request id in a UUID's shape, the same for the same `seed`. */
 const madeUpUuid = (seed: string) =>
@@ -349,8 +343,8 @@ const MADE: Record<string, (source: TemplateEventSource) => Event> = {
  */
 function functionUrlRequest({ name }: TemplateEventSource): Event {
   const request = routeEvent(null);
-  const urlId = madeUpId(name, 32);
-  const domainName = `${urlId}.lambda-url.${LOCAL_REGION}.on.aws`;
+  const domainName = functionUrlDomain(name);
+  const urlId = domainName.split(".")[0]!;
   const context = request.requestContext as Event;
   return {
     ...request,

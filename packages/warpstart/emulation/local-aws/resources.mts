@@ -4,6 +4,7 @@
 // secrets, which it lacks, are made through their API. What the lab serves itself (functions,
 // layers, APIs) stays out of the stack: Ref and Fn::GetAtt of it answer what the lab knows. Then
 // the data: what generated events say exists (lab/lab.mts), and the app's seed folder (seeds.mts).
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
@@ -33,6 +34,15 @@ export function madeUpName(type: string, logicalId: string): string {
   const name = `${LAB_STACK}-${logicalId.replaceAll("/", "-")}`;
   return type === "AWS::S3::Bucket" ? name.toLowerCase().slice(0, 63) : name;
 }
+/** An id of `length` characters from [a-z0-9], the same for the same `seed` (an API's id, a request's, a function URL's). */
+export const madeUpId = (seed: string, length: number) =>
+  BigInt(`0x${createHash("sha256").update(seed).digest("hex")}`)
+    .toString(36)
+    .slice(0, length);
+
+/** The domain of the function URL an AWS::Lambda::Url (or SAM's <Function>Url) gets: the same in its FunctionUrl and in the requests the lab makes for it. */
+export const functionUrlDomain = (urlLogicalId: string) => `${madeUpId(urlLogicalId, 32)}.lambda-url.${LOCAL_REGION}.on.aws`;
+
 const NAMED_BY_THE_LAB = ["AWS::S3::Bucket", "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable"];
 
 /** What a generated event says exists, which the lab puts into the local AWS before the app's seeds (lab/lab.mts). */
@@ -62,6 +72,7 @@ function servedAttributes(logicalId: string, type: string, region: string, accou
     return { Ref: logicalId, Arn: `arn:aws:lambda:${region}:${account}:function:${logicalId}` };
   if (type === "AWS::Serverless::LayerVersion" || type === "AWS::Lambda::LayerVersion")
     return { Ref: `arn:aws:lambda:${region}:${account}:layer:${logicalId}:1` };
+  if (type === "AWS::Lambda::Url") return { FunctionUrl: `https://${functionUrlDomain(logicalId)}/` };
   if (/^AWS::(Serverless::(HttpApi|Api)|ApiGateway::RestApi|ApiGatewayV2::Api)$/.test(type))
     return { Ref: LAB_API_ID, ApiEndpoint: `https://${LAB_API_ID}.execute-api.${region}.amazonaws.com` };
   return undefined;
@@ -301,6 +312,11 @@ export async function createResources(
     ...template.functions.map((fn) => ({ logicalId: fn.logicalId, type: "AWS::Serverless::Function" })),
     ...template.resources.filter((resource) => servedByTheLab(resource.type)),
     ...IMPLICIT_APIS.filter((logicalId) => !(logicalId in raw.Resources)).map((logicalId) => ({ logicalId, type: "AWS::Serverless::HttpApi" })),
+    // SAM's URL of a function with a FunctionUrlConfig: only a template that gives one refers to it.
+    ...template.functions
+      .map(({ logicalId }) => `${logicalId}Url`)
+      .filter((logicalId) => !(logicalId in raw.Resources))
+      .map((logicalId) => ({ logicalId, type: "AWS::Lambda::Url" })),
   ];
   for (const { logicalId, type } of served) {
     const attributes = servedAttributes(logicalId, type, region, account);

@@ -1,13 +1,14 @@
 // A template's resources made in the local AWS by moto's own CloudFormation, as a deploy would
 // make them: each checked in its service, the names CloudFormation makes up, a function's
 // Environment evaluated with their Ref and Fn::GetAtt, parameters with their defaults and an
-// override, and what moto cannot create named in one line while the rest is created.
+// override, a function URL's FunctionUrl, and what moto cannot create named in one line while the rest
+// is created.
 import { join } from "node:path";
 import { PACKAGE_ROOT, VENV_BIN } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
-import { type CreatedResources, createResources } from "../../emulation/local-aws/resources.mts";
+import { type CreatedResources, createResources, functionUrlDomain } from "../../emulation/local-aws/resources.mts";
 
 const FIXTURE = join(PACKAGE_ROOT, "test/fixtures/sam-apps/resources/template.yaml");
 const template = readTemplate(FIXTURE, { Prefix: "overridden" });
@@ -36,7 +37,7 @@ const generated = (logicalId: string) => new RegExp(`^warpstart-lab-${logicalId}
 
 it("creates each resource in its service, with the name CloudFormation makes up for one given none (a table's or bucket's without its random part)", async () => {
   const queueName = created.attributes.Jobs!.QueueName!;
-  const [queue, queueAttributes, subscriptions, bus, targets, stream, orders, items, bucket, parameter, logGroups, workflow] = await call(
+  const [queue, queueAttributes, subscriptions, bus, targets, stream, orders, items, bucket, parameter, logGroups, workflow, url] = await call(
     ["sqs", "get_queue_url", { QueueName: queueName }],
     ["sqs", "get_queue_attributes", { QueueUrl: ref("Jobs"), AttributeNames: ["VisibilityTimeout"] }],
     ["sns", "list_subscriptions_by_topic", { TopicArn: ref("Alerts") }],
@@ -49,6 +50,7 @@ it("creates each resource in its service, with the name CloudFormation makes up 
     ["ssm", "get_parameter", { Name: "/overridden/dev/settings" }],
     ["logs", "describe_log_groups", { logGroupNamePrefix: ref("Audit") }],
     ["stepfunctions", "describe_state_machine", { stateMachineArn: ref("Workflow") }],
+    ["ssm", "get_parameter", { Name: "notifier-url" }],
   );
   expect(queueName).toMatch(generated("Jobs"));
   // moto's GetQueueUrl answers with the host it was asked at; the path is the account and the queue's name, as in the Ref.
@@ -80,6 +82,9 @@ it("creates each resource in its service, with the name CloudFormation makes up 
     StartAt: "Read",
     States: { Read: { Type: "Task", Resource: "arn:aws:lambda:us-east-1:123456789012:function:Reader", End: true } },
   });
+  // An AWS::Lambda::Url's FunctionUrl, on the domain the events made for it name (emulation/events.mts).
+  expect(url.Parameter).toMatchObject({ Value: `https://${functionUrlDomain("NotifierUrl")}/` });
+  expect(functionUrlDomain("NotifierUrl")).toMatch(/^[a-z0-9]{32}\.lambda-url\.us-east-1\.on\.aws$/);
 });
 
 it("generates a secret as GenerateSecretString says, its Ref the ARN", async () => {
@@ -92,6 +97,7 @@ it("generates a secret as GenerateSecretString says, its Ref the ARN", async () 
 it("evaluates a function's Environment with the resources' Ref and Fn::GetAtt, parameters and the function's own ARN", () => {
   const queueName = created.attributes.Jobs!.QueueName!;
   expect(template.resolve(template.functions[0]!.environment, created.attributes)).toEqual({
+    OWN_URL: `https://${functionUrlDomain("ReaderUrl")}/`,
     QUEUE_URL: `https://sqs.us-east-1.amazonaws.com/123456789012/${queueName}`,
     QUEUE_ARN: `arn:aws:sqs:us-east-1:123456789012:${queueName}`,
     TOPIC_ARN: expect.stringMatching(/^arn:aws:sns:us-east-1:123456789012:warpstart-lab-Alerts-[A-Z0-9]{12}$/),
@@ -128,6 +134,24 @@ it("names in one line, with moto's reason, each resource it could not create and
       "a function that calls them fails in the lab.",
   );
   expect(Object.keys(created.attributes).sort()).toEqual(
-    ["Alerts", "Audit", "Bus", "Clicks", "Credentials", "Items", "Jobs", "JobsRule", "Orders", "Reader", "Settings", "Uploads", "Workflow"].sort(),
+    [
+      "Alerts",
+      "Audit",
+      "Bus",
+      "Clicks",
+      "Credentials",
+      "Items",
+      "Jobs",
+      "JobsRule",
+      "Notifier",
+      "NotifierUrl",
+      "NotifierUrlParam",
+      "Orders",
+      "Reader",
+      "ReaderUrl",
+      "Settings",
+      "Uploads",
+      "Workflow",
+    ].sort(),
   );
 });
