@@ -213,16 +213,25 @@ export function prepareTaskRoot(spec: FunctionSpec): string {
  * /opt, in the user's lab folder (outside the project: a layer's package finds no project's
  * node_modules above it): each layer's content in the order the function lists them, a later one's
  * files over an earlier one's, as Lambda extracts them. Read-only. A layer whose content is not
- * there (a layer the app builds by a script of its own, not run) is left out, and `missing` says why.
+ * there (a layer the app builds by a script of its own, not run) is left out, and `tell` says why;
+ * `tell` also names a layer whose files are nested in nodejs/ twice.
  */
-export function prepareLayersDir(layers: TemplateLayer[], missing: (why: string) => void = () => {}): string {
+export function prepareLayersDir(layers: TemplateLayer[], tell: (why: string) => void = () => {}): string {
   const optDir = join(ownedDir(join(labHomeDir(), "opt")), `layers-${randomBytes(4).toString("hex")}`);
   mkdirSync(optDir, { recursive: true });
   for (const layer of layers) {
-    if (existsSync(layer.contentDir)) cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
-    else
-      missing(
+    if (!existsSync(layer.contentDir)) {
+      tell(
         `layer ${layer.logicalId}'s content ${layer.contentDir} does not exist: build it as the app's README says (or fix its ContentUri); its functions run without it`,
+      );
+      continue;
+    }
+    cpSync(layer.contentDir, optDir, { recursive: true, verbatimSymlinks: true });
+    // Lambda runs it so too, and neither says why an import of /opt/nodejs/<file> is not found.
+    if (existsSync(join(layer.contentDir, "nodejs", "nodejs")))
+      tell(
+        `layer ${layer.logicalId} puts its files in /opt/nodejs/nodejs/, as on Lambda, where no import of /opt/nodejs/<file> and no NODE_PATH finds them: ` +
+          "sam build puts a layer built with a nodejs BuildMethod in nodejs/, and its ContentUri holds nodejs/ already; point ContentUri at that nodejs/ folder",
       );
   }
   chmodSync(optDir, 0o555);

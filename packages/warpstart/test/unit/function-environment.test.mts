@@ -34,7 +34,7 @@ describe("the app's own layers as a function's /opt", () => {
     removeTree(home);
   });
 
-  it("extracts them in order, a later one's files over an earlier one's, and leaves out one whose content is missing with a line saying what to do", () => {
+  it("extracts them in order, a later one's files over an earlier one's, and leaves out one whose content is missing, or names one nested in nodejs/ twice, with a line saying what to do", () => {
     const layer = (name: string, files: Record<string, string>) => {
       const contentDir = join(home, name);
       for (const [file, text] of Object.entries(files)) {
@@ -45,14 +45,21 @@ describe("the app's own layers as a function's /opt", () => {
     };
     const first = layer("First", { "nodejs/node_modules/a/index.js": "first", "nodejs/node_modules/b/index.js": "first" });
     const second = layer("Second", { "nodejs/node_modules/b/index.js": "second" });
+    // A ContentUri holding nodejs/, built with BuildMethod nodejs22.x: sam build nests it in nodejs/ again.
+    const nested = layer("Nested", { "nodejs/nodejs/config.mjs": "export const config = {};" });
     const lines: string[] = [];
-    const optDir = prepareLayersDir([first, { logicalId: "Unbuilt", contentDir: join(home, "lib") }, second] as TemplateLayer[], (line) => lines.push(line));
+    const optDir = prepareLayersDir([first, { logicalId: "Unbuilt", contentDir: join(home, "lib") }, second, nested] as TemplateLayer[], (line) =>
+      lines.push(line),
+    );
     expect(optDir.startsWith(home)).toBe(true);
     expect(readFileSync(join(optDir, "nodejs/node_modules/a/index.js"), "utf8")).toBe("first");
     expect(readFileSync(join(optDir, "nodejs/node_modules/b/index.js"), "utf8")).toBe("second");
     expect(lines).toEqual([
       `layer Unbuilt's content ${join(home, "lib")} does not exist: build it as the app's README says (or fix its ContentUri); its functions run without it`,
+      "layer Nested puts its files in /opt/nodejs/nodejs/, as on Lambda, where no import of /opt/nodejs/<file> and no NODE_PATH finds them: " +
+        "sam build puts a layer built with a nodejs BuildMethod in nodejs/, and its ContentUri holds nodejs/ already; point ContentUri at that nodejs/ folder",
     ]);
+    expect(readFileSync(join(optDir, "nodejs/nodejs/config.mjs"), "utf8")).toBe("export const config = {};");
   });
 });
 
