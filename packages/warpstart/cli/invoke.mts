@@ -66,8 +66,10 @@ async function servedFunction(
         ? "it has not been built"
         : null;
   if (why) {
-    say(`sam build ${logicalId} (${why})`);
-    await samBuild({ template: templateFile, resources: [logicalId], quiet: true, parameterOverrides: overrides });
+    // SAM cannot build a nested application's function alone: what its parent passes it (a layer's ARN) is not built then.
+    const nested = logicalId.includes("/");
+    say(nested ? `sam build, the whole app: ${logicalId} is nested in it (${why})` : `sam build ${logicalId} (${why})`);
+    await samBuild({ template: templateFile, resources: nested ? [] : [logicalId], quiet: true, parameterOverrides: overrides });
     asBuilt = builtFunction();
   }
   if (!asBuilt) throw new Error(`${relative(process.cwd(), built)} has no ${logicalId}: sam build it (sam build ${logicalId})`);

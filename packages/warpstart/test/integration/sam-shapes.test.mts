@@ -74,6 +74,12 @@ describe("a nested application", () => {
     expect(await answerOf("Gateway")).toEqual({ parcelsTable: "warpstart-lab-Parcels-Table" });
     expect(await answerOf("Parcels/Labels/Printer")).toEqual({ printed: true });
   });
+
+  it("invoke, nothing built yet, of a function given its layer by a sibling application: the whole app built, as SAM can build it", () => {
+    const run = invoke("Greeter/Function", "--template", join(app, "layered/template.yaml"));
+    expect(run).toMatchObject({ status: 0, answer: { greeting: "hello from the layer" } });
+    expect(run.said).toContain("== sam build, the whole app: Greeter/Function is nested in it (nothing built yet)");
+  }, 240_000);
 });
 
 describe("values the lab cannot make", () => {
