@@ -31,7 +31,7 @@ export const command = defineCommand(
       [
         `local AWS listening at ${aws.endpoint} (every service moto implements)`,
         `created: ${created.join(", ") || "nothing"}`,
-        ...localAwsNotes(resources),
+        ...localAwsNotes({ resources }),
         `export AWS_ENDPOINT_URL=${aws.endpoint} NODE_EXTRA_CA_CERTS=${aws.caFile} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
       ].join("\n"),
     );

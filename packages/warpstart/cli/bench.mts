@@ -329,7 +329,7 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     onFunctionLine: opts.verbose ? (fn, line) => console.error(`[${fn}] ${line}`) : undefined,
   });
   started(lab);
-  for (const line of localAwsNotes(lab.resources, lab.placeholders)) console.error(line);
+  for (const line of localAwsNotes(lab)) console.error(line);
   for (const line of provisionFailureLines(lab)) console.error(line);
   // A function the lab does not serve (a runtime it cannot run, code not on disk...) is not measured, and the report says why; the others are.
   const served = builds.filter((build) => {

@@ -122,7 +122,7 @@ async function inTheLab(
         withoutForeignLayers: true,
       },
       async (lab) => {
-        for (const line of localAwsNotes(lab.resources, lab.placeholders)) say(line);
+        for (const line of localAwsNotes(lab)) say(line);
         report.measuring = { rounds, lab: describeFidelity(lab.fidelity) };
         for (const line of provisionFailureLines(lab)) say(line);
         // A function the lab refused (a layer it cannot fetch) costs only its own trace and measurements.

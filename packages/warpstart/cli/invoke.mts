@@ -9,16 +9,14 @@ import { buildFunction, functionBuild, staleReason } from "../builder/build.mts"
 import { builtByPipeline, pipelineSource } from "../builder/handler.mts";
 import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
-import type { AwsCall } from "../core/init-services.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
 import { readEnvVars } from "../emulation/env-vars.mts";
 import { eventFile, eventNote, functionEvent } from "../emulation/events.mts";
 import { ownLocalAws } from "../emulation/local-aws/build-services.mts";
-import { CUSTOM_RESOURCE_RESPONSE } from "../emulation/local-aws/local-aws.mts";
 import { FIDELITY_OPTIONS, fidelityFrom } from "../lab/fidelity.mts";
-import { localAwsNotes, withLab } from "../lab/lab.mts";
+import { customResourceOutcome, localAwsNotes, withLab } from "../lab/lab.mts";
 import { ENV_VARS_OPTION, PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts";
 import { samBuild } from "../lab/sam.mts";
 
@@ -49,29 +47,32 @@ async function servedFunction(
   logicalId: string,
   profile: string | undefined,
   overrides: Record<string, string>,
+  along: string[] = [],
 ): Promise<TemplateFunction> {
   const built = builtTemplateOf(templateFile);
-  const builtFunction = () => (existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === logicalId) : undefined);
-  let asBuilt = builtFunction();
+  const builtFunction = (id: string) =>
+    existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === id) : undefined;
   // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself).
-  const builtBySam = (fn: TemplateFunction) => {
-    const where = relative(buildDirOf(templateFile), fn.codeDir);
-    return where !== "" && !where.startsWith("..");
+  const builtBySam = (fn: TemplateFunction | undefined) => {
+    const where = fn && relative(buildDirOf(templateFile), fn.codeDir);
+    return Boolean(where) && !where!.startsWith("..");
   };
   const why = !existsSync(built)
     ? "nothing built yet"
     : statSync(templateFile).mtimeMs > statSync(built).mtimeMs
       ? `${relative(process.cwd(), templateFile)} changed`
-      : !asBuilt || !builtBySam(asBuilt)
+      : !builtBySam(builtFunction(logicalId))
         ? "it has not been built"
-        : null;
+        : along.some((id) => !builtBySam(builtFunction(id)))
+          ? `${along.join(", ")} not built`
+          : null;
   if (why) {
-    // SAM cannot build a nested application's function alone: what its parent passes it (a layer's ARN) is not built then.
-    const nested = logicalId.includes("/");
-    say(nested ? `sam build, the whole app: ${logicalId} is nested in it (${why})` : `sam build ${logicalId} (${why})`);
-    await samBuild({ template: templateFile, resources: nested ? [] : [logicalId], quiet: true, parameterOverrides: overrides });
-    asBuilt = builtFunction();
+    // SAM builds one function, or the whole app: a nested application's function alone lacks what its parent passes it (a layer's ARN).
+    const whole = logicalId.includes("/") ? `${logicalId} is nested in it` : along.length ? `${along.join(", ")} too` : null;
+    say(whole ? `sam build, the whole app: ${whole} (${why})` : `sam build ${logicalId} (${why})`);
+    await samBuild({ template: templateFile, resources: whole ? [] : [logicalId], quiet: true, parameterOverrides: overrides });
   }
+  const asBuilt = builtFunction(logicalId);
   if (!asBuilt) throw new Error(`${relative(process.cwd(), built)} has no ${logicalId}: sam build it (sam build ${logicalId})`);
   const template = readTemplate(templateFile, overrides);
   const own = template.functions.find((candidate) => candidate.logicalId === logicalId)!;
@@ -98,14 +99,6 @@ async function servedFunction(
 const isCustomResourceRequest = (event: unknown) =>
   typeof (event as { ResponseURL?: unknown } | null)?.ResponseURL === "string" && "RequestType" in (event as object);
 
-/** What a custom resource's function answered CloudFormation: the PUT to its ResponseURL the local AWS took, or that there was none. */
-function customResourceOutcome(logicalId: string, calls: AwsCall[]): string {
-  const response = calls.find((call) => call.operation === CUSTOM_RESOURCE_RESPONSE)?.response;
-  if (response === undefined)
-    return `${logicalId} sent no response to its ResponseURL: CloudFormation would wait for one until the resource times out (an hour by default)`;
-  return `${logicalId}'s response to CloudFormation (the PUT to its ResponseURL): ${JSON.stringify(response)}`;
-}
-
 async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   const [logicalId] = positionals as [string];
   const templateFile = resolve(values.template);
@@ -130,14 +123,27 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     }
   }
 
-  const served = await servedFunction(templateFile, logicalId, values.profile, parameterOverrides);
+  // The providers of its custom resources, whose Create requests the lab sends as it starts, as CloudFormation does at a deploy.
+  const providers = [...new Set(source.customResources.map(({ provider }) => provider))].filter((provider) => provider !== logicalId);
+  const served = await servedFunction(templateFile, logicalId, values.profile, parameterOverrides, providers);
+  const providersServed: TemplateFunction[] = [];
+  for (const provider of providers) providersServed.push(await servedFunction(templateFile, provider, undefined, parameterOverrides));
   say("starting the local AWS with the template's resources, and the lab");
-  const labOptions = { template: builtTemplateOf(templateFile), only: [], extraFunctions: [served], parameterOverrides, fidelity, envVars };
+  const labOptions = {
+    template: builtTemplateOf(templateFile),
+    only: [],
+    extraFunctions: [served, ...providersServed],
+    // A provider invoked gets its request from this invoke alone.
+    createCustomResources: !source.customResources.some(({ provider }) => provider === logicalId),
+    parameterOverrides,
+    fidelity,
+    envVars,
+  };
   return withLab(labOptions, async (lab) => {
-    for (const line of localAwsNotes(lab.resources, lab.placeholders)) console.error(line);
+    for (const line of localAwsNotes(lab)) console.error(line);
     const result = await lab.lambda.invoke(served.logicalId, Buffer.from(JSON.stringify(event)));
     for (const line of result.log) console.error(line);
-    if (isCustomResourceRequest(event)) say(customResourceOutcome(logicalId, await lab.aws.calls()));
+    if (isCustomResourceRequest(event)) say(customResourceOutcome(logicalId, event as { RequestId?: unknown }, await lab.aws.calls()));
     console.log(result.payload.toString("utf8"));
     return result.functionError ? 1 : 0;
   });

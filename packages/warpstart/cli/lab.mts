@@ -63,10 +63,7 @@ async function main({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const notes = [...[...lab.refused].map(([name, why]) => `Not served: ${name}: ${why}`), ...provisionFailureLines(lab)];
   console.log(`Lambda API: ${lab.endpoint}   (functions: ${lab.lambda.functionNames.join(", ")})
 HTTP API:   ${lab.apiUrl}
-Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created, and the app's local-aws/ seeds)${localAwsNotes(
-    lab.resources,
-    lab.placeholders,
-  )
+Local AWS:  ${lab.aws.endpoint}   (every service moto implements; the template's resources created, and the app's local-aws/ seeds)${localAwsNotes(lab)
     .map((line) => `\n${line}`)
     .join("")}
 Runtime:    ${lab.runtimes.map((runtime) => `${runtime.name} (${runtime.summary})`).join("; ")}

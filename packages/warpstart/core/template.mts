@@ -180,6 +180,8 @@ export interface SamTemplate {
   raw: Template;
   functions: TemplateFunction[];
   resources: TemplateResource[];
+  /** Its custom resources whose provider is one of its functions, in template order: CloudFormation sends them their Create request as it creates the stack. */
+  customResources: CustomResource[];
   /**
    * Evaluates the intrinsics in `value` that a local run can: parameters (override or default),
    * pseudo parameters, conditions, Fn::If/FindInMap/Join/Sub/Select/Split, and with `created`,
@@ -188,6 +190,13 @@ export interface SamTemplate {
    * !GetAtt Cache.RedisEndpoint.Address, !Ref Queue, the parameter Stage, Fn::ImportValue shared-vpc).
    */
   resolve(value: unknown, created?: Record<string, ResourceAttributes>, placeholder?: (reference: string) => string): unknown;
+}
+
+/** A custom resource whose ServiceToken names one of the template's functions: its provider. */
+export interface CustomResource {
+  provider: string;
+  /** The resource as the event source of its provider's requests (emulation/events.mts makes them). */
+  source: TemplateEventSource;
 }
 
 const NO_VALUE = Symbol("AWS::NoValue");
@@ -527,11 +536,16 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const resources = entries
     .filter(([, entry]) => !FUNCTION_TYPES.includes(entry.Type))
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
+  const customResources = entries.flatMap(([resourceId, entry]): CustomResource[] => {
+    const provider = isCustomResource(entry.Type) && functions.find((fn) => namesResource(entry.Properties?.ServiceToken, fn.logicalId));
+    return provider ? [{ provider: provider.logicalId, source: customResourceSource(resourceId, entry, entries, lenient) }] : [];
+  });
   return {
     file,
     raw: template,
     functions,
     resources,
+    customResources,
     resolve: (value, created, placeholder) => evaluate(value, template, given, created ?? {}, true, placeholder),
   };
 }
@@ -734,14 +748,18 @@ function routeOf(logicalId: string, entries: Entries, lenient: (value: unknown) 
 }
 
 /** The types CloudFormation sends a custom resource's requests for: AWS::CloudFormation::CustomResource, and Custom::<Anything>. */
-const isCustomResource = (type: unknown) => type === "AWS::CloudFormation::CustomResource" || (typeof type === "string" && type.startsWith("Custom::"));
+export const isCustomResource = (type: unknown) => type === "AWS::CloudFormation::CustomResource" || (typeof type === "string" && type.startsWith("Custom::"));
 
 /** A custom resource whose ServiceToken names the function: CloudFormation sends it the resource's requests. */
 function customResourceOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
   const found = entries.find(([, entry]) => isCustomResource(entry.Type) && namesResource(entry.Properties?.ServiceToken, logicalId));
-  if (!found) return null;
-  const [resourceId, { Type: type, Properties: properties = {} }] = found;
-  return eventSource(resourceId, "CustomResource", { ResourceType: type, ...(lenient(properties) as Record<string, unknown>) }, new Map(entries), lenient);
+  return found ? customResourceSource(...found, entries, lenient) : null;
+}
+
+/** A custom resource as the event source of its provider's requests: its type and properties. */
+function customResourceSource(resourceId: string, entry: TemplateResourceEntry, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource {
+  const properties = lenient(entry.Properties ?? {}) as Record<string, unknown>;
+  return eventSource(resourceId, "CustomResource", { ResourceType: entry.Type, ...properties }, new Map(entries), lenient);
 }
 
 type States = Record<

@@ -238,7 +238,7 @@ function resourceProperties({ properties, references }: TemplateEventSource): { 
 }
 
 /** The Create request CloudFormation sends a custom resource's function when the stack is created (the CloudFormation user guide's custom resource request objects). */
-function customResourceRequest(source: TemplateEventSource): Event {
+export function customResourceRequest(source: TemplateEventSource): Event {
   const stackId = PSEUDO_PARAMETERS["AWS::StackId"]!;
   const requestId = madeUpUuid(`${stackId}|${source.name}`);
   const properties = resourceProperties(source).sent;

@@ -5,15 +5,16 @@
 import { join } from "node:path";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../core/errors.mts";
+import type { AwsCall } from "../core/init-services.mts";
 import { appDirOf, builtTemplateOf, DEFAULT_TEMPLATE } from "../core/paths.mts";
 import { onEndingSignal } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
-import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { type CustomResource, readTemplate, type TemplateFunction } from "../core/template.mts";
 import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
-import { eventDataOf } from "../emulation/events.mts";
+import { customResourceRequest, eventDataOf } from "../emulation/events.mts";
 import { placeholdersLine, servicesOf, templateVariables } from "../emulation/function-environment.mts";
-import { type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
+import { CUSTOM_RESOURCE_RESPONSE, type LocalAws, startLocalAws } from "../emulation/local-aws/local-aws.mts";
 import { type CreatedResources, createResources, type EventData } from "../emulation/local-aws/resources.mts";
 import { InvokeApi } from "./emulator/invoke-api.mts";
 import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lambda-service.mts";
@@ -40,6 +41,8 @@ export interface Lab {
   placeholders: ReadonlyMap<string, string>;
   /** The functions whose provisioned environments failed to initialize, and the runtime's error: it serves them, their alias on demand. */
   provisionFailures: ReadonlyMap<string, string>;
+  /** One line per custom resource whose provider it serves: what the provider answered the Create request sent when the lab started. */
+  customResources: string[];
   fidelity: Fidelity;
   stop(): Promise<void>;
 }
@@ -70,6 +73,8 @@ export interface LabOptions extends Omit<LambdaServiceOptions, "onLine" | "codeL
   envVars?: EnvVars;
   /** Functions of the template whose build failed, each with its build's error line (lab/sam.mts samBuildEach): refused, saying so. */
   notBuilt?: ReadonlyMap<string, string>;
+  /** Send each custom resource's provider the lab serves its Create request as the lab starts (default: true). */
+  createCustomResources?: boolean;
 }
 
 /** How to give the lab a published layer, for the line that says it has none. */
@@ -110,9 +115,59 @@ function eventDataOfAll(functions: TemplateFunction[]): EventData[] {
   return [...data.values()];
 }
 
-/** The lines a command shows about the local AWS: what it did not create, each problem with the app's values and seeds, each function's placeholders. */
-export function localAwsNotes(resources: CreatedResources, placeholders: ReadonlyMap<string, string> = new Map()): string[] {
-  return [...(resources.notCreated ? [resources.notCreated] : []), ...resources.problems, ...[...placeholders].map(([name, line]) => `${name}: ${line}`)];
+/**
+ * The lines a command shows about the local AWS: what it did not create, each problem with the
+ * app's values and seeds, each function's placeholders, what each custom resource's provider answered.
+ */
+export function localAwsNotes({
+  resources,
+  placeholders = new Map(),
+  customResources = [],
+}: Pick<Lab, "resources"> & Partial<Pick<Lab, "placeholders" | "customResources">>): string[] {
+  return [
+    ...(resources.notCreated ? [resources.notCreated] : []),
+    ...resources.problems,
+    ...[...placeholders].map(([name, line]) => `${name}: ${line}`),
+    ...customResources,
+  ];
+}
+
+/** What a custom resource's provider answered CloudFormation: the last PUT to the request's ResponseURL the local AWS took, or that there was none. */
+export function customResourceOutcome(provider: string, request: { RequestId?: unknown }, calls: AwsCall[]): string {
+  const response = calls.findLast(
+    (call) => call.operation === CUSTOM_RESOURCE_RESPONSE && (call.response as { RequestId?: unknown } | undefined)?.RequestId === request.RequestId,
+  )?.response;
+  if (response === undefined)
+    return `${provider} sent no response to its ResponseURL: CloudFormation would wait for one until the resource times out (an hour by default)`;
+  return `${provider}'s response to CloudFormation (the PUT to its ResponseURL): ${JSON.stringify(response)}`;
+}
+
+/**
+ * Each custom resource whose provider the lab serves gets the Create request CloudFormation sends as
+ * it creates the stack, in template order, before anything else is invoked (what the provider puts
+ * in the local AWS is there, as after a deploy); the environment it ran in is reclaimed, so the
+ * provider's next invoke is a cold start. One line each says what the provider answered.
+ */
+async function createCustomResources(lambda: LambdaService, aws: LocalAws, customResources: CustomResource[]): Promise<string[]> {
+  const served = new Set(lambda.functionNames);
+  const lines: string[] = [];
+  for (const { provider, source } of customResources.filter(({ provider }) => served.has(provider))) {
+    const request = customResourceRequest(source);
+    const resource = `${source.name} (${source.properties.ResourceType}): the Create request went to its provider, and`;
+    try {
+      const result = await lambda.invoke(provider, Buffer.from(JSON.stringify(request)));
+      lines.push(
+        result.functionError
+          ? `${resource} ${provider} failed: ${result.payload.toString("utf8")}`
+          : `${resource} ${customResourceOutcome(provider, request, await aws.calls())}`,
+      );
+    } catch (error) {
+      lines.push(`${resource} the lab could not invoke ${provider}: ${errorMessage(error)}`);
+    } finally {
+      await lambda.reclaimIdle(provider);
+    }
+  }
+  return lines;
 }
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
@@ -192,11 +247,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     refused,
     placeholders,
     provisionFailures: new Map(),
+    customResources: [],
     stop,
   };
   try {
     // Provisioned environments are initialized before any endpoint takes traffic.
     lab.provisionFailures = await lambda.provision();
+    if (options.createCustomResources !== false) lab.customResources = await createCustomResources(lambda, aws, template.customResources);
     lab.endpoint = await invokeApi.listen(options.port);
     lab.apiUrl = await httpApi.listen(options.apiPort);
   } catch (error) {

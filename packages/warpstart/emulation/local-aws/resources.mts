@@ -11,6 +11,7 @@ import { parse } from "yaml";
 import { VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
 import {
+  isCustomResource,
   NAMED_TYPES,
   parameterHint,
   type ResourceAttributes,
@@ -168,7 +169,7 @@ function stackResource(
       return { Type: type, Properties: { ...rest, DefinitionString: definitionString(rest.DefinitionString, DefinitionSubstitutions) }, ...dependsOn };
   }
   if (type.startsWith("AWS::Serverless::")) return "a SAM type the lab does not convert to CloudFormation";
-  if (isCustomResource(type)) return "a custom resource: its provider runs only when CloudFormation deploys";
+  if (isCustomResource(type)) return "a custom resource whose provider is not one of the template's functions";
   return { Type: type, Properties: properties, ...dependsOn };
 }
 
@@ -228,9 +229,6 @@ function parameter(template: SamTemplate, name: string, definition: Record<strin
   };
 }
 
-/** A CloudFormation custom resource, whose provider (a function, or a topic) CloudFormation calls: it calls no function's code. */
-const isCustomResource = (type: string) => type.startsWith("Custom::") || type === "AWS::CloudFormation::CustomResource";
-
 /** The one line naming what was not created, with why, and what that means for the functions; null when everything was. */
 function notCreatedLine(notCreated: NotCreated[]): string | null {
   if (!notCreated.length) return null;
@@ -239,11 +237,7 @@ function notCreatedLine(notCreated: NotCreated[]): string | null {
   const called = notCreated.filter(({ type }) => !isCustomResource(type));
   const clauses = [
     ...(called.length ? [`${named(called)}: a function that calls ${called.length === 1 ? "it" : "them"} fails in the lab`] : []),
-    ...(custom.length
-      ? [
-          `${named(custom)}: the lab runs a custom resource's function only when asked (npx warpstart invoke of it sends the Create request CloudFormation would)`,
-        ]
-      : []),
+    ...(custom.length ? [`${named(custom)}: nothing the lab runs answers ${custom.length === 1 ? "its requests" : "their requests"}`] : []),
   ];
   return `The lab's local AWS did not create ${clauses.join("; nor ")}.`;
 }
@@ -329,6 +323,8 @@ export async function createResources(
   for (const written of template.resources) {
     const { logicalId, type } = written;
     if (servedByTheLab(type) || NOT_ENFORCED.has(type)) continue;
+    // The lab sends its provider the Create request when it serves that function (lab/lab.mts); a provider of its own it has none of.
+    if (template.customResources.some(({ source }) => source.name === logicalId)) continue;
     let resource: TemplateResource;
     try {
       resource = { ...written, properties: withImports(written.properties, template) as Record<string, unknown> };
