@@ -108,8 +108,11 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const source = readTemplate(templateFile, parameterOverrides);
   assertFunctionsOf(source, [logicalId]);
   const fn = source.functions.find((candidate) => candidate.logicalId === logicalId)!;
-  // Before any sam build: SAM's own build of an inline function, with nothing built yet, fails with a traceback.
-  if (fn.whyNotOnDisk) throw new Error(`the lab does not serve ${logicalId}: ${fn.whyNotOnDisk}`);
+  // Code written in the template is not built (SAM's own build of it alone fails with a traceback): the lab writes it out as Lambda deploys it.
+  const inline = fn.inlineCode !== null;
+  if (!inline && fn.whyNotOnDisk) throw new Error(`the lab does not serve ${logicalId}: ${fn.whyNotOnDisk}`);
+  if (inline && values.profile !== undefined)
+    throw new UsageError(`--profile ${values.profile}: ${logicalId}'s code is inline in the template, which no profile builds`);
   const event = values.event === undefined ? functionEvent(fn) : eventFile(values.event, "--event");
   const envVars = readEnvVars(templateFile, values["env-vars"]);
   const note = values.event === undefined && eventNote(fn);
@@ -125,14 +128,24 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
 
   // The providers of its custom resources, whose Create requests the lab sends as it starts, as CloudFormation does at a deploy.
   const providers = [...new Set(source.customResources.map(({ provider }) => provider))].filter((provider) => provider !== logicalId);
-  const served = await servedFunction(templateFile, logicalId, values.profile, parameterOverrides, providers);
-  const providersServed: TemplateFunction[] = [];
-  for (const provider of providers) providersServed.push(await servedFunction(templateFile, provider, undefined, parameterOverrides));
+  // Code written in the template is served as it is; the first build builds the rest (sam build of one function wipes the others' artifacts).
+  const ofSource = (id: string) => source.functions.find((candidate) => candidate.logicalId === id)!;
+  const servedAs = new Map<string, TemplateFunction>();
+  const toBuild = [logicalId, ...providers].filter((id) => {
+    if (ofSource(id).inlineCode !== null) servedAs.set(id, { ...ofSource(id), provisionedConcurrency: 0 });
+    return !servedAs.has(id);
+  });
+  for (const [i, id] of toBuild.entries())
+    servedAs.set(
+      id,
+      await servedFunction(templateFile, id, id === logicalId ? values.profile : undefined, parameterOverrides, i === 0 ? toBuild.slice(1) : []),
+    );
+  const served = servedAs.get(logicalId)!;
   say("starting the local AWS with the template's resources, and the lab");
   const labOptions = {
-    template: builtTemplateOf(templateFile),
+    template: existsSync(builtTemplateOf(templateFile)) ? builtTemplateOf(templateFile) : templateFile,
     only: [],
-    extraFunctions: [served, ...providersServed],
+    extraFunctions: [...servedAs.values()],
     // A provider invoked gets its request from this invoke alone.
     createCustomResources: !source.customResources.some(({ provider }) => provider === logicalId),
     parameterOverrides,

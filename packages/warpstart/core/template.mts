@@ -142,6 +142,8 @@ export interface TemplateFunction {
   environment: Record<string, unknown>;
   /** Why its code is not on disk, for the lab to run (null: it is): inline, or in S3. */
   whyNotOnDisk: string | null;
+  /** Its code written in the template (InlineCode, Code.ZipFile), evaluated; null: none. The lab runs it as Lambda does, from index.js. */
+  inlineCode: string | null;
 }
 
 /** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
@@ -531,6 +533,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         floorOf: floorOf(logicalId, metadata.FloorOf, template, file),
         environment: { ...globalVariables, ...ownVariables },
         whyNotOnDisk: whyNotOnDisk(entry.Properties ?? {}, written.Type),
+        inlineCode: typeof props.InlineCode === "string" ? props.InlineCode : null,
       };
     });
   const resources = entries

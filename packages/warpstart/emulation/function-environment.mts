@@ -8,6 +8,7 @@ import {
   accessSync,
   chmodSync,
   constants,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -236,6 +237,21 @@ export function prepareLayersDir(layers: TemplateLayer[], tell: (why: string) =>
   }
   chmodSync(optDir, 0o555);
   return optDir;
+}
+
+/** What Lambda gives code written inline in a template beside it: the cfn-response module (the lab's stand-in). */
+const CFN_RESPONSE = join(import.meta.dirname, "cfn-response.cjs");
+
+/**
+ * A function's code written in its template (InlineCode, Code.ZipFile) as Lambda deploys it: the
+ * text in index.js, with cfn-response beside it; in the user's lab folder, removed with the others.
+ */
+export function inlineCodeDir(fn: Pick<TemplateFunction, "logicalId" | "inlineCode">): string {
+  const dir = join(ownedDir(join(labHomeDir(), "inline")), `${fn.logicalId.replaceAll("/", "-")}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(join(dir, "node_modules", "cfn-response"), { recursive: true });
+  writeFileSync(join(dir, "index.js"), fn.inlineCode ?? "");
+  copyFileSync(CFN_RESPONSE, join(dir, "node_modules", "cfn-response", "index.js"));
+  return dir;
 }
 
 /** Where a managed runtime's task roots are, one folder per owner (core/processes.mts ownedDir). */

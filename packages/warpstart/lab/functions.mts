@@ -1,12 +1,12 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
-// runtime its parameters choose, and, for a runtime matrix, the same functions on other runtimes
+// runtime its parameters choose (code written inline in the template as Lambda deploys it), and, for a runtime matrix, the same functions on other runtimes
 // (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
 import { builtHandlerFile } from "../builder/handler.mts";
 import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
 import { ensureInstalled, RUNTIMES, type Runtime, runtimeNamed, runtimeOf, runtimeOrWhyNot } from "../core/runtimes.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
-import { prepareLayersDir } from "../emulation/function-environment.mts";
+import { inlineCodeDir, prepareLayersDir } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, missingRuntimeSdk } from "../emulation/runtime-sdk.mts";
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import { prepareOptDir } from "./opt-dir.mts";
@@ -55,13 +55,16 @@ export async function servedFunctions(
   const fromTemplate = (parameters: Record<string, string>) =>
     readTemplate(builtTemplate, parameters).functions.filter((fn) => !only || only.includes(fn.logicalId));
   const unrunnable = new Map<string, string>();
+  const inlineDirs: string[] = [];
   const own = [...fromTemplate(overrides), ...extra].flatMap((fn) => {
     const runsOn = runtimeOrWhyNot(fn);
     if ("whyNot" in runsOn) {
       unrunnable.set(fn.logicalId, runsOn.whyNot);
       return [];
     }
-    return [{ ...fn, runsOn }];
+    if (fn.inlineCode === null) return [{ ...fn, runsOn }];
+    inlineDirs.push(inlineCodeDir(fn));
+    return [{ ...fn, runsOn, codeDir: inlineDirs.at(-1)!, whyNotOnDisk: null }];
   });
   for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntimes = [...new Set(own.map((fn) => fn.runsOn))];
@@ -97,7 +100,7 @@ export async function servedFunctions(
   const optDirs = new Map<string, string>();
   const layerDirs = new Map<string, string>();
   const cleanup = () => {
-    for (const dir of [...optDirs.values(), ...layerDirs.values()]) removeTree(dir);
+    for (const dir of [...optDirs.values(), ...layerDirs.values(), ...inlineDirs]) removeTree(dir);
   };
   // What a managed runtime carries of the SDK and its stand-in lacks (a function that names no SDK package of its own): installed once, as the runtime has it.
   for (const runtime of new Set(functions.map((fn) => fn.runsOn))) {

@@ -145,7 +145,18 @@ describe("CloudFormation's own function type (AWS::Lambda::Function)", () => {
     expect(await answerOf("Notify")).toEqual({ notified: true, memory: "192" });
   });
 
-  it("its code inline: refused with one line saying that sam local invoke does not run it either, and where to put it", () => {
-    expect(lab.refused.get("Inline")).toBe("its code is inline (Code.ZipFile), which sam local invoke does not run either: put it in a file its CodeUri names");
+  it("its code inline: run as Lambda deploys it, its custom resource's Create request answered through the cfn-response module Lambda gives it", async () => {
+    expect(lab.refused.has("Inline")).toBe(false);
+    const [created] = lab.customResources;
+    expect(created).toMatch(
+      /^InlineMade \(Custom::InlineMade\): the Create request went to its provider, and Inline's response to CloudFormation \(the PUT to its ResponseURL\): /,
+    );
+    expect(JSON.parse(created!.replace(/^[^{]*/, ""))).toMatchObject({
+      Status: "SUCCESS",
+      PhysicalResourceId: "inline-made",
+      LogicalResourceId: "InlineMade",
+      Data: { Greeting: "hello" },
+    });
+    expect(await answerOf("Inline")).toEqual({ inline: true });
   });
 });

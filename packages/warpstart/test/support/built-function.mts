@@ -24,6 +24,7 @@ export const templateFunction = (fn: Partial<TemplateFunction> = {}): TemplateFu
   floorOf: null,
   environment: {},
   whyNotOnDisk: null,
+  inlineCode: null,
   ...fn,
 });
 
