@@ -237,10 +237,16 @@ export function runtimeOrWhyNot(fn: TemplateFunction): Runtime | { whyNot: strin
       ? CUSTOM_RUNTIMES.find((runtime) => fn.layers.some((layer) => layer.logicalId === runtime.layer))
       : managedRuntimeOf(fn.runtime);
   if (found) return found;
-  const layers = fn.layers.length ? ` with layers ${fn.layers.map((layer) => layer.logicalId).join(", ")}` : "";
-  return {
-    whyNot: `the lab cannot run ${fn.runtime === undefined ? "a function without a Runtime" : `Runtime ${fn.runtime}`}${layers}; it runs ${RUNTIME_NAMES.join(", ")} (core/runtimes.mts)`,
-  };
+  // Named as a template names them: Lambda's identifiers, and the layer that makes provided.al2023 a custom runtime.
+  const managed = (Object.values(RUNTIMES) as Runtime[]).flatMap((runtime) => (runtime.kind === "managed" ? [runtime.lambdaRuntime] : []));
+  const custom = CUSTOM_RUNTIMES.map((runtime) => runtime.layer).join(" or ");
+  const what =
+    fn.runtime === undefined
+      ? "a function without a Runtime"
+      : fn.runtime === "provided.al2023"
+        ? `Runtime provided.al2023 with layers ${fn.layers.map((layer) => layer.logicalId).join(", ") || "none"}`
+        : `Runtime ${fn.runtime}`;
+  return { whyNot: `the lab cannot run ${what}; it runs ${managed.join(", ")}, and provided.al2023 with this project's ${custom} layer` };
 }
 
 /** What runs a template function; an error naming it where the lab cannot run it. */

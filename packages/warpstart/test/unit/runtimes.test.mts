@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../builder/runtime-layer.mts";
 import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
-import { type CustomRuntime, nodeFor, RUNTIME_NAMES, RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
+import { type CustomRuntime, nodeFor, RUNTIME_NAMES, RUNTIMES, runtimeNamed, runtimeOrWhyNot } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
+import { templateFunction } from "../support/built-function.mts";
 
 const manifest = (dir: string) =>
   JSON.parse(readFileSync(join(PACKAGE_ROOT, dir, "package.json"), "utf8")) as {
@@ -54,6 +55,15 @@ describe("the runtime table", () => {
     expect(runtimeOfLayer("DenoRuntime")).toBe(RUNTIMES.deno);
     expect(runtimeOfLayer("BunRuntime")).toBe(RUNTIMES.bun);
     expect(() => runtimeOfLayer("Raw")).toThrow('No runtime in core/runtimes.mts ships the layer "Raw".');
+  });
+
+  it("says of a template function it cannot run what it runs instead, by the names a template gives them", () => {
+    const fn = (runtime: string | undefined, layers: string[] = []) =>
+      runtimeOrWhyNot(templateFunction({ runtime, layers: layers.map((logicalId) => ({ logicalId, contentDir: "/nowhere" })) }));
+    const runs = "it runs nodejs18.x, nodejs20.x, nodejs22.x, nodejs24.x, and provided.al2023 with this project's DenoRuntime or BunRuntime layer";
+    expect(fn("nodejs16.x", ["ResourcesLayer"])).toEqual({ whyNot: `the lab cannot run Runtime nodejs16.x; ${runs}` });
+    expect(fn("provided.al2023", ["GoLayer"])).toEqual({ whyNot: `the lab cannot run Runtime provided.al2023 with layers GoLayer; ${runs}` });
+    expect(fn(undefined)).toEqual({ whyNot: `the lab cannot run a function without a Runtime; ${runs}` });
   });
 
   it("takes any other runtime by the path of its binary, as a custom runtime named after the file", () => {
