@@ -158,7 +158,8 @@ export interface TemplateEventSource {
    * Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's
    * Auth names as its authorizer; for a resource that invokes it: HttpApi (an ApiGatewayV2 HTTP route),
    * WebSocket (an ApiGatewayV2 WebSocket route), CustomResource, StepFunctionsTask, FunctionUrl,
-   * ScheduleV2 (an AWS::Scheduler::Schedule), Cognito (a user pool's trigger).
+   * ScheduleV2 (an AWS::Scheduler::Schedule), Cognito (a user pool's trigger), CodeDeployHook (a
+   * DeploymentPreference's PreTraffic or PostTraffic hook).
    */
   type: string;
   properties: Record<string, unknown>;
@@ -662,7 +663,7 @@ type Entries = [string, TemplateResourceEntry][];
  * What else of the template invokes a function no Events entry and no API authorizer names: an
  * ApiGatewayV2 route whose integration's IntegrationUri names it (or an HTTP API's quick-create
  * Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
- * URL, a Scheduler schedule, or a Cognito user pool's trigger.
+ * URL, a Scheduler schedule, a Cognito user pool's trigger, or another function's deployment hook.
  */
 function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
   return (
@@ -671,7 +672,8 @@ function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown
     stateMachineTaskOf(logicalId, entries, lenient, file) ??
     functionUrlOf(logicalId, entries, lenient) ??
     schedulerScheduleOf(logicalId, entries, lenient) ??
-    userPoolTriggerOf(logicalId, entries)
+    userPoolTriggerOf(logicalId, entries) ??
+    deploymentHookOf(logicalId, entries)
   );
 }
 
@@ -692,6 +694,16 @@ function schedulerScheduleOf(logicalId: string, entries: Entries, lenient: (valu
   const [scheduleId, { Properties: properties = {} }] = found;
   const { Name: name, Target: target } = lenient(properties) as { Name?: unknown; Target?: { Input?: unknown } };
   return { name: scheduleId, type: "ScheduleV2", properties: { Name: name ?? scheduleId, Input: target?.Input }, references: {} };
+}
+
+/** A hook of another function's DeploymentPreference (PreTraffic, PostTraffic): CodeDeploy invokes it as it shifts that function's traffic. */
+function deploymentHookOf(logicalId: string, entries: Entries): TemplateEventSource | null {
+  for (const [functionId, entry] of entries) {
+    const hooks = ((entry.Properties?.DeploymentPreference as { Hooks?: unknown } | undefined)?.Hooks ?? {}) as Record<string, unknown>;
+    const hook = Object.entries(hooks).find(([, value]) => namesResource(value, logicalId))?.[0];
+    if (hook) return { name: `${functionId}.${hook}`, type: "CodeDeployHook", properties: { Function: functionId, Hook: hook }, references: {} };
+  }
+  return null;
 }
 
 /** A Cognito user pool trigger (LambdaConfig's PreSignUp, CustomSMSSender, ...) naming the function: SAM's Cognito event. */

@@ -335,7 +335,17 @@ const MADE: Record<string, (source: TemplateEventSource) => Event> = {
   WebSocket: webSocketEvent,
   CustomResource: customResourceRequest,
   FunctionUrl: functionUrlRequest,
+  CodeDeployHook: deploymentHookEvent,
 };
+
+/**
+ * What CodeDeploy sends a PreTraffic or PostTraffic hook (the SAM developer guide's "Deploying
+ * serverless applications gradually"): the deployment and the hook's execution, whose status the
+ * hook reports back with PutLifecycleEventHookExecutionStatus.
+ */
+function deploymentHookEvent({ name }: TemplateEventSource): Event {
+  return { DeploymentId: `d-${madeUpId(name, 9).toUpperCase()}`, LifecycleEventHookExecutionId: Buffer.from(madeUpUuid(name)).toString("base64") };
+}
 
 /**
  * The request a function URL sends (the Lambda developer guide's "Invoking Lambda function URLs"):

@@ -131,6 +131,15 @@ describe("what else of the template invokes a function", () => {
     expect(eventNote(fn("Digest"))).toBeNull();
   });
 
+  it("another function's PreTraffic hook gets what CodeDeploy sends it: the deployment and the hook's execution", () => {
+    expect(fn("PreTrafficCheck").eventSource).toMatchObject({ name: "Gradual.PreTraffic", type: "CodeDeployHook" });
+    expect(functionEvent(fn("PreTrafficCheck"))).toEqual({
+      DeploymentId: expect.stringMatching(/^d-[0-9A-Z]{9}$/),
+      LifecycleEventHookExecutionId: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
+    });
+    expect(eventNote(fn("PreTrafficCheck"))).toBeNull();
+  });
+
   it("a user pool's trigger gets {}, and the line names the pool and the trigger", () => {
     expect(functionEvent(fn("SmsSender"))).toEqual({});
     expect(eventNote(fn("SmsSender"))).toBe(
