@@ -142,6 +142,9 @@ export function customResourceOutcome(provider: string, request: { RequestId?: u
   return `${provider}'s response to CloudFormation (the PUT to its ResponseURL): ${JSON.stringify(response)}`;
 }
 
+/** How long the lab's start waits for a custom resource's provider: a provider that hangs does not hold every start for its Timeout. */
+const PROVIDER_WAIT_MS = 60_000;
+
 /**
  * Each custom resource whose provider the lab serves gets the Create request CloudFormation sends as
  * it creates the stack, in template order, before anything else is invoked (what the provider puts
@@ -154,16 +157,23 @@ async function createCustomResources(lambda: LambdaService, aws: LocalAws, custo
   for (const { provider, source } of customResources.filter(({ provider }) => served.has(provider))) {
     const request = customResourceRequest(source);
     const resource = `${source.name} (${source.properties.ResourceType}): the Create request went to its provider, and`;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<"waited">((resolve) => {
+      timer = setTimeout(() => resolve("waited"), PROVIDER_WAIT_MS);
+    });
     try {
-      const result = await lambda.invoke(provider, Buffer.from(JSON.stringify(request)));
+      const result = await Promise.race([lambda.invoke(provider, Buffer.from(JSON.stringify(request))), waited]);
       lines.push(
-        result.functionError
-          ? `${resource} ${provider} failed: ${result.payload.toString("utf8")}`
-          : `${resource} ${customResourceOutcome(provider, request, await aws.calls())}`,
+        result === "waited"
+          ? `${resource} ${provider} had not answered after ${PROVIDER_WAIT_MS / 1000} s: the lab goes on without its answer (CloudFormation waits up to an hour)`
+          : result.functionError
+            ? `${resource} ${provider} failed: ${result.payload.toString("utf8")}`
+            : `${resource} ${customResourceOutcome(provider, request, await aws.calls())}`,
       );
     } catch (error) {
       lines.push(`${resource} the lab could not invoke ${provider}: ${errorMessage(error)}`);
     } finally {
+      clearTimeout(timer);
       await lambda.reclaimIdle(provider);
     }
   }

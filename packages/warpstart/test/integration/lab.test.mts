@@ -134,6 +134,23 @@ describe("the built template", () => {
   });
 });
 
+it("sends each custom resource's provider its Create request as it starts, and says what went wrong: no response, a timeout", async () => {
+  const lab = await startLab({ template: join(import.meta.dirname, "../fixtures/lab/custom-resources.yaml") });
+  try {
+    expect(lab.customResources).toEqual([
+      "Unanswered (Custom::Unanswered): the Create request went to its provider, and Echo sent no response to its ResponseURL: " +
+        "CloudFormation would wait for one until the resource times out (an hour by default)",
+      expect.stringMatching(
+        /^TimedOut \(AWS::CloudFormation::CustomResource\): the Create request went to its provider, and Slow failed: .*Task timed out after 1\.00 seconds/,
+      ),
+    ]);
+    // The provider's environment is reclaimed: its next invoke is a cold start.
+    expect((await invoke(lab, "Echo")).payload).toMatchObject({ invocations: 1 });
+  } finally {
+    await lab.stop();
+  }
+});
+
 describe("failure semantics", () => {
   let lab: Lab;
   beforeAll(async () => {
