@@ -157,7 +157,7 @@ export interface TemplateEventSource {
   /**
    * Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's
    * Auth names as its authorizer; for a resource that invokes it: HttpApi (an ApiGatewayV2 HTTP route),
-   * WebSocket (an ApiGatewayV2 WebSocket route), CustomResource, StepFunctionsTask, FunctionUrl,
+   * WebSocket (an ApiGatewayV2 WebSocket route), WebSocketAuthorizer (a WebSocket API's authorizer), CustomResource, StepFunctionsTask, FunctionUrl,
    * ScheduleV2 (an AWS::Scheduler::Schedule), Cognito (a user pool's trigger), CodeDeployHook (a
    * DeploymentPreference's PreTraffic or PostTraffic hook).
    */
@@ -661,12 +661,13 @@ type Entries = [string, TemplateResourceEntry][];
 
 /**
  * What else of the template invokes a function no Events entry and no API authorizer names: an
- * ApiGatewayV2 route whose integration's IntegrationUri names it (or an HTTP API's quick-create
- * Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
+ * ApiGatewayV2 authorizer whose AuthorizerUri names it, a route whose integration's IntegrationUri
+ * names it (or an HTTP API's quick-create Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
  * URL, a Scheduler schedule, a Cognito user pool's trigger, or another function's deployment hook.
  */
 function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
   return (
+    apiV2AuthorizerOf(logicalId, entries, lenient) ??
     routeOf(logicalId, entries, lenient) ??
     customResourceOf(logicalId, entries, lenient) ??
     stateMachineTaskOf(logicalId, entries, lenient, file) ??
@@ -725,15 +726,46 @@ function routeProperties(routeKey: string): Record<string, unknown> {
 }
 
 /** The first ApiGatewayV2 route (in template order) whose integration invokes the function, as its event source. */
+/** The StageName of an ApiGatewayV2 API's stage, evaluated ($default where it has none). */
+function stageNameOf(apiId: string, entries: Entries, lenient: (value: unknown) => unknown): string {
+  const stage = lenient(
+    entries.find(([, entry]) => entry.Type === "AWS::ApiGatewayV2::Stage" && referencedId(entry.Properties?.ApiId) === apiId)?.[1].Properties?.StageName,
+  );
+  return typeof stage === "string" ? stage : "$default";
+}
+
+/**
+ * An AWS::ApiGatewayV2::Authorizer whose AuthorizerUri names the function: API Gateway invokes it
+ * before the routes it protects (a WebSocket API's, on $connect).
+ */
+function apiV2AuthorizerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const found = entries.find(([, entry]) => entry.Type === "AWS::ApiGatewayV2::Authorizer" && namesResource(entry.Properties?.AuthorizerUri, logicalId));
+  if (!found) return null;
+  const [authorizerId, { Properties: properties = {} }] = found;
+  const apiId = referencedId(properties.ApiId) ?? "";
+  const api = (lenient(entries.find(([id]) => id === apiId)?.[1].Properties ?? {}) ?? {}) as Record<string, unknown>;
+  const name = `${apiId}.${authorizerId}`;
+  if (api.ProtocolType === "WEBSOCKET")
+    return {
+      name,
+      type: "WebSocketAuthorizer",
+      properties: { ApiId: apiId, Stage: stageNameOf(apiId, entries, lenient), RouteKey: "$connect" },
+      references: {},
+    };
+  return {
+    name,
+    type: "HttpApiAuthorizer",
+    properties: { AuthorizerPayloadFormatVersion: lenient(properties.AuthorizerPayloadFormatVersion) },
+    references: {},
+  };
+}
+
 function routeOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
   const ofType = (type: string) => entries.filter(([, entry]) => entry.Type === type);
   const apis = new Map(ofType("AWS::ApiGatewayV2::Api"));
-  const stageOf = (apiId: string) =>
-    ofType("AWS::ApiGatewayV2::Stage").find(([, stage]) => referencedId(stage.Properties?.ApiId) === apiId)?.[1].Properties?.StageName;
   const source = (name: string, apiId: string, routeKey: string, integration: Record<string, unknown>): TemplateEventSource => {
     const api = (lenient(apis.get(apiId)?.Properties ?? {}) ?? {}) as Record<string, unknown>;
-    const stage = lenient(stageOf(apiId));
-    const stageName = typeof stage === "string" ? stage : "$default";
+    const stageName = stageNameOf(apiId, entries, lenient);
     if (api.ProtocolType === "WEBSOCKET")
       return {
         name,

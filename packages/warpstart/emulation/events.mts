@@ -146,6 +146,26 @@ function webSocketBody(routeKey: string, selection: unknown): string {
 }
 
 /**
+ * What API Gateway sends a WebSocket API's REQUEST authorizer on $connect (the developer guide's
+ * "Lambda REQUEST authorizers" for WebSocket APIs): the handshake's headers and request context, the
+ * route's ARN to allow or deny.
+ */
+function webSocketAuthorizerEvent(source: TemplateEventSource): Event {
+  const { headers, multiValueHeaders, requestContext } = webSocketEvent(source);
+  const { apiId, stage } = requestContext as { apiId: string; stage: string };
+  return {
+    type: "REQUEST",
+    methodArn: `arn:aws:execute-api:${LOCAL_REGION}:${PSEUDO_PARAMETERS["AWS::AccountId"]}:${apiId}/${stage}/$connect`,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: {},
+    multiValueQueryStringParameters: {},
+    stageVariables: {},
+    requestContext,
+  };
+}
+
+/**
  * The event API Gateway sends a WebSocket route's Lambda proxy integration (the developer guide's
  * "WebSocket API" integration requests): CONNECT for $connect (with the handshake's headers),
  * DISCONNECT for $disconnect, MESSAGE with a body for any other route.
@@ -333,6 +353,7 @@ const SAMPLE_MESSAGES: Record<string, [string, string]> = {
 /** The events made here, not by the generator: what it has no event for, as AWS documents it. */
 const MADE: Record<string, (source: TemplateEventSource) => Event> = {
   WebSocket: webSocketEvent,
+  WebSocketAuthorizer: webSocketAuthorizerEvent,
   CustomResource: customResourceRequest,
   FunctionUrl: functionUrlRequest,
   CodeDeployHook: deploymentHookEvent,

@@ -191,6 +191,20 @@ describe("the event of a function another resource invokes (no Events entry name
     expect(eventNote(invoked("OnMessage"))).toBe(`its body is a placeholder message, ${message.body}: ${giveOne("OnMessage")}`);
   });
 
+  it("a WebSocket API's REQUEST authorizer: what API Gateway sends it on $connect, the handshake's headers and the route's ARN", () => {
+    expect(invoked("OnAuthorize").eventSource).toMatchObject({ name: "ChatApi.ChatAuthorizer", type: "WebSocketAuthorizer" });
+    const event = functionEvent(invoked("OnAuthorize"));
+    expect(event).toMatchObject({
+      type: "REQUEST",
+      methodArn: expect.stringMatching(/^arn:aws:execute-api:us-east-1:123456789012:[a-z0-9]{10}\/Prod\/\$connect$/),
+      headers: { "X-Forwarded-Proto": "https", "Sec-WebSocket-Version": "13" },
+      requestContext: { routeKey: "$connect", eventType: "CONNECT", stage: "Prod" },
+    });
+    // The API the route's own event comes from.
+    expect((event.requestContext as { apiId: string }).apiId).toBe((functionEvent(invoked("OnConnect")).requestContext as { apiId: string }).apiId);
+    expect(eventNote(invoked("OnAuthorize"))).toBeNull();
+  });
+
   it.each([
     ["OnItem", "an HTTP route of payload format 2.0: the generator's HTTP API request of it", null, { Method: "GET", Path: "/items/{id}" }],
     [
