@@ -32,6 +32,11 @@ export const command = defineCommand(
         `local AWS listening at ${aws.endpoint} (every service moto implements)`,
         `created: ${created.join(", ") || "nothing"}`,
         ...localAwsNotes({ resources }),
+        // No function runs here: what their providers would put in the local AWS is not there.
+        ...template.customResources.map(
+          ({ provider, source }) =>
+            `${source.name} (${source.properties.ResourceType}): its provider ${provider} gets the Create request when the lab serves it (npx warpstart lab), not here`,
+        ),
         `export AWS_ENDPOINT_URL=${aws.endpoint} NODE_EXTRA_CA_CERTS=${aws.caFile} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
       ].join("\n"),
     );

@@ -3,10 +3,12 @@
 // handler PUTs its response to the request's ResponseURL on port 443 as cfn-response does, and the
 // local AWS takes it; of a Step Functions task, which gets {} and a line saying why and how to
 // give an event, after the custom resource's provider got its Create request as the lab started;
-// and the generated events of REST routes behind a Lambda authorizer and of an
-// ApiGatewayV2 route of payload format 1.0.
-import { spawnSync } from "node:child_process";
+// the generated events of REST routes behind a Lambda authorizer and of an ApiGatewayV2 route of
+// payload format 1.0; and `npx warpstart aws`, which runs no provider, saying so.
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { NODE22, PACKAGE_ROOT } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEvent } from "../../emulation/events.mts";
@@ -64,3 +66,18 @@ it("an ApiGatewayV2 HTTP route gets the HTTP API request of its route; one of pa
   expect(functionEvent(fn("OnItem"))).toMatchObject({ version: "2.0", routeKey: "GET /items/{id}", rawPath: "/items/1", pathParameters: { id: "1" } });
   expect(functionEvent(fn("OnLegacy"))).toMatchObject({ httpMethod: "POST", path: "/legacy", resource: "/legacy" });
 });
+
+it("npx warpstart aws, the local AWS alone: a line says the custom resource's provider gets its Create request only where the lab serves it", async () => {
+  const aws = spawn(NODE22, [WARPSTART, "aws", "--template", TEMPLATE], { cwd: DEMO_ROOT, env: TOOLS_ENV, stdio: ["ignore", "pipe", "inherit"] });
+  const lines: string[] = [];
+  try {
+    for await (const line of createInterface({ input: aws.stdout! })) {
+      lines.push(line);
+      if (line.startsWith("export AWS_ENDPOINT_URL=")) break;
+    }
+  } finally {
+    aws.kill("SIGTERM");
+    await once(aws, "exit");
+  }
+  expect(lines).toContain("Setup (Custom::Setup): its provider OnSetup gets the Create request when the lab serves it (npx warpstart lab), not here");
+}, 60_000);
