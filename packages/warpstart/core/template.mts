@@ -660,13 +660,14 @@ function namesResource(value: unknown, logicalId: string): boolean {
 type Entries = [string, TemplateResourceEntry][];
 
 /**
- * What else of the template invokes a function no Events entry and no API authorizer names: an
- * ApiGatewayV2 authorizer whose AuthorizerUri names it, a route whose integration's IntegrationUri
+ * What else of the template invokes a function no Events entry and no API authorizer names: a REST
+ * API's own Authorizer or Method resource, an ApiGatewayV2 authorizer whose AuthorizerUri names it, a route whose integration's IntegrationUri
  * names it (or an HTTP API's quick-create Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
  * URL, a Scheduler schedule, a Cognito user pool's trigger, or another function's deployment hook.
  */
 function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
   return (
+    restApiOf(logicalId, entries, lenient) ??
     apiV2AuthorizerOf(logicalId, entries, lenient) ??
     routeOf(logicalId, entries, lenient) ??
     customResourceOf(logicalId, entries, lenient) ??
@@ -726,6 +727,44 @@ function routeProperties(routeKey: string): Record<string, unknown> {
 }
 
 /** The first ApiGatewayV2 route (in template order) whose integration invokes the function, as its event source. */
+/**
+ * A REST API written as CloudFormation's own resources: an AWS::ApiGateway::Authorizer whose
+ * AuthorizerUri names the function (SAM's ApiAuthorizer, TOKEN or REQUEST), or a Method whose
+ * AWS_PROXY integration's Uri does (SAM's Api event, its path that of the method's Resource chain).
+ */
+function restApiOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
+  const byId = new Map(entries);
+  const authorizer = entries.find(([, entry]) => entry.Type === "AWS::ApiGateway::Authorizer" && namesResource(entry.Properties?.AuthorizerUri, logicalId));
+  if (authorizer) {
+    const [authorizerId, { Properties: properties = {} }] = authorizer;
+    const type = lenient(properties.Type) === "REQUEST" ? "REQUEST" : "TOKEN";
+    return {
+      name: `${referencedId(properties.RestApiId) ?? ""}.${authorizerId}`,
+      type: "ApiAuthorizer",
+      properties: { FunctionPayloadType: type },
+      references: {},
+    };
+  }
+  const method = entries.find(
+    ([, entry]) => entry.Type === "AWS::ApiGateway::Method" && namesResource((entry.Properties?.Integration as { Uri?: unknown } | undefined)?.Uri, logicalId),
+  );
+  if (!method) return null;
+  const [methodId, { Properties: properties = {} }] = method;
+  // The path: each Resource's PathPart up its ParentId chain to the API's root (GetAtt RootResourceId).
+  const parts: string[] = [];
+  for (let id = referencedId(properties.ResourceId); id && byId.get(id)?.Type === "AWS::ApiGateway::Resource"; ) {
+    const resource = byId.get(id)!.Properties ?? {};
+    parts.unshift(String(lenient(resource.PathPart)));
+    id = referencedId(resource.ParentId);
+  }
+  return {
+    name: `${referencedId(properties.RestApiId) ?? ""}.${methodId}`,
+    type: "Api",
+    properties: { Method: lenient(properties.HttpMethod), Path: `/${parts.join("/")}` },
+    references: {},
+  };
+}
+
 /** The StageName of an ApiGatewayV2 API's stage, evaluated ($default where it has none). */
 function stageNameOf(apiId: string, entries: Entries, lenient: (value: unknown) => unknown): string {
   const stage = lenient(

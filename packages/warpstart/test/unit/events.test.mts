@@ -191,6 +191,26 @@ describe("the event of a function another resource invokes (no Events entry name
     expect(eventNote(invoked("OnMessage"))).toBe(`its body is a placeholder message, ${message.body}: ${giveOne("OnMessage")}`);
   });
 
+  it("a REST API of CloudFormation's own resources: its Method's route, the path of its Resource chain; its TOKEN Authorizer's event", () => {
+    expect(invoked("OnRawOrder").eventSource).toMatchObject({ name: "RawApi.OrderGet", type: "Api", properties: { Method: "GET", Path: "/orders/{id}" } });
+    expect(generateEventArgs("OnRawOrder", invoked("OnRawOrder").eventSource!)).toEqual([
+      "apigateway",
+      "aws-proxy",
+      "--method",
+      "GET",
+      "--path",
+      "orders/{id}",
+      "--resource",
+      "/orders/{id}",
+    ]);
+    expect(invoked("OnRawToken").eventSource).toMatchObject({
+      name: "RawApi.RawTokenCheck",
+      type: "ApiAuthorizer",
+      properties: { FunctionPayloadType: "TOKEN" },
+    });
+    expect(generateEventArgs("OnRawToken", invoked("OnRawToken").eventSource!)).toEqual(["apigateway", "authorizer"]);
+  });
+
   it("a WebSocket API's REQUEST authorizer: what API Gateway sends it on $connect, the handshake's headers and the route's ARN", () => {
     expect(invoked("OnAuthorize").eventSource).toMatchObject({ name: "ChatApi.ChatAuthorizer", type: "WebSocketAuthorizer" });
     const event = functionEvent(invoked("OnAuthorize"));
