@@ -52,10 +52,11 @@ async function servedFunction(
   const built = builtTemplateOf(templateFile);
   const builtFunction = (id: string) =>
     existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === id) : undefined;
-  // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself).
+  // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself);
+  // a Globals CodeUri stays as written, so a folder of that name in the build folder that does not exist.
   const builtBySam = (fn: TemplateFunction | undefined) => {
     const where = fn && relative(buildDirOf(templateFile), fn.codeDir);
-    return Boolean(where) && !where!.startsWith("..");
+    return Boolean(where) && !where!.startsWith("..") && existsSync(fn!.codeDir);
   };
   const why = !existsSync(built)
     ? "nothing built yet"

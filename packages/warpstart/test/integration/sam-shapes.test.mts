@@ -60,6 +60,14 @@ it("SAM's esbuild builder with EntryPoints below the CodeUri: invoke serves it a
   expect(run.said).not.toContain("== building Quote");
 }, 240_000);
 
+it("invoke of a function whose Globals CodeUri another's sam build left as written: built, not taken for built", () => {
+  const template = join(app, "shared-code/template.yaml");
+  expect(invoke("First", "--template", template)).toMatchObject({ status: 0, answer: { first: true } });
+  const second = invoke("Second", "--template", template);
+  expect(second).toMatchObject({ status: 0, answer: { second: true } });
+  expect(second.said).toContain("== sam build Second (it has not been built)");
+}, 240_000);
+
 describe("a nested application", () => {
   it("its function, by SAM's name: on its own runtime, with the parameters the parent gives it and its own resources", async () => {
     expect(await answerOf("Parcels/Tracker")).toEqual({
