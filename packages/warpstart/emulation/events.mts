@@ -319,6 +319,10 @@ function placeholderOf(source: TemplateEventSource): string | null {
       ? `its ${what} is SAM CLI's sample, changed as little as its FilterCriteria takes`
       : `its ${what} is SAM CLI's sample, ${text}`;
   }
+  // An authorizer's event is the generator's: its token, or its request, are samples.
+  if (source.type === "ApiAuthorizer" && source.properties.FunctionPayloadType !== "REQUEST")
+    return `its authorizationToken is SAM CLI's sample token, "incoming-client-token", and its methodArn the sample's`;
+  if (source.type === "ApiAuthorizer" || source.type === "HttpApiAuthorizer") return "its request (headers, query string, methodArn) is SAM CLI's sample";
   const authorizer = authorizerOf(source);
   // A request with a body (not a GET) carries the generator's sample body.
   const body = (source.type === "Api" || source.type === "HttpApi") && routeOf(source).method !== "GET" ? "its body is SAM CLI's sample request body" : null;

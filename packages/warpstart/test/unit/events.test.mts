@@ -92,6 +92,8 @@ describe("the generate-event arguments for a function's first event source", () 
       "sent {} for want of an event (it is the authorizer AuthorizedHttpApi.V2, whose events are HTTP API authorizer events of payload format 2.0, which SAM CLI's generate-event has no event for): " +
         giveOne("HttpAuthorizerV2"),
     );
+    // The generator's REQUEST event: its request a sample, said.
+    expect(eventNote(fn("HttpAuthorizerV1"))).toBe(`its request (headers, query string, methodArn) is SAM CLI's sample: ${giveOne("HttpAuthorizerV1")}`);
   });
 });
 
@@ -209,6 +211,10 @@ describe("the event of a function another resource invokes (no Events entry name
       properties: { FunctionPayloadType: "TOKEN" },
     });
     expect(generateEventArgs("OnRawToken", invoked("OnRawToken").eventSource!)).toEqual(["apigateway", "authorizer"]);
+    // The generator's token allows nothing a real authorizer checks: said, with how to give one.
+    expect(eventNote(invoked("OnRawToken"))).toBe(
+      `its authorizationToken is SAM CLI's sample token, "incoming-client-token", and its methodArn the sample's: ${giveOne("OnRawToken")}`,
+    );
   });
 
   it("a WebSocket API's REQUEST authorizer: what API Gateway sends it on $connect, the handshake's headers and the route's ARN", () => {
