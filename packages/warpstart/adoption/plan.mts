@@ -40,7 +40,7 @@ interface Adoption {
 export type Plan = { logicalId: string; adoption: Adoption } | { logicalId: string; why: string };
 
 /** The builder a function had: SAM's esbuild builder, its npm builder (no BuildMethod, or a Node runtime's name), else null. */
-function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
+export function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
   if (fn.buildMethod === "esbuild") return "esbuild";
   if (fn.buildMethod === null || fn.buildMethod.startsWith("nodejs")) return "npm";
   return null;

@@ -4,13 +4,13 @@
 // stays as it was, with one line saying why; what the owner must still do, one line each.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileRewrite, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
+import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileRewrite, PIPELINE_RUNTIMES, type Plan, planOf, samBuilderOf } from "../adoption/plan.mts";
 import { diffOf, type Rewrite, templateRewrite, writeRewrites } from "../adoption/write.mts";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { appDirOf } from "../core/paths.mts";
 import { samconfigSetting } from "../core/samconfig.mts";
-import { ownLogicalId, readTemplate, type Template, templateAsWritten } from "../core/template.mts";
+import { ownLogicalId, readTemplate, type Template, type TemplateFunction, templateAsWritten } from "../core/template.mts";
 import { type DoctorReport, fastestProfile } from "../doctor/findings.mts";
 
 /**
@@ -66,9 +66,21 @@ function samTemplateOf(templateFile: string): { text: string; template: Template
   return { text, template };
 }
 
-/** One line when `sam build` would copy each CodeUri folder before its makefile build, or null. */
-function buildInSourceLine(appDir: string): string | null {
+/**
+ * One line when `sam build` would copy each CodeUri folder before its makefile build, or null. Not
+ * where a function left on SAM's npm builder shares its package with warpstart: built in source,
+ * that builder installs the package's production dependencies in place, which prunes warpstart.
+ */
+function buildInSourceLine(appDir: string, leftToSamNpm: TemplateFunction[]): string | null {
   if (samconfigSetting(join(appDir, "samconfig.toml"), "build", "build_in_source") === true) return null;
+  // SAM's npm builder installs the package.json of the CodeUri folder itself (one without copies the folder, nothing installed).
+  const pruning = leftToSamNpm.filter((fn) => {
+    const file = join(fn.codeDir, "package.json");
+    const manifest = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { devDependencies?: Record<string, string> }) : {};
+    return Object.hasOwn(manifest.devDependencies ?? {}, "warpstart");
+  });
+  if (pruning.length > 0)
+    return `samconfig.toml: build_in_source left unset: in source, SAM's npm builder, which still builds ${pruning.map((fn) => fn.logicalId).join(", ")}, installs its package's production dependencies in place, removing warpstart (a devDependency) from node_modules; build the adopted functions in source by name (sam build <Function> --build-in-source)`;
   return "samconfig.toml: set build_in_source = true under [default.build.parameters] (or sam build --build-in-source): SAM's makefile builder otherwise copies each CodeUri folder, node_modules and all, before every build; the pipeline reads the source where it is";
 }
 
@@ -154,7 +166,8 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   const chosen = template.functions.filter((fn) => positionals.length === 0 || positionals.includes(fn.logicalId));
 
   const lines: string[] = [];
-  for (const line of [lockfileLine(appDir), buildInSourceLine(appDir)]) if (line) lines.push(line);
+  const lockfile = lockfileLine(appDir);
+  if (lockfile) lines.push(lockfile);
   for (const key of Object.keys(asWritten.Resources).filter((id) => id.startsWith("Fn::ForEach")))
     lines.push(`${key}: the functions it makes are not adopted (adopt rewrites resources as written: give them BuildMethod: makefile by hand)`);
 
@@ -181,8 +194,12 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
     const where = fn.templateFile === templateFile ? "" : ` in ${relative(process.cwd(), fn.templateFile)}`;
     lines.push(`${plan.logicalId}: adopted as ${profile}${why}${where}${plan.adoption.notes.map((note) => `\n  ${note}`).join("")}`);
   }
-  console.log(lines.join("\n"));
   const adopted = [...edited.values()].flatMap((file) => file.adopted);
+  const adoptedIds = new Set(adopted.map((plan) => plan.logicalId));
+  const leftToSamNpm = template.functions.filter((fn) => !adoptedIds.has(fn.logicalId) && fn.runtime?.startsWith("nodejs") && samBuilderOf(fn) === "npm");
+  const inSource = buildInSourceLine(appDir, leftToSamNpm);
+  if (inSource) lines.splice(lockfile ? 1 : 0, 0, inSource);
+  console.log(lines.join("\n"));
   if (adopted.length === 0) {
     console.error(`error: nothing adopted in ${relative(process.cwd(), templateFile) || templateFile}`);
     return 1;

@@ -160,6 +160,38 @@ describe("on an app of SAM's own builders", () => {
   });
 });
 
+it("leaves build_in_source unset where SAM's npm builder, still building a function in warpstart's own package, would prune warpstart", async () => {
+  // One package at the app's root, warpstart among its devDependencies: a hook it cannot adopt stays on SAM's npm builder.
+  const app = mkdtempSync(join(scratch, "app-"));
+  writeFileSync(
+    join(app, "template.yaml"),
+    [
+      'AWSTemplateFormatVersion: "2010-09-09"',
+      "Transform: AWS::Serverless-2016-10-31",
+      "Resources:",
+      "  Base:",
+      "    Type: AWS::Serverless::Function",
+      "    Properties: { Handler: index.handler, Runtime: nodejs22.x }",
+      "  Hook:",
+      "    Type: AWS::Serverless::Function",
+      "    Properties: { Handler: hook.handler, Runtime: nodejs16.x }",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "hooks", version: "1.0.0", devDependencies: { warpstart: "file:../warpstart.tgz" } }));
+  writeFileSync(join(app, "index.js"), 'exports.handler = async () => "base";\n');
+  writeFileSync(join(app, "hook.js"), 'const AWS = require("aws-sdk");\nexports.handler = async () => "hook";\n');
+  mkdirSync(join(app, "node_modules"));
+  symlinkSync(PACKAGE_ROOT, join(app, "node_modules/warpstart"));
+  const run = await adopt(app, "--dry-run");
+  expect(run.out).toContain("Base: adopted as Warp");
+  expect(run.out).toContain("Hook: not adopted: it requires aws-sdk (the SDK v2)");
+  expect(run.out).not.toContain("set build_in_source = true");
+  expect(run.out).toContain(
+    "samconfig.toml: build_in_source left unset: in source, SAM's npm builder, which still builds Hook, installs its package's production dependencies in place, removing warpstart (a devDependency) from node_modules; build the adopted functions in source by name (sam build <Function> --build-in-source)",
+  );
+});
+
 it("--runtime moves every adopted function there, and says a callback handler fails on nodejs24.x", async () => {
   const app = appCopy();
   const run = await adopt(app, "--runtime", "nodejs24.x", "Callback", "Legacy");
