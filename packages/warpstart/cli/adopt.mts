@@ -196,7 +196,12 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   }
   const adopted = [...edited.values()].flatMap((file) => file.adopted);
   const adoptedIds = new Set(adopted.map((plan) => plan.logicalId));
-  const leftToSamNpm = template.functions.filter((fn) => !adoptedIds.has(fn.logicalId) && fn.runtime?.startsWith("nodejs") && samBuilderOf(fn) === "npm");
+  // What SAM's npm builder still builds: not an image, nor code it does not build (inline, in S3).
+  const isImage = (fn: TemplateFunction) =>
+    (template.raw.Resources[fn.logicalId]?.Properties as { PackageType?: unknown } | undefined)?.PackageType === "Image";
+  const leftToSamNpm = template.functions.filter(
+    (fn) => !adoptedIds.has(fn.logicalId) && !fn.whyNotOnDisk && !isImage(fn) && fn.runtime?.startsWith("nodejs") && samBuilderOf(fn) === "npm",
+  );
   const inSource = buildInSourceLine(appDir, leftToSamNpm);
   if (inSource) lines.splice(lockfile ? 1 : 0, 0, inSource);
   console.log(lines.join("\n"));

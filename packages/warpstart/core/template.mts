@@ -140,7 +140,7 @@ export interface TemplateFunction {
   floorOf: string | null;
   /** Environment.Variables (Globals merged) as written: references to resources are evaluated where they exist (resolveWithResources). */
   environment: Record<string, unknown>;
-  /** Why its code is not on disk, for the lab to run (null: it is): inline, or in S3. */
+  /** Why its code is not a folder on disk (null: it is): inline (the lab writes it out: inlineCode), or in S3. */
   whyNotOnDisk: string | null;
   /** Its code written in the template (InlineCode, Code.ZipFile), evaluated; null: none. The lab runs it as Lambda does, from index.js. */
   inlineCode: string | null;
@@ -567,11 +567,11 @@ function asServerlessFunction(entry: TemplateResourceEntry): TemplateResourceEnt
   return { ...entry, Properties: { ...rest, ...code, ...(TracingConfig?.Mode ? { Tracing: TracingConfig.Mode } : {}) } };
 }
 
-/** Why a function's code is not a folder on disk the lab runs (null: it is): inline code, which sam local invoke refuses too, or code in S3. */
+/** Why a function's code is not a folder on disk the pipeline builds (null: it is): inline code (the lab writes it out itself), or code in S3. */
 function whyNotOnDisk(properties: Record<string, unknown>, type: string): string | null {
   const code = type === SAM_FUNCTION ? "InlineCode" : "Code.ZipFile";
   if (properties.InlineCode !== undefined)
-    return `its code is inline (${code}), which sam local invoke does not run either: put it in a file its CodeUri names`;
+    return `its code is inline (${code}): the lab runs it as Lambda deploys it, but the pipeline builds a handler from its file: put it in a file its CodeUri names`;
   const uri = properties.CodeUri;
   if (uri !== undefined && typeof uri !== "string") return `its code is in S3 (${JSON.stringify(uri)}): the lab runs code on disk, as sam local invoke does`;
   if (typeof uri === "string" && uri.startsWith("s3://")) return `its code is in S3 (${uri}): the lab runs code on disk, as sam local invoke does`;

@@ -107,6 +107,10 @@ describe("on an app of SAM's own builders", () => {
   it.each([
     ["OwnBuild", "it is built by a Makefile of the app's own (own-build/Makefile), which adopt never overwrites"],
     ["Resizer", "it is a container image (PackageType: Image): adopt takes zip functions"],
+    [
+      "Greeter",
+      "its code is inline (InlineCode): the lab runs it as Lambda deploys it, but the pipeline builds a handler from its file: put it in a file its CodeUri names",
+    ],
     ["Report", "python3.12 is not Node.js"],
     [
       "AncientV2",
@@ -175,6 +179,13 @@ it("leaves build_in_source unset where SAM's npm builder, still building a funct
       "  Hook:",
       "    Type: AWS::Serverless::Function",
       "    Properties: { Handler: hook.handler, Runtime: nodejs16.x }",
+      // What SAM's npm builder does not build: an image, inline code.
+      "  Pic:",
+      "    Type: AWS::Serverless::Function",
+      "    Properties: { PackageType: Image, Runtime: nodejs22.x }",
+      "  Greet:",
+      "    Type: AWS::Serverless::Function",
+      '    Properties: { InlineCode: "exports.handler = async () => 1;", Handler: index.handler, Runtime: nodejs22.x }',
       "",
     ].join("\n"),
   );
@@ -364,7 +375,7 @@ describe("what it refuses, with the message a user sees", () => {
   it("a function the template does not have", async () => {
     const app = appCopy();
     expect((await adopt(app, "Nope")).error).toBe(
-      "Nope is not a function of template.yaml; its functions: Orders, Hello, Legacy, Callback, Ancient, AncientV2, OwnBuild, Resizer, Report",
+      "Nope is not a function of template.yaml; its functions: Orders, Hello, Legacy, Callback, Ancient, AncientV2, OwnBuild, Greeter, Resizer, Report",
     );
   });
 
