@@ -40,7 +40,7 @@ interface Adoption {
 export type Plan = { logicalId: string; adoption: Adoption } | { logicalId: string; why: string };
 
 /** The builder a function had: SAM's esbuild builder, its npm builder (no BuildMethod, or a Node runtime's name), else null. */
-export function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
+function samBuilderOf(fn: TemplateFunction): "esbuild" | "npm" | null {
   if (fn.buildMethod === "esbuild") return "esbuild";
   if (fn.buildMethod === null || fn.buildMethod.startsWith("nodejs")) return "npm";
   return null;
@@ -166,11 +166,17 @@ function runtimeFor(fn: TemplateFunction, choice: string, source: string): { run
   return { runtime, notes };
 }
 
+const isImage = (entry: TemplateResourceEntry | undefined) => entry?.Properties?.PackageType === "Image";
+
+/** Whether SAM's npm builder builds the function as the template has it: a Node zip function whose code is a folder, of no BuildMethod or a Node runtime's. */
+export const builtBySamNpm = (fn: TemplateFunction, entry: TemplateResourceEntry | undefined) =>
+  !isImage(entry) && !fn.whyNotOnDisk && Boolean(fn.runtime?.startsWith("nodejs")) && samBuilderOf(fn) === "npm";
+
 /** What adopting one function takes, or why it is not adopted; `runtimeChoice` is --runtime's value. */
 export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, profile: string, appDir: string, runtimeChoice = KEEP_RUNTIME): Plan {
   const { logicalId } = fn;
   const skip = (why: string): Plan => ({ logicalId, why });
-  if (before.Properties?.PackageType === "Image") return skip("it is a container image (PackageType: Image): adopt takes zip functions");
+  if (isImage(before)) return skip("it is a container image (PackageType: Image): adopt takes zip functions");
   const notExamined = whyNotExamined(fn);
   if (notExamined) return skip(notExamined.replaceAll("the doctor examines", "adopt takes"));
   if (fn.whyNotOnDisk) return skip(fn.whyNotOnDisk);

@@ -4,7 +4,7 @@
 // stays as it was, with one line saying why; what the owner must still do, one line each.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { installedRule, KEEP_RUNTIME, MOVED_TO, makefileRewrite, PIPELINE_RUNTIMES, type Plan, planOf, samBuilderOf } from "../adoption/plan.mts";
+import { builtBySamNpm, installedRule, KEEP_RUNTIME, MOVED_TO, makefileRewrite, PIPELINE_RUNTIMES, type Plan, planOf } from "../adoption/plan.mts";
 import { diffOf, type Rewrite, templateRewrite, writeRewrites } from "../adoption/write.mts";
 import { PROFILE_NAMES } from "../builder/profiles.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
@@ -196,12 +196,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
   }
   const adopted = [...edited.values()].flatMap((file) => file.adopted);
   const adoptedIds = new Set(adopted.map((plan) => plan.logicalId));
-  // What SAM's npm builder still builds: not an image, nor code it does not build (inline, in S3).
-  const isImage = (fn: TemplateFunction) =>
-    (template.raw.Resources[fn.logicalId]?.Properties as { PackageType?: unknown } | undefined)?.PackageType === "Image";
-  const leftToSamNpm = template.functions.filter(
-    (fn) => !adoptedIds.has(fn.logicalId) && !fn.whyNotOnDisk && !isImage(fn) && fn.runtime?.startsWith("nodejs") && samBuilderOf(fn) === "npm",
-  );
+  const leftToSamNpm = template.functions.filter((fn) => !adoptedIds.has(fn.logicalId) && builtBySamNpm(fn, template.raw.Resources[fn.logicalId]));
   const inSource = buildInSourceLine(appDir, leftToSamNpm);
   if (inSource) lines.splice(lockfile ? 1 : 0, 0, inSource);
   console.log(lines.join("\n"));

@@ -50,8 +50,8 @@ async function servedFunction(
   along: string[] = [],
 ): Promise<TemplateFunction> {
   const built = builtTemplateOf(templateFile);
-  const builtFunction = (id: string) =>
-    existsSync(built) ? readTemplate(built, overrides).functions.find((candidate) => candidate.logicalId === id) : undefined;
+  const builtFunctions = () => new Map(existsSync(built) ? readTemplate(built, overrides).functions.map((fn) => [fn.logicalId, fn]) : []);
+  let builtByName = builtFunctions();
   // A sam build of other functions leaves this one's CodeUri as written, its source, or none (the build folder itself);
   // a Globals CodeUri stays as written, so a folder of that name in the build folder that does not exist.
   const builtBySam = (fn: TemplateFunction | undefined) => {
@@ -62,9 +62,9 @@ async function servedFunction(
     ? "nothing built yet"
     : statSync(templateFile).mtimeMs > statSync(built).mtimeMs
       ? `${relative(process.cwd(), templateFile)} changed`
-      : !builtBySam(builtFunction(logicalId))
+      : !builtBySam(builtByName.get(logicalId))
         ? "it has not been built"
-        : along.some((id) => !builtBySam(builtFunction(id)))
+        : along.some((id) => !builtBySam(builtByName.get(id)))
           ? `${along.join(", ")} not built`
           : null;
   if (why) {
@@ -72,8 +72,9 @@ async function servedFunction(
     const whole = logicalId.includes("/") ? `${logicalId} is nested in it` : along.length ? `${along.join(", ")} too` : null;
     say(whole ? `sam build, the whole app: ${whole} (${why})` : `sam build ${logicalId} (${why})`);
     await samBuild({ template: templateFile, resources: whole ? [] : [logicalId], quiet: true, parameterOverrides: overrides });
+    builtByName = builtFunctions();
   }
-  const asBuilt = builtFunction(logicalId);
+  const asBuilt = builtByName.get(logicalId);
   if (!asBuilt) throw new Error(`${relative(process.cwd(), built)} has no ${logicalId}: sam build it (sam build ${logicalId})`);
   const template = readTemplate(templateFile, overrides);
   const own = template.functions.find((candidate) => candidate.logicalId === logicalId)!;

@@ -157,9 +157,9 @@ export interface TemplateEventSource {
   /**
    * Its SAM type, e.g. S3, SQS, HttpApi; ApiAuthorizer or HttpApiAuthorizer for a function an API's
    * Auth names as its authorizer; for a resource that invokes it: HttpApi (an ApiGatewayV2 HTTP route),
-   * WebSocket (an ApiGatewayV2 WebSocket route), WebSocketAuthorizer (a WebSocket API's authorizer), CustomResource, StepFunctionsTask, FunctionUrl,
-   * ScheduleV2 (an AWS::Scheduler::Schedule), Cognito (a user pool's trigger), CodeDeployHook (a
-   * DeploymentPreference's PreTraffic or PostTraffic hook).
+   * WebSocket (an ApiGatewayV2 WebSocket route), WebSocketAuthorizer (a WebSocket API's authorizer),
+   * CustomResource, StepFunctionsTask, FunctionUrl, ScheduleV2 (an AWS::Scheduler::Schedule), Cognito
+   * (a user pool's trigger), CodeDeployHook (a DeploymentPreference's PreTraffic or PostTraffic hook).
    */
   type: string;
   properties: Record<string, unknown>;
@@ -486,6 +486,11 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const globals = template.Globals?.Function ?? {};
   const entries = Object.entries(template.Resources).filter(([, entry]) => present(entry));
   const resourceEntries = new Map(entries);
+  const functionIds = entries.filter(([, entry]) => FUNCTION_TYPES.includes(entry.Type)).map(([logicalId]) => logicalId);
+  const customResources = entries.flatMap(([resourceId, entry]): CustomResource[] => {
+    const provider = isCustomResource(entry.Type) && functionIds.find((logicalId) => namesResource(entry.Properties?.ServiceToken, logicalId));
+    return provider ? [{ provider, source: customResourceSource(resourceId, entry, entries, lenient) }] : [];
+  });
   const functions = entries
     .filter(([, entry]) => FUNCTION_TYPES.includes(entry.Type))
     .map(([logicalId, written]): TemplateFunction => {
@@ -519,7 +524,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         httpPath: typeof route?.Properties?.Path === "string" ? route.Properties.Path : null,
         eventSource: first
           ? eventSource(firstName!, first.Type, first.Properties ?? {}, resourceEntries, lenient)
-          : (authorizerOf(logicalId, entries, lenient) ?? invokerOf(logicalId, entries, lenient, file)),
+          : (authorizerOf(logicalId, entries, lenient) ?? invokerOf(logicalId, entries, lenient, file, customResources)),
         sampleEvent: existsSync(sampleEvent) ? sampleEvent : null,
         layers: layers.flatMap((layer) => {
           if (isOwnLayer(layer, template)) return [templateLayer(layer, template, file)];
@@ -540,10 +545,6 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
   const resources = entries
     .filter(([, entry]) => !FUNCTION_TYPES.includes(entry.Type))
     .map(([logicalId, entry]) => ({ logicalId, type: entry.Type, properties: (entry.Properties ?? {}) as Record<string, unknown> }));
-  const customResources = entries.flatMap(([resourceId, entry]): CustomResource[] => {
-    const provider = isCustomResource(entry.Type) && functions.find((fn) => namesResource(entry.Properties?.ServiceToken, fn.logicalId));
-    return provider ? [{ provider: provider.logicalId, source: customResourceSource(resourceId, entry, entries, lenient) }] : [];
-  });
   return {
     file,
     raw: template,
@@ -661,16 +662,23 @@ type Entries = [string, TemplateResourceEntry][];
 
 /**
  * What else of the template invokes a function no Events entry and no API authorizer names: a REST
- * API's own Authorizer or Method resource, an ApiGatewayV2 authorizer whose AuthorizerUri names it, a route whose integration's IntegrationUri
- * names it (or an HTTP API's quick-create Target), a custom resource whose ServiceToken names it, a Task state of a state machine, its
- * URL, a Scheduler schedule, a Cognito user pool's trigger, or another function's deployment hook.
+ * API's own Authorizer or Method resource, an ApiGatewayV2 authorizer whose AuthorizerUri names it,
+ * a route whose integration's IntegrationUri names it (or an HTTP API's quick-create Target), a
+ * custom resource whose ServiceToken names it, a Task state of a state machine, its URL, a
+ * Scheduler schedule, a Cognito user pool's trigger, or another function's deployment hook.
  */
-function invokerOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown, file: string): TemplateEventSource | null {
+function invokerOf(
+  logicalId: string,
+  entries: Entries,
+  lenient: (value: unknown) => unknown,
+  file: string,
+  customResources: CustomResource[],
+): TemplateEventSource | null {
   return (
     restApiOf(logicalId, entries, lenient) ??
     apiV2AuthorizerOf(logicalId, entries, lenient) ??
     routeOf(logicalId, entries, lenient) ??
-    customResourceOf(logicalId, entries, lenient) ??
+    customResources.find(({ provider }) => provider === logicalId)?.source ??
     stateMachineTaskOf(logicalId, entries, lenient, file) ??
     functionUrlOf(logicalId, entries, lenient) ??
     schedulerScheduleOf(logicalId, entries, lenient) ??
@@ -726,7 +734,6 @@ function routeProperties(routeKey: string): Record<string, unknown> {
   return path === undefined ? {} : { Method: method, Path: path };
 }
 
-/** The first ApiGatewayV2 route (in template order) whose integration invokes the function, as its event source. */
 /**
  * A REST API written as CloudFormation's own resources: an AWS::ApiGateway::Authorizer whose
  * AuthorizerUri names the function (SAM's ApiAuthorizer, TOKEN or REQUEST), or a Method whose
@@ -799,6 +806,7 @@ function apiV2AuthorizerOf(logicalId: string, entries: Entries, lenient: (value:
   };
 }
 
+/** The first ApiGatewayV2 route (in template order) whose integration invokes the function, as its event source. */
 function routeOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
   const ofType = (type: string) => entries.filter(([, entry]) => entry.Type === type);
   const apis = new Map(ofType("AWS::ApiGatewayV2::Api"));
@@ -835,12 +843,6 @@ function routeOf(logicalId: string, entries: Entries, lenient: (value: unknown) 
 
 /** The types CloudFormation sends a custom resource's requests for: AWS::CloudFormation::CustomResource, and Custom::<Anything>. */
 export const isCustomResource = (type: unknown) => type === "AWS::CloudFormation::CustomResource" || (typeof type === "string" && type.startsWith("Custom::"));
-
-/** A custom resource whose ServiceToken names the function: CloudFormation sends it the resource's requests. */
-function customResourceOf(logicalId: string, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource | null {
-  const found = entries.find(([, entry]) => isCustomResource(entry.Type) && namesResource(entry.Properties?.ServiceToken, logicalId));
-  return found ? customResourceSource(...found, entries, lenient) : null;
-}
 
 /** A custom resource as the event source of its provider's requests: its type and properties. */
 function customResourceSource(resourceId: string, entry: TemplateResourceEntry, entries: Entries, lenient: (value: unknown) => unknown): TemplateEventSource {

@@ -1,6 +1,7 @@
 // Which functions the lab serves and what runs each: the built template's functions on the
-// runtime its parameters choose (code written inline in the template as Lambda deploys it), and, for a runtime matrix, the same functions on other runtimes
-// (named <LogicalId>-<runtime>), each custom runtime with its opt dir prepared.
+// runtime its parameters choose (code written inline in the template as Lambda deploys it), and,
+// for a runtime matrix, the same functions on other runtimes (named <LogicalId>-<runtime>), each
+// custom runtime with its opt dir prepared.
 import { builtHandlerFile } from "../builder/handler.mts";
 import { warmLabStartupCache } from "../builder/startup-caches.mts";
 import { removeTree } from "../core/processes.mts";
@@ -63,8 +64,9 @@ export async function servedFunctions(
       return [];
     }
     if (fn.inlineCode === null) return [{ ...fn, runsOn }];
-    inlineDirs.push(inlineCodeDir(fn));
-    return [{ ...fn, runsOn, codeDir: inlineDirs.at(-1)!, whyNotOnDisk: null }];
+    const codeDir = inlineCodeDir(fn);
+    inlineDirs.push(codeDir);
+    return [{ ...fn, runsOn, codeDir, whyNotOnDisk: null }];
   });
   for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntimes = [...new Set(own.map((fn) => fn.runsOn))];

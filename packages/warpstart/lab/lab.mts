@@ -3,6 +3,7 @@
 // stop() ends everything it started.
 
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../core/errors.mts";
 import type { AwsCall } from "../core/init-services.mts";
@@ -157,12 +158,12 @@ async function createCustomResources(lambda: LambdaService, aws: LocalAws, custo
   for (const { provider, source } of customResources.filter(({ provider }) => served.has(provider))) {
     const request = customResourceRequest(source);
     const resource = `${source.name} (${source.properties.ResourceType}): the Create request went to its provider, and`;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<"waited">((resolve) => {
-      timer = setTimeout(() => resolve("waited"), PROVIDER_WAIT_MS);
-    });
+    const waiting = new AbortController();
     try {
-      const result = await Promise.race([lambda.invoke(provider, Buffer.from(JSON.stringify(request))), waited]);
+      const result = await Promise.race([
+        lambda.invoke(provider, Buffer.from(JSON.stringify(request))),
+        sleep(PROVIDER_WAIT_MS, "waited" as const, { signal: waiting.signal }),
+      ]);
       lines.push(
         result === "waited"
           ? `${resource} ${provider} had not answered after ${PROVIDER_WAIT_MS / 1000} s: the lab goes on without its answer (CloudFormation waits up to an hour)`
@@ -173,7 +174,7 @@ async function createCustomResources(lambda: LambdaService, aws: LocalAws, custo
     } catch (error) {
       lines.push(`${resource} the lab could not invoke ${provider}: ${errorMessage(error)}`);
     } finally {
-      clearTimeout(timer);
+      waiting.abort();
       await lambda.reclaimIdle(provider);
     }
   }
