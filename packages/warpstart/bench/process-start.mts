@@ -2,8 +2,9 @@
 // package) times each runtime starting, importing a built handler (its INIT, STS call included)
 // and exiting, and the same with an empty handler (the study's own measure). The handler runs
 // from a task root as the lab prepares it (so a custom runtime finds no SDK to borrow), with the
-// runtime's own variables (a custom runtime's from its opt dir). Its JSON export (all commands)
-// is kept beside results.json.
+// runtime's own variables (a custom runtime's from its opt dir), the function's own, and, on a
+// managed runtime, the Node flags Lambda starts it with. Its JSON export (all commands) is kept
+// beside results.json.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtHandlerFile } from "../builder/handler.mts";
@@ -29,6 +30,7 @@ interface StartCase {
   runtime: Runtime;
   /** The handler file in its task root. */
   handlerFile: string;
+  memoryMb: number;
 }
 
 export interface StartCell {
@@ -41,19 +43,40 @@ export interface StartCell {
   handlerFile: string;
   /** A custom runtime's opt dir (its layer), as the lab serves it. */
   optDir?: string;
+  memoryMb: number;
+  /** Its environment variables as the lab evaluated them. */
+  variables?: Record<string, string>;
 }
 
 /** The study's baseline: a handler that does nothing, on each runtime. */
-export const EMPTY_HANDLER = { name: "Empty", codeDir: join(PACKAGE_ROOT, "bench/empty-handler"), handler: "index.handler", handlerFile: "index.mjs" };
+export const EMPTY_HANDLER = {
+  name: "Empty",
+  codeDir: join(PACKAGE_ROOT, "bench/empty-handler"),
+  handler: "index.handler",
+  handlerFile: "index.mjs",
+  memoryMb: 512,
+};
 
 /** A lab function as a process-start cell. */
 export function startCell(label: string, name: string, fn: ServedFunction): StartCell {
-  return { label, name, runtime: fn.runsOn, codeDir: fn.codeDir, handler: fn.handler, handlerFile: builtHandlerFile(fn), optDir: fn.optDir };
+  return {
+    label,
+    name,
+    runtime: fn.runsOn,
+    codeDir: fn.codeDir,
+    handler: fn.handler,
+    handlerFile: builtHandlerFile(fn),
+    optDir: fn.optDir,
+    memoryMb: fn.memoryMb,
+    variables: fn.variables,
+  };
 }
 
 /** The command that starts `runtime`, imports the handler and exits (a custom runtime with its bootstrap's arguments). */
 function startCommand(startCase: StartCase): string[] {
-  const runtimeArgs = startCase.runtime.kind === "custom" ? startCase.runtime.args : [];
+  const { runtime } = startCase;
+  // A Warp build's code cache is V8's under those flags: without them it is rejected.
+  const runtimeArgs = runtime.kind === "custom" ? runtime.args : runtime.nodeFlags(startCase.memoryMb);
   return [startCase.runtime.hostBinary, ...runtimeArgs, IMPORTER, startCase.handlerFile];
 }
 
@@ -87,11 +110,11 @@ export async function measureProcessStart(
   options: { runs: number; warmup: number; exportFile: string },
 ): Promise<ProcessStart> {
   const tool = await hyperfineVersion();
-  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime }) => ({
+  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime, memoryMb }) => ({
     name: label.replace(/[^\w-]+/g, "-"),
     codeDir,
     handler,
-    memoryMb: 512,
+    memoryMb,
     runtime,
   }));
   const taskRoots = specs.map(prepareTaskRoot);
@@ -103,10 +126,10 @@ export async function measureProcessStart(
       const { runtime } = cell;
       // Lambda's variables and the runtime's own, as its bootstrap sets them.
       const env = {
-        ...functionEnvironment(specs[i]!, taskRoots[i]!, services),
+        ...functionEnvironment(specs[i]!, taskRoots[i]!, services, { variables: cell.variables }),
         ...bootstrapVariables(runtime, taskRoots[i]!),
       };
-      return { label: cell.label, name: cell.name, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), env };
+      return { label: cell.label, name: cell.name, runtime, handlerFile: join(taskRoots[i]!, cell.handlerFile), memoryMb: cell.memoryMb, env };
     });
     return await timeCommands(tool, cases, options);
   } finally {
