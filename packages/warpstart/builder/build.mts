@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin } from "esbuild";
+import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin, transform } from "esbuild";
 import type { OpenInitServices } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
@@ -24,10 +24,20 @@ import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulati
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { appPatches, appPatchFiles } from "./app-patches.mts";
 import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
-import { buildFailure, type CodeCache, CodeCacheError, makeCodeCache } from "./code-cache.mts";
+import {
+  buildFailure,
+  type CodeCache,
+  CodeCacheError,
+  compileCacheBundleOf,
+  makeCodeCache,
+  makeNodeCompileCache,
+  type NodeCompileCache,
+  PORTABLE_COMPILE_CACHE_NODE,
+  writeCompileCacheLoader,
+} from "./code-cache.mts";
 import { installDependencies } from "./dependencies.mts";
 import { BuildError } from "./errors.mts";
-import { handlerParts, handlerSource } from "./handler.mts";
+import { type HandlerSource, handlerParts, handlerSource, outputFileOf } from "./handler.mts";
 import { layerPackages, leftToLayers } from "./layer-packages.mts";
 import { DEFAULT_PROFILE, PROFILES, type Profile, profileForNode, profileNamed } from "./profiles.mts";
 import { buildRuntimeLayer, runtimeOfLayer } from "./runtime-layer.mts";
@@ -186,6 +196,8 @@ export interface BuildResult {
   metafile: string;
   bytes: number;
   codeCache?: CodeCache;
+  /** Node's module compile cache a NodeCompileCache build ships. */
+  compileCache?: NodeCompileCache;
   /** What the build could not do as its profile says, a line each. */
   notes?: string[];
   /** Whether it came from the build cache (builder/build-cache.mts) rather than a build made now. */
@@ -247,6 +259,10 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
   const forNode = profileForNode(asked.profile, runtime.nodeMajor);
   const fnBuild = { ...asked, profile: forNode.profile };
   const { template, fn, profile, profileName } = fnBuild;
+  if (profile.nodeCompileCache && runtime.nodeMajor < PORTABLE_COMPILE_CACHE_NODE)
+    throw new BuildError(
+      `${fn.logicalId}: Node ${runtime.nodeMajor}'s compile cache is keyed by each module's absolute path, which a cache made at build time cannot know (/var/task on Lambda): portable caches came with Node 24.12, so ${profileName} builds for nodejs${PORTABLE_COMPILE_CACHE_NODE}.x and later`,
+    );
   const recipe: Recipe | null =
     buildCacheOn() && !options.leaveOutPatches?.length
       ? {
@@ -258,11 +274,11 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
           // What a Warp build's INIT reads: the function's sample event, the app's values for its environment.
           alsoReads: [
             ...appPatchFiles(fn.codeDir, appDirOf(template.file)),
-            ...(profile.codeCache ? [sampleEventOf(template.file, fn.logicalId), envVarsFileOf(template.file)] : []),
+            ...(profile.codeCache || profile.nodeCompileCache ? [sampleEventOf(template.file, fn.logicalId), envVarsFileOf(template.file)] : []),
           ],
         }
       : null;
-  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "notes" | "fellBack">>(recipe, outdir);
+  const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "compileCache" | "notes" | "fellBack">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
   let bundle = await bundleFunction(fnBuild, runtime, outdir, options);
   shipExecWrapper(fn, outdir);
@@ -293,6 +309,16 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
       writeFileSync(bundle.metafile, JSON.stringify({ ...metafile, fellBack }));
     }
   }
+  let compileCache: NodeCompileCache | undefined;
+  if (profile.nodeCompileCache) {
+    const artifact = { template, fn, runtime, artifactDir: outdir, handlerFile: bundle.handlerFile, exportPath: handlerParts(fn.handler).exportPath };
+    try {
+      compileCache = await makeNodeCompileCache(artifact, options.initServices);
+    } catch (error) {
+      if (!(error instanceof CodeCacheError)) throw error;
+      throw new BuildError(`${fn.logicalId}: ${buildFailure(error.message).replace(/^Warp/, profileName)}`, { cause: error });
+    }
+  }
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
   const notes = [
     ...(forNode.note ? [forNode.note] : []),
@@ -301,7 +327,7 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
     ...(codeCache?.stoppedBy ? [`its code cache holds what INIT compiled until it failed: ${codeCache.stoppedBy}`] : []),
     ...(codeCache ? placeholderNotes(codeCache) : []),
   ];
-  const result = { bytes: bundle.bytes, codeCache, notes, fellBack };
+  const result = { bytes: bundle.bytes, codeCache, compileCache, notes, fellBack };
   if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, result);
   return { outfile: bundle.outfile, metafile: bundle.metafile, ...result };
 }
@@ -321,6 +347,38 @@ function shipExecWrapper(fn: TemplateFunction, outdir: string): void {
   const shipped = join(outdir, relative("/var/task", WARP_EXEC_WRAPPER));
   copyFileSync(join(PACKAGE_ROOT, "src/warp/warp-exec"), shipped);
   chmodSync(shipped, 0o755);
+}
+
+/**
+ * A function's source, the module format its build writes and the esbuild options of its profile.
+ * The tool a peer profile stands for writes CommonJS, which cannot await at the top level: its
+ * users build such a handler as an ES module (Format: esm) for es2022, the first ES with it, and
+ * the note says so.
+ */
+export async function formatOf(
+  fn: TemplateFunction,
+  profile: Profile,
+): Promise<{ source: string; format: HandlerSource["format"]; esbuild: EsbuildOptions; note: string | null }> {
+  const { source, format } = handlerSource(fn, profile.format);
+  const awaitsAtTop = format === "cjs" && profile.format !== undefined && fn.buildProperties.Format === undefined && (await awaitsAtTopLevel(source));
+  if (!awaitsAtTop) return { source, format, esbuild: profile.esbuild, note: null };
+  const esbuild = profile.esbuild.target ? { ...profile.esbuild, target: "es2022" } : profile.esbuild;
+  return {
+    source,
+    format: "esm",
+    esbuild,
+    note: `its handler awaits at the top level, which CommonJS cannot: built as an ES module${esbuild.target ? ` for ${esbuild.target}` : ""}, as its tool's users set it (Format: esm)`,
+  };
+}
+
+/** Whether a handler's source awaits at the top level: esbuild refuses to write it as CommonJS. */
+async function awaitsAtTopLevel(source: string): Promise<boolean> {
+  try {
+    await transform(readFileSync(source, "utf8"), { loader: /\.[cm]?ts$/.test(source) ? "ts" : "js", format: "cjs", sourcefile: source, logLevel: "silent" });
+    return false;
+  } catch (error) {
+    return ((error as { errors?: EsbuildMessage[] }).errors ?? []).some((message) => message.text.startsWith("Top-level await is currently not supported"));
+  }
 }
 
 /** A function's esbuild bundle in outdir: the handler and, when its profile loads the SDK as a chunk, the chunk. */
@@ -348,7 +406,7 @@ const LAYER_PATHS = "/opt/*";
 /** Bundles the handler (and the chunk) into outdir, emptied first, with the metafile beside it. */
 async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, outdir: string, options: BuildOptions): Promise<Bundle> {
   const { template, fn, profileName, profile } = fnBuild;
-  const { source, format, outputFile } = handlerSource(fn);
+  const { source, format, esbuild: toolOptions, note: formatNote } = await formatOf(fn, profile);
   const published = profile.sdk === "runtime" ? null : publishedTree(source);
   const sdkTree: SdkTree | null =
     published === null ? null : profile.sdk === "patched" ? patchedTree(published, options.leaveOutPatches) : { dir: published, from: published, skipped: [] };
@@ -368,13 +426,13 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const appDir = appDirOf(template.file);
   const patches = appPatches(appPatchFiles(fn.codeDir, appDir), appDir);
   const shared = (plugins: Plugin[]): EsbuildOptions => ({
-    ...profile.esbuild,
+    target: `node${runtime.nodeMajor}`, // unless the tool a peer profile stands for sets its own
+    ...toolOptions,
     // A layer's file imported by its absolute path is Lambda's to load from /opt, as the function's owner wrote it.
-    external: [...(profile.esbuild.external ?? []), ...fromLayers, LAYER_PATHS],
+    external: [...(toolOptions.external ?? []), ...fromLayers, LAYER_PATHS],
 
     absWorkingDir: PACKAGE_ROOT,
     platform: "node",
-    target: `node${runtime.nodeMajor}`,
     metafile: true,
     logLevel: "silent",
     define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
@@ -408,16 +466,18 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     define: { ...options.define, WARPSTART_SDK_VERSION: JSON.stringify(sdkVersion(imports, tree)) },
   });
 
-  const outfile = join(outdir, outputFile);
+  // The handler's folder: Warp's chunk goes beside the handler, whatever format that is written in.
+  const handlerDir = join(outdir, dirname(handlerParts(fn.handler).module));
   rmSync(outdir, { recursive: true, force: true });
   rmSync(labOverlayOf(outdir), { recursive: true, force: true });
-  mkdirSync(dirname(outfile), { recursive: true });
+  mkdirSync(handlerDir, { recursive: true });
   const metafiles: Metafile[] = [];
   let libraries: ChunkLibraries = new Map();
   let notes = sdkTree ? treeNotes(imports, sdkTree, Object.keys(profile.replace ?? {})) : [];
+  if (formatNote) notes = [...notes, formatNote];
   if (profile.sdkChunk && scan.leftToCode.size > 0) notes = [...notes, runtimeCopyNote(scan.leftToCode)];
   if (chunked) {
-    const chunkFile = join(dirname(outfile), SDK_CHUNK_FILE);
+    const chunkFile = join(handlerDir, SDK_CHUNK_FILE);
     const buildChunk = async (held: ChunkLibraries): Promise<Metafile> => {
       const { metafile } = await build(
         withVersion({
@@ -442,10 +502,12 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
       if (chunked) metafiles.push(await esbuildStep(fn, () => buildChunk(libraries)));
     }
   }
+  const outputFile = outputFileOf(handlerParts(fn.handler).module, format);
   const handlerOptions = withVersion({
     ...shared(treePlugins(true, libraries)),
     ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry),
-    outfile,
+    // A NodeCompileCache build's handler is the loader that enables the cache (written below), beside its bundle.
+    outfile: join(outdir, profile.nodeCompileCache ? compileCacheBundleOf(outputFile) : outputFile),
     format,
   });
   const inFormat = (commonJs: boolean) => (format === "esm" ? esm(handlerOptions, commonJs) : withImportMeta(handlerOptions));
@@ -454,6 +516,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   if (format === "esm" && !scan.hasCommonJs && Object.values(handlerBundle.metafile!.inputs).some((input) => input.format === "cjs")) {
     handlerBundle = await esbuildStep(fn, () => build(inFormat(true)));
   }
+  if (profile.nodeCompileCache) writeCompileCacheLoader(join(outdir, outputFile), handlerParts(fn.handler).exportPath);
   metafiles.push(handlerBundle.metafile!);
   if (leftForLayers.size)
     notes = [
@@ -465,7 +528,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
           ]
         : []),
     ];
-  return { outfile, handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles, fnBuild.deployedRuntime()) };
+  return { outfile: join(outdir, outputFile), handlerFile: outputFile, chunked, notes, ...writeMetafile(outdir, metafiles, fnBuild.deployedRuntime()) };
 }
 
 /**
@@ -520,7 +583,9 @@ function writeMetafile(outdir: string, metafiles: Metafile[], runtime: string): 
  */
 export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir: string): string | null {
   const { fn } = fnBuild;
-  const built = join(outdir, handlerSource(fn).outputFile);
+  // A peer's CommonJS build of code that awaits at the top level is an ES module.
+  const { module } = handlerParts(fn.handler);
+  const built = [handlerSource(fn, fnBuild.profile.format).outputFile, outputFileOf(module, "esm")].map((file) => join(outdir, file)).find(existsSync) ?? "";
   const metafile = `${outdir.replace(/\/+$/, "")}.meta.json`;
   if (!existsSync(built) || !existsSync(metafile)) return `${fn.logicalId} has not been built`;
   const { inputs, runtime } = JSON.parse(readFileSync(metafile, "utf8")) as BuildMetafile;
@@ -542,11 +607,19 @@ export async function buildResource(templateFile: string, logicalId: string, out
   // The template as sam build read it: the app's samconfig.toml's build parameters, and those its `sam build` was given.
   const fnBuild = functionBuild(readTemplate(templateFile, buildParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"))), logicalId);
   const installed = await installDependencies(fnBuild.fn.codeDir, appDirOf(templateFile));
-  const { outfile, bytes, codeCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
+  const { outfile, bytes, codeCache, compileCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
     ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
-    : "";
+    : compileCache
+      ? `, Node's compile cache ${(compileCache.bytes / 1024).toFixed(1)} KiB (${compileCache.architectures.join(" and ")}: each accepted on a test INIT)`
+      : "";
+  // The environment the tool a peer stands for adds: a build cannot write the template's, so sam build's output says it.
+  const missing = Object.entries(fnBuild.profile.environment ?? {}).filter(([name, value]) => fnBuild.fn.environment[name] !== value);
+  if (missing.length)
+    notes.push(
+      `the tool ${fnBuild.profileName} stands for adds ${missing.map(([name, value]) => `${name}=${value}`).join(", ")} to the function's environment: set it in the template's Environment for it to run as that tool's build does`,
+    );
   const reused = kept ? ", from the build cache: nothing it reads has changed" : "";
   const built = `built ${logicalId} (${fnBuild.profileName}): ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB${cache})${reused}`;
   return [built, ...[...(installed ? [installed] : []), ...notes].map((note) => `${logicalId}: ${note}`)].join("\n");

@@ -1,5 +1,5 @@
 // Child of code-cache.mts:
-//   node <runtime flags> code-cache-child.mjs write|status <handler file> <verdict file> [<options>]
+//   node <runtime flags> code-cache-child.mjs write|status|compile-cache <handler file> <verdict file> [<options>]
 // options a JSON object: { partial, invoke: { event, exportPath, timeoutMs }, deferBuiltins }.
 // Imports the built handler module (a full INIT, top-level await included) and, given `invoke`,
 // invokes it once with the event in that file (in status mode only if INIT did not load the
@@ -12,8 +12,10 @@
 // imported dynamically, on a path not taken) gets the verdict NOT_LOADED in either mode. With
 // `partial` (BuildProperties.WarpPartialInit), an INIT that fails after loading the chunk still
 // gets its cache: what it compiled until it failed, and the verdict says INIT STOPPED; the parent
-// decides whether the failure was one it accepts.
+// decides whether the failure was one it accepts. In compile-cache mode (a NodeCompileCache build,
+// whose handler enables Node's module compile cache), it imports the handler and flushes that cache.
 import { readFileSync, writeFileSync } from "node:fs";
+import nodeModule from "node:module"; // a default import: the older runtimes' Node has no flushCompileCache
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -102,7 +104,10 @@ async function invokeOnce(module, { event, exportPath, timeoutMs }) {
 }
 
 const loaded = globalThis[Symbol.for("warpstart.sdkScript")]; // src/contract.mts's LoadedChunk
-if (!loaded) {
+if (mode === "compile-cache") {
+  nodeModule.flushCompileCache();
+  writeFileSync(verdictFile, "written");
+} else if (!loaded) {
   writeFileSync(verdictFile, NOT_LOADED);
 } else if (mode === "write") {
   const deferred = watching ? [...watch.required].filter((id) => !watch.used.has(id)) : [];

@@ -6,9 +6,11 @@
 // accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT
 // that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
+// The NodeCompileCache peer's cache (Node's own module compile cache) is made by the same INIT,
+// at the end of this file.
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
 import { buildDirOf } from "../core/paths.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
@@ -104,6 +106,8 @@ export interface CachedArtifact {
 /** The child's verdict: what it did or what V8 did, and where INIT stopped if it was refused a connection (WarpPartialInit) or failed ("stopped"). */
 interface Verdict {
   verdict: string;
+  /** What INIT wrote (Node's own lines too, with NODE_DEBUG_NATIVE). */
+  output: string;
   refused: string[];
   /** The error INIT stopped with, where it stopped after loading the chunk ("stopped" mode). */
   stoppedBy?: string;
@@ -151,11 +155,12 @@ async function init(
   artifact: CachedArtifact,
   services: InitServices,
   variables: Record<string, string>,
-  mode: "write" | "status",
+  mode: "write" | "status" | "compile-cache",
   architecture: string,
   initMode: InitMode,
   place: Placed,
   eventFile: string | undefined,
+  debugNative?: string,
 ): Promise<Verdict> {
   const { fn, runtime } = artifact;
   const { taskRoot: artifactDir, optDir } = place;
@@ -190,19 +195,24 @@ async function init(
       variables,
       { taskRoot: artifactDir },
     );
-    const { stdout, stderr } = await execOwned(program, args, { env, timeout: 120_000, cwd: artifactDir });
+    const { stdout, stderr } = await execOwned(program, args, {
+      env: debugNative ? { ...env, NODE_DEBUG_NATIVE: debugNative } : env,
+      timeout: 120_000,
+      cwd: artifactDir,
+    });
     output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new CodeCacheError(initFailure(fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
-  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [] };
-  if (initMode === "stopped") return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "" };
+  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output };
+  if (initMode === "stopped")
+    return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
-  return { verdict: verdict.slice(INIT_STOPPED.length), refused };
+  return { verdict: verdict.slice(INIT_STOPPED.length), refused, output };
 }
 
 /** Where an INIT runs: the artifact itself, or a task root placed as the lab places one (below its layers' /opt). */
@@ -367,3 +377,90 @@ export function cacheHeaderOf(file: string): Partial<CacheHeader> | null {
 
 /** The cache file V8 of an architecture takes, as the chunk loader reads it (src/warp/sdk-chunk-loader.mts). */
 export const cacheFileOf = (architecture: string) => `sdk.${nodeArch(architecture)}.cache`;
+
+/** The first Node whose module compile cache can be made in one folder and used in another (module.enableCompileCache's portable). */
+export const PORTABLE_COMPILE_CACHE_NODE = 24;
+
+/** Where Node's module compile cache of a NodeCompileCache build is, beside its handler. */
+const NODE_COMPILE_CACHE_DIR = ".node-compile-cache";
+
+/** The bundle a NodeCompileCache build's handler loads once it has enabled the cache: index.mjs's is index.bundle.mjs. */
+export const compileCacheBundleOf = (outputFile: string) => outputFile.replace(/\.[cm]js$/, ".bundle$&");
+
+/**
+ * The handler a NodeCompileCache build ships: it enables Node's module compile cache (portable:
+ * keyed by paths relative to it, so a cache made in the build's folder serves /var/task), then
+ * loads the bundle, which Node then compiles from the cache (module.enableCompileCache's
+ * documented use: enable before the modules to cache load).
+ */
+export function writeCompileCacheLoader(handlerFile: string, exportPath: string): void {
+  const bundle = `./${basename(compileCacheBundleOf(handlerFile))}`;
+  const [exported] = exportPath.split(".");
+  const options = (dir: string) => `{ directory: ${dir} + ${JSON.stringify(`/${NODE_COMPILE_CACHE_DIR}`)}, portable: true }`;
+  writeFileSync(
+    handlerFile,
+    handlerFile.endsWith(".cjs")
+      ? `require("node:module").enableCompileCache(${options("__dirname")});\nmodule.exports = require(${JSON.stringify(bundle)});\n`
+      : `import { enableCompileCache } from "node:module";\nenableCompileCache(${options("import.meta.dirname")});\nexport const { ${exported} } = await import(${JSON.stringify(bundle)});\n`,
+  );
+}
+
+/**
+ * The uid Lambda runs a function's code as (sbx_user1051, 993): Node's compile cache keeps each
+ * user's entries in a folder named after its uid, and finds only its own.
+ */
+const LAMBDA_UID = 993;
+
+/** What a NodeCompileCache build made: the bytes shipped and the architectures whose cache V8 accepted on a test INIT. */
+export interface NodeCompileCache {
+  bytes: number;
+  architectures: string[];
+}
+
+/**
+ * Makes Node's module compile cache of a NodeCompileCache build: its INIT imports the handler,
+ * which enables the cache beside it, and Node saves each module's cache as it compiles it,
+ * before running it (so an invoke would add nothing). A second INIT, with Node's own account
+ * (NODE_DEBUG_NATIVE=COMPILE_CACHE), checks that V8 accepted the bundle's. Node names the cache's
+ * folder after its version, the CPU architecture, V8's flags and the uid: the function's
+ * architecture's ships under Lambda's uid; the lab's, under this user's, goes to the lab's overlay.
+ */
+export async function makeNodeCompileCache(artifact: CachedArtifact, openServices: OpenInitServices): Promise<NodeCompileCache> {
+  const services = await openServices(artifact.template, artifact.fn);
+  const place = placeForInit(artifact);
+  try {
+    const { variables } = templateVariables(artifact.template, artifact.fn, services.attributes, readEnvVars(artifact.template.file));
+    const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
+    const made = join(dirname(artifact.handlerFile), NODE_COMPILE_CACHE_DIR);
+    const bundle = basename(compileCacheBundleOf(artifact.handlerFile));
+    const uid = process.getuid?.() ?? 0;
+    for (const architecture of architectures) {
+      await init(artifact, services, variables, "compile-cache", architecture, "full", place, undefined);
+      const { output } = await init(artifact, services, variables, "compile-cache", architecture, "full", place, undefined, "COMPILE_CACHE");
+      const accepted = output.split("\n").some((line) => line.includes(bundle) && line.includes("was accepted"));
+      if (!accepted)
+        throw new CodeCacheError(
+          `V8 (${architecture}) did not accept Node's compile cache of ${artifact.fn.logicalId}'s bundle it just made: ${output.trim().split("\n").slice(-3).join(" ")}`,
+        );
+      const [folder] = readdirSync(join(place.taskRoot, made)).filter((name) => name.includes(`-${nodeArch(architecture)}-`) && name.endsWith(`-${uid}`));
+      const from = join(place.taskRoot, made, folder!);
+      chmodSync(from, 0o755);
+      for (const file of readdirSync(from)) chmodSync(join(from, file), 0o644); // Node writes them for its user alone
+      const overlay = join(labOverlayOf(artifact.artifactDir), made, folder!);
+      if (architecture === HOST_ARCHITECTURE) cpSync(from, overlay, { recursive: true });
+      if (architecture === artifact.fn.architecture)
+        cpSync(from, join(artifact.artifactDir, made, folder!.replace(/-\d+$/, `-${LAMBDA_UID}`)), { recursive: true });
+      removeTree(from);
+    }
+    const shipped = join(artifact.artifactDir, made);
+    return {
+      bytes: readdirSync(shipped, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0),
+      architectures,
+    };
+  } finally {
+    place.remove();
+    await services.release();
+  }
+}

@@ -31,10 +31,14 @@ export interface HandlerSource {
 
 /**
  * The handler's source and the module format the build writes: BuildProperties.Format (esm or
- * cjs, as SAM's esbuild builder names it), else the source's own (.cts/.cjs are CommonJS,
- * anything else an ES module: the project is "type": "module").
+ * cjs, as SAM's esbuild builder names it), else the format of the tool a peer profile stands for,
+ * else the source's own (.cts/.cjs are CommonJS, anything else an ES module: the project is
+ * "type": "module").
  */
-export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler" | "buildProperties">): HandlerSource {
+export function handlerSource(
+  fn: Pick<TemplateFunction, "logicalId" | "codeDir" | "handler" | "buildProperties">,
+  toolFormat?: HandlerSource["format"],
+): HandlerSource {
   const { module } = handlerParts(fn.handler);
   const source = SOURCE_EXTENSIONS.map((extension) => join(fn.codeDir, `${module}${extension}`)).find((file) => existsSync(file));
   if (!source) {
@@ -45,9 +49,12 @@ export function handlerSource(fn: Pick<TemplateFunction, "logicalId" | "codeDir"
   const declared = fn.buildProperties.Format;
   if (declared !== undefined && declared !== "esm" && declared !== "cjs")
     throw new BuildError(`${fn.logicalId}: BuildProperties.Format must be esm or cjs, not ${JSON.stringify(declared)}`);
-  const format = declared ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
-  return { source, format, outputFile: `${module}${format === "cjs" ? ".cjs" : ".mjs"}` };
+  const format = declared ?? toolFormat ?? (/\.c[jt]s$/.test(source) ? "cjs" : "esm");
+  return { source, format, outputFile: outputFileOf(module, format) };
 }
+
+/** The built handler module the runtime loads for a module path (without extension) in a format. */
+export const outputFileOf = (module: string, format: HandlerSource["format"]) => `${module}${format === "cjs" ? ".cjs" : ".mjs"}`;
 
 /** Where the pipeline reads a function's handler: its CodeUri and a Handler naming the source (handlerSource's convention). */
 export interface PipelineSource {

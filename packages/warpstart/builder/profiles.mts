@@ -29,6 +29,16 @@ export interface Profile {
   replace?: Record<string, string>;
   /** Start the DNS lookup of each service the handler's clients call before the chunk loads (src/warp/early-lookup.mts); needs sdkChunk. */
   earlyLookup?: boolean;
+  /**
+   * The module format the tool a peer profile stands for writes (BuildProperties.Format still
+   * decides); code with top-level await, which CommonJS cannot hold, is an ES module, as that
+   * tool's users set it for such code.
+   */
+  format?: "cjs";
+  /** What the tool adds to the function's environment (SAM's esbuild builder, for Sourcemap: true). */
+  environment?: Record<string, string>;
+  /** Ship Node's module compile cache of the bundle, made after INIT and one invoke at build time, enabled by the handler before it loads the bundle (builder/code-cache.mts). */
+  nodeCompileCache?: boolean;
 }
 
 // Credential providers the default chain imports lazily and never reaches on Lambda, where
@@ -90,6 +100,32 @@ function warp(without: WarpOptimization[] = []): Profile {
   });
 }
 
+/**
+ * What a user would pick instead of this pipeline, each built as its tool builds it (docs/peers.md
+ * cites each setting): the bench and the doctor measure them beside Warp.
+ */
+export const PEERS = {
+  SamEsbuild: {
+    summary: "SAM's esbuild builder as sam init's TypeScript templates set it: CommonJS, minified, es2020, source maps on, the SDK bundled",
+    sdk: "published",
+    format: "cjs",
+    esbuild: { bundle: true, minify: true, sourcemap: true, target: "es2020" },
+    environment: { NODE_OPTIONS: "--enable-source-maps" },
+  },
+  NodeCompileCache: {
+    summary: "Bundled + Node's module compile cache made at build time after INIT and one invoke, enabled before the bundle loads (nodejs24.x)",
+    sdk: "published",
+    esbuild: bundledAsAwsGuides,
+    nodeCompileCache: true,
+  },
+  RuntimeSdk: {
+    summary: "CommonJS bundle without the SDK, which comes from the runtime's own copy (AWS CDK's NodejsFunction and the Serverless Framework's defaults)",
+    sdk: "runtime",
+    format: "cjs",
+    esbuild: { bundle: true },
+  },
+} satisfies Record<string, Profile>;
+
 export const PROFILES = {
   Raw: {
     summary: "handler transpiled and bundled without the SDK, which comes from the runtime's own copy",
@@ -107,6 +143,8 @@ export const PROFILES = {
 
 export type ProfileName = keyof typeof PROFILES;
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
+export type PeerName = keyof typeof PEERS;
+export const PEER_NAMES = Object.keys(PEERS) as PeerName[];
 /** A function whose template metadata names no profile is built with this one. */
 export const DEFAULT_PROFILE: ProfileName = "Optimized";
 
@@ -132,12 +170,11 @@ export function warpAblations(): Record<string, Profile> {
 }
 
 export function profileNamed(name: string): Profile {
-  const ablations = warpAblations();
-  if (Object.hasOwn(ablations, name)) return ablations[name]!;
-  if (!Object.hasOwn(PROFILES, name)) {
+  const named: Record<string, Profile> = { ...PROFILES, ...PEERS, ...warpAblations() };
+  if (!Object.hasOwn(named, name)) {
     throw new Error(
-      `Unknown build profile "${name}". Profiles: ${PROFILE_NAMES.join(", ")} (and, to measure Warp's parts, ${Object.keys(ablations).join(", ")}).`,
+      `Unknown build profile "${name}". Profiles: ${PROFILE_NAMES.join(", ")}; to measure Warp against what users pick instead, ${PEER_NAMES.join(", ")}; to measure Warp's parts, ${Object.keys(warpAblations()).join(", ")}.`,
     );
   }
-  return PROFILES[name as ProfileName];
+  return named[name]!;
 }

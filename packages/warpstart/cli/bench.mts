@@ -13,7 +13,7 @@ import { consoleSummary, markdownReport } from "../bench/report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "../bench/results.mts";
 import { buildFunction, fellBackIn, functionBuild } from "../builder/build.mts";
 import { builtByPipeline } from "../builder/handler.mts";
-import { PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
+import { PEER_NAMES, PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
 import {
   assertFunctionsOf,
@@ -51,7 +51,7 @@ const OPTIONS = {
   ...FUNCTIONS_OPTIONS,
   profiles: {
     value: "LIST",
-    help: `build each function in each of these profiles (${PROFILE_NAMES.join(", ")}) and measure them side\nby side (default: each function in its own profile, as sam build builds it; local only)`,
+    help: `build each function in each of these profiles (${PROFILE_NAMES.join(", ")}, or what users pick\ninstead: ${PEER_NAMES.join(", ")}) and measure them side by side (default: each function\nin its own profile, as sam build builds it; local only)`,
   },
   runtimes: {
     value: "LIST",
@@ -145,6 +145,8 @@ interface MeasuredBuild {
   /** Started through the exec wrapper (--exec-wrapper). */
   execWrapper?: boolean;
   served: TemplateFunction;
+  /** The runtimes its build failed on, where it has no cell (the report says why). */
+  notOn?: ReadonlySet<string>;
 }
 
 /** The function as its owner would deploy it through the exec wrapper that drops the runtime's V8 flags (src/warp/warp-exec). */
@@ -161,44 +163,70 @@ function ownProfile(template: SamTemplate, fn: TemplateFunction): string {
   return builtByPipeline(fn) ? functionBuild(template, fn.logicalId).profileName : AS_BUILT;
 }
 
-/**
- * Every function in every profile asked for (or its own); the ones not in their own profile are
- * built here, next to the SAM build, and with --exec-wrapper each one again, wrapped (<name>+wrapper).
- */
 /** Why a Warp cell is not measured: its build could not make the code cache and is Optimized's (measure that with --profiles Optimized). */
 const fellBackMessage = (why: string) => `its Warp build is Optimized's, for want of a code cache (${why}): measure it with --profiles Optimized`;
 
+/**
+ * Every function in every profile asked for (or its own); the ones not in their own profile are
+ * built here, next to the SAM build, for each managed runtime measured (--runtimes; else the
+ * function's own), and with --exec-wrapper each one again, wrapped (<name>+wrapper). A build
+ * that fails on one runtime leaves its cells on the others measured.
+ */
 async function buildsOf(
   template: SamTemplate,
   functions: TemplateFunction[],
   profiles: string[] | undefined,
+  runtimes: Runtime[] | undefined,
   execWrapper: boolean,
   overrides: Record<string, string>,
-): Promise<{ builds: MeasuredBuild[]; extra: TemplateFunction[]; notBuilt: NonNullable<BenchResults["notBuilt"]> }> {
+): Promise<{ builds: MeasuredBuild[]; extra: TemplateFunction[]; notBuilt: NonNullable<BenchResults["notBuilt"]>; builtOn: Map<string, string> }> {
   const builds: MeasuredBuild[] = [];
   const extra: TemplateFunction[] = [];
   const notBuilt: NonNullable<BenchResults["notBuilt"]> = [];
+  const builtOn = new Map<string, string>();
   const built = readTemplate(builtTemplateOf(template.file), overrides);
-  /** Builds fn in a profile into a folder of its own and serves it beside the template's functions. */
+  /** Builds fn in a profile into a folder of its own per runtime and serves it beside the template's functions. */
   const buildHere = async (fn: TemplateFunction, served: TemplateFunction, profile: string, id: string, cell: Omit<MeasuredBuild, "served">) => {
-    const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, id);
-    console.error(`== building ${fn.logicalId} with the ${id} profile`);
-    let message: string | undefined;
-    try {
-      const { fellBack } = await buildFunction({ ...functionBuild(template, fn.logicalId, profile), fn }, codeDir, { initServices: ownLocalAws });
-      if (fellBack) message = fellBackMessage(fellBack);
-    } catch (error) {
-      message = errorMessage(error).split("\n")[0]!;
+    const managed = runtimes?.filter((runtime) => runtime.kind === "managed") ?? [];
+    // Each managed runtime measured, or (none named) the one the function deploys to, as the template says.
+    const on: Array<Runtime | undefined> = managed.length ? managed : [undefined];
+    const labId = `${fn.logicalId}-${id}`;
+    const notOn = new Set<string>();
+    let home: TemplateFunction | undefined;
+    for (const runtime of on) {
+      const codeDir = join(buildDirOf(template.file), "..", "profiles", fn.logicalId, runtime && on.length > 1 ? `${id}@${runtime.name}` : id);
+      console.error(`== building ${fn.logicalId} with the ${id} profile${runtime ? ` for ${runtime.lambdaRuntime}` : ""}`);
+      let message: string | undefined;
+      try {
+        const asked = { ...functionBuild(template, fn.logicalId, profile), fn };
+        const forRuntime = runtime ? { ...asked, fn: { ...fn, runtime: runtime.lambdaRuntime }, deployedRuntime: () => runtime.name } : asked;
+        const { fellBack, notes = [] } = await buildFunction(forRuntime, codeDir, { initServices: ownLocalAws });
+        if (fellBack) message = fellBackMessage(fellBack);
+        else for (const note of notes) console.error(`   ${note}`);
+      } catch (error) {
+        message = errorMessage(error).split("\n")[0]!;
+      }
+      if (message) {
+        // One build that fails leaves the others measured; the report says why its cells are missing.
+        const where = runtime && on.length > 1 ? `on ${runtime.name}: ` : "";
+        console.error(`   not built, so not measured: ${where}${message}`);
+        notBuilt.push({ function: fn.logicalId, profile: id, message: `${where}${message}` });
+        if (runtime) notOn.add(runtime.name);
+        continue;
+      }
+      if (runtime) builtOn.set(`${labId}@${runtime.name}`, codeDir);
+      // What the tool the profile stands for adds to the function's environment (SAM's esbuild builder, for source maps).
+      home ??= {
+        ...served,
+        logicalId: labId,
+        codeDir,
+        runtime: runtime?.lambdaRuntime ?? served.runtime,
+        environment: { ...served.environment, ...profileNamed(profile).environment },
+      };
     }
-    if (message) {
-      // One build that fails leaves the others measured; the report says why its cells are missing.
-      console.error(`   not built, so not measured: ${message}`);
-      notBuilt.push({ function: fn.logicalId, profile: id, message });
-      return;
-    }
-    const labFunction = { ...served, logicalId: `${fn.logicalId}-${id}`, codeDir };
-    extra.push(labFunction);
-    builds.push({ ...cell, served: labFunction });
+    if (!home) return;
+    extra.push(home);
+    builds.push({ ...cell, served: home, notOn });
   };
   for (const fn of functions) {
     const own = ownProfile(template, fn);
@@ -220,22 +248,22 @@ async function buildsOf(
       }
     }
   }
-  return { builds, extra, notBuilt };
+  return { builds, extra, notBuilt, builtOn };
 }
 
 /**
- * Each function the pipeline builds in its own profile, built again for each managed runtime of `runtimes` it does not run
+ * Each function the pipeline builds in its own profile (sam build made it), built again for each managed runtime of `runtimes` it does not run
  * on (a build targets its runtime's Node, and Warp's code cache is that Node's), beside the SAM build:
  * `<LogicalId>@<runtime>` → its folder. One that fails runs as built for its own runtime, and the report says so.
  */
-async function buildsOn(
+async function ownBuildsOn(
   template: SamTemplate,
   builds: MeasuredBuild[],
   runtimes: Runtime[],
   notBuilt: NonNullable<BenchResults["notBuilt"]>,
-): Promise<Map<string, string>> {
-  const builtOn = new Map<string, string>();
-  for (const build of builds.filter((candidate) => candidate.profile !== AS_BUILT && !candidate.execWrapper)) {
+  builtOn: Map<string, string>,
+): Promise<void> {
+  for (const build of builds.filter((candidate) => candidate.profile !== AS_BUILT && candidate.served.logicalId === candidate.function)) {
     for (const runtime of runtimes) {
       if (runtime.kind !== "managed" || runtime.lambdaRuntime === build.served.runtime) continue;
       const asked = functionBuild(template, build.function);
@@ -253,7 +281,6 @@ async function buildsOn(
       }
     }
   }
-  return builtOn;
 }
 
 type Options = ReturnType<typeof options>;
@@ -311,11 +338,18 @@ async function localTarget(opts: Options, started: (lab: Lab) => void): Promise<
     );
   }
   const measured = opts.functions.filter((fn) => !samNotBuilt.has(fn.logicalId));
-  const { builds, extra, notBuilt } = await buildsOf(opts.template, measured, opts.profiles, opts["exec-wrapper"], opts.parameterOverrides);
+  const { builds, extra, notBuilt, builtOn } = await buildsOf(
+    opts.template,
+    measured,
+    opts.profiles,
+    opts.runtimes,
+    opts["exec-wrapper"],
+    opts.parameterOverrides,
+  );
   for (const fn of opts.functions.filter((candidate) => samNotBuilt.has(candidate.logicalId)))
     for (const profile of opts.profiles ?? [ownProfile(opts.template, fn)])
       notBuilt.push({ function: fn.logicalId, profile, message: samNotBuilt.get(fn.logicalId)! });
-  const builtOn = opts.runtimes ? await buildsOn(opts.template, builds, opts.runtimes, notBuilt) : undefined;
+  if (opts.runtimes) await ownBuildsOn(opts.template, builds, opts.runtimes, notBuilt, builtOn);
   console.error("== starting the lab (local AWS + Lambda API)");
   const lab = await startLab({
     template: builtTemplateOf(opts.template.file),
@@ -363,6 +397,7 @@ function cellsOn(target: Target): ColdStartCell[] {
     );
   const cells = target.runtimes.flatMap((entry) =>
     target.builds.flatMap((build) => {
+      if (build.notOn?.has(entry.runtime)) return [];
       const functionName = entry.functionName(build);
       if (!functionName) {
         if (entry.own) return [];
@@ -523,7 +558,6 @@ export const command = defineCommand(
       },
       { given: "stack", excludes: ["network", "code-loading"], message: "--network and --code-loading set up the local lab; a --stack runs on Lambda itself" },
       { given: "ablate", excludes: ["profiles"], message: "--ablate chooses its own profiles; leave out --profiles" },
-      { given: ["ablate", "profiles"], excludes: ["runtimes"], message: "{option} measures on the template's runtime; leave out --runtimes" },
       {
         given: "stack",
         excludes: ["ablate", "profiles", "exec-wrapper"],

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { fixedTemplate, fixSection } from "../adoption/fixes.mts";
 import { writeRewrites } from "../adoption/write.mts";
+import { PEER_NAMES, PROFILE_NAMES } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
 import { assertFunctionsOf, defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { appDirOf, builtTemplateOf } from "../core/paths.mts";
@@ -18,7 +19,7 @@ import { buildApp } from "../doctor/app-build.mts";
 import { ArtifactError, readBuiltFunction } from "../doctor/artifact.mts";
 import { type Examined, examine } from "../doctor/checks.mts";
 import { traceInLab } from "../doctor/dynamic.mts";
-import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, type Severity, STATIC_ONLY } from "../doctor/findings.mts";
+import { COMPARED_PROFILES, type ComparedProfile, type DoctorReport, failsAt, profilesNotMeasured, type Severity, STATIC_ONLY } from "../doctor/findings.mts";
 import { runtimeLabel, STAND_IN_RUNTIME, whyNotExamined, whyStandIn } from "../doctor/lambda-runtimes.mts";
 import { buildFixes, type Comparison, coldStartsOf, fixComparisons, measureComparisons } from "../doctor/measure.mts";
 import { buildProfiles, type ProfileBuilds, profileComparisons } from "../doctor/profile-builds.mts";
@@ -39,7 +40,7 @@ const OPTIONS = {
   ...NO_BUILD_OPTION,
   profiles: {
     value: "LIST",
-    help: `this template's profiles to build each function's source in and measure against it\n(default: ${COMPARED_PROFILES.join(",")}; none: no builds)`,
+    help: `this template's profiles to build each function's source in and measure against it\n(default: ${COMPARED_PROFILES.join(",")}; also ${[...PROFILE_NAMES.filter((name) => !(COMPARED_PROFILES as readonly string[]).includes(name)), ...PEER_NAMES].join(", ")}; none: no builds)`,
   },
   fix: { help: "write the fixes the doctor built and measured into the template (its build settings only,\nthe rest of its text as it is) and print the diff" },
   "dry-run": { help: "with --fix: print the diff, write nothing" },
@@ -59,14 +60,15 @@ function readOrExplain(file: string, overrides: Record<string, string>): SamTemp
   }
 }
 
-/** --profiles: the profiles asked for, each a name of COMPARED_PROFILES ("none": no profile builds). */
+/** --profiles: the profiles asked for, each the pipeline's or a peer's ("none": no profile builds). */
 function profilesAsked(raw: string | undefined): ComparedProfile[] {
   if (raw === undefined) return [...COMPARED_PROFILES];
   if (raw === "none") return [];
+  const known: string[] = [...PROFILE_NAMES, ...PEER_NAMES];
   const asked = raw.split(",").map((name) => name.trim());
-  const unknown = asked.filter((name) => !(COMPARED_PROFILES as readonly string[]).includes(name));
+  const unknown = asked.filter((name) => !known.includes(name));
   if (unknown.length > 0 || asked.length === 0)
-    throw new UsageError(`--profiles takes ${COMPARED_PROFILES.join(", ")} (comma-separated) or none, not "${unknown.join(",") || raw}"`);
+    throw new UsageError(`--profiles takes ${known.join(", ")} (comma-separated) or none, not "${unknown.join(",") || raw}"`);
   return asked as ComparedProfile[];
 }
 
@@ -247,7 +249,7 @@ async function main({ values, positionals }: Parsed<typeof OPTIONS>): Promise<nu
       const runtime = deployed.functions.find((candidate) => candidate.logicalId === fn.logicalId)?.runtime ?? fn.runtime;
       const builtFunction = await readBuiltFunction({ ...builtFn, runtime }, fn);
       const examination = examine(builtFunction);
-      examination.profiles = examination.profiles.filter((result) => profiles.includes(result.profile));
+      examination.profiles = profilesNotMeasured(STATIC_ONLY, profiles);
       report.functions.push(examination);
       examinedBuilds.push({ built: builtFunction, report: examination, source: fn });
     } catch (error) {

@@ -292,6 +292,9 @@ function withoutStartupCache(runtime: CustomRuntime): CustomRuntime {
  */
 export function runtimeNamed(nameOrPath: string): Runtime {
   if (Object.hasOwn(RUNTIMES, nameOrPath)) return RUNTIMES[nameOrPath as RuntimeName];
+  // Lambda's own identifier of a managed runtime (nodejs24.x) names it too.
+  const managed = Object.values(RUNTIMES).find((runtime) => runtime.kind === "managed" && runtime.lambdaRuntime === nameOrPath);
+  if (managed) return managed;
   const cached = nameOrPath.endsWith(NO_CACHE) ? (RUNTIMES as Record<string, Runtime>)[nameOrPath.slice(0, -NO_CACHE.length)] : undefined;
   if (cached?.kind === "custom" && cached.startupCache) return withoutStartupCache(cached);
   if (!nameOrPath.includes("/")) {

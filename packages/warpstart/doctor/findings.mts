@@ -1,7 +1,7 @@
 // What the doctor says about a function: the report's shape (--json), its findings (of the checks
 // in doctor/checks.mts) and how bad each is. A finding's cost is the measuring step's
 // (doctor/measure.mts): until it runs, `measured` is null.
-import type { ProfileName } from "../builder/profiles.mts";
+import { type PeerName, PROFILE_NAMES, type ProfileName } from "../builder/profiles.mts";
 import type { InitTrace } from "../lab/init-trace.mts";
 import type { CheckId } from "./checks.mts";
 
@@ -99,11 +99,12 @@ export const STATIC_ONLY = "the doctor ran its static checks only (--static)";
 
 /** The profiles the doctor builds each function's source with (doctor/profile-builds.mts): what this template's pipeline would make of it. */
 export const COMPARED_PROFILES = ["Optimized", "Warp"] as const satisfies readonly ProfileName[];
-export type ComparedProfile = (typeof COMPARED_PROFILES)[number];
+/** A profile the doctor can build a function's source in: the pipeline's, or a peer's (measured beside them, never a fix). */
+export type ComparedProfile = ProfileName | PeerName;
 
-/** A function's profile results before anything is measured, for `why`. */
-export const profilesNotMeasured = (why: string): ProfileResult[] =>
-  COMPARED_PROFILES.map((profile) => ({ profile, measured: null, whyNotMeasured: why, note: null }));
+/** A function's profile results before anything is measured, for `why`: the default profiles', or those asked for. */
+export const profilesNotMeasured = (why: string, profiles: readonly ComparedProfile[] = COMPARED_PROFILES): ProfileResult[] =>
+  profiles.map((profile) => ({ profile, measured: null, whyNotMeasured: why, note: null }));
 
 /** Whether any finding is at or above a severity (--fail-on). */
 export function failsAt(report: DoctorReport, threshold: Severity): boolean {
@@ -116,6 +117,8 @@ const buys = (measured: { deltaCi95: [number, number] | null } | null) => (measu
 
 /** The profile the lab measured fastest for a function, among those it measured faster than the function as it is (null: none). */
 export function fastestProfile(report: FunctionReport): { profile: string; deltaMs: number } | null {
-  const faster = report.profiles.filter((result) => buys(result.measured)).sort((a, b) => b.measured!.deltaMs - a.measured!.deltaMs);
+  const faster = report.profiles
+    .filter((result) => (PROFILE_NAMES as string[]).includes(result.profile) && buys(result.measured))
+    .sort((a, b) => b.measured!.deltaMs - a.measured!.deltaMs);
   return faster[0] ? { profile: faster[0].profile, deltaMs: faster[0].measured!.deltaMs } : null;
 }

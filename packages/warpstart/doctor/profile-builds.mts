@@ -155,7 +155,9 @@ async function buildInto(
         copy.Properties = { ...copy.Properties, CodeUri: codeDir, Handler: handler, Runtime: labRuntimeOf(source) };
         // A pipeline function keeps its own build properties (its Define constants); SAM esbuild's mean other things here.
         const own = built.pipeline ? source.buildProperties : {};
-        copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, ...(format ? { Format: format } : {}) } };
+        // A peer builds in its tool's format, not the one adopt would write.
+        const inFormat = format && !profileNamed(plan.profile).format ? { Format: format } : {};
+        copy.Metadata = { BuildMethod: "makefile", BuildProperties: { ...own, Profile: plan.profile, ...inFormat } };
       },
     })),
   );
@@ -195,7 +197,8 @@ async function buildInto(
     const nodeMajor = managedRuntimeOf(labRuntimeOf(source))?.nodeMajor;
     plan.result.note = nodeMajor === undefined ? null : profileForNode(profileNamed(plan.profile), nodeMajor).note;
     const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
-    functions.push({ ...copy, codeDir: outdir });
+    // With what the tool a peer stands for adds to its environment (SAM's esbuild builder, for source maps).
+    functions.push({ ...copy, codeDir: outdir, environment: { ...copy.environment, ...profileNamed(plan.profile).environment } });
     measurable.push(plan);
   }
   return { planned: measurable, functions };

@@ -65,7 +65,7 @@ const caveat = (fn: FunctionReport) => (fn.labCaveat ? [`Note: ${fn.labCaveat}`]
 /** What Measured Δ means in this report. */
 export function measuringNote(report: Pick<DoctorReport, "measuring">): string {
   if (!report.measuring) return "Measured Δ: nothing ran in the lab (--static, or no function on a runtime the lab runs).";
-  return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized: the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. ${report.measuring.rounds} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (${report.measuring.lab}).`;
+  return `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. A profile (Warp, Optimized, or one --profiles names): the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. ${report.measuring.rounds} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (${report.measuring.lab}).`;
 }
 
 function findingsTable(fn: FunctionReport, format: TableFormat): string {

@@ -70,35 +70,42 @@ export async function servedFunctions(
   });
   for (const fn of own) ensureInstalled(fn.runsOn);
   const ownRuntimes = [...new Set(own.map((fn) => fn.runsOn))];
-  // A runtime the template already runs its functions on serves them as they are.
-  const others = runtimes.filter((runtime) => !ownRuntimes.some((ownRuntime) => ownRuntime.name === runtime.name));
+  // A runtime the template already runs its functions on serves them as they are; an extra function (a build of the bench's), on its own.
+  const isExtra = new Set(extra.map((fn) => fn.logicalId));
+  const templateRuntimes = new Set(own.filter((fn) => !isExtra.has(fn.logicalId)).map((fn) => fn.runsOn.name));
+  const onManaged = (runtime: Runtime) => (fn: TemplateFunction) => ({
+    ...fn,
+    runtime: runtime.lambdaRuntime,
+    runsOn: runtime,
+    codeDir: builtOn.get(`${fn.logicalId}@${runtime.name}`) ?? fn.codeDir,
+  });
   const names = new Map<string, string>(own.map((fn) => [`${fn.logicalId}@${fn.runsOn.name}`, fn.logicalId]));
   const functions: ServedFunction[] = [
     ...own,
-    ...others
-      .flatMap((runtime) =>
-        runtime.kind === "managed"
-          ? fromTemplate(overrides).map((fn) => ({
-              ...fn,
-              runtime: runtime.lambdaRuntime,
-              runsOn: runtime,
-              codeDir: builtOn.get(`${fn.logicalId}@${runtime.name}`) ?? fn.codeDir,
-            }))
-          : Object.hasOwn(RUNTIMES, runtime.name)
-            ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
-                const runsOn = runtimeOf(fn);
-                if (runsOn.name !== runtime.name)
-                  throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
-                return { ...fn, runsOn };
-              })
-            : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime })),
-      )
+    ...runtimes
+      .flatMap((runtime) => [
+        ...(templateRuntimes.has(runtime.name) ? [] : onRuntime(runtime)),
+        ...(runtime.kind === "managed" ? own.filter((fn) => isExtra.has(fn.logicalId) && fn.runsOn.name !== runtime.name).map(onManaged(runtime)) : []),
+      ])
       .map((fn) => {
         const name = functionOnRuntime(fn.logicalId, fn.runsOn);
         names.set(`${fn.logicalId}@${fn.runsOn.name}`, name);
         return { ...fn, logicalId: name, httpPath: null };
       }),
   ];
+  /** The template's functions on a runtime they do not run on. */
+  function onRuntime(runtime: Runtime): Array<TemplateFunction & { runsOn: Runtime }> {
+    return runtime.kind === "managed"
+      ? fromTemplate(overrides).map(onManaged(runtime))
+      : Object.hasOwn(RUNTIMES, runtime.name)
+        ? fromTemplate({ ...overrides, Runtime: runtime.name }).map((fn) => {
+            const runsOn = runtimeOf(fn);
+            if (runsOn.name !== runtime.name)
+              throw new Error(`${builtTemplate}: its Runtime parameter does not put ${fn.logicalId} on ${runtime.name} (it runs on ${runsOn.name}).`);
+            return { ...fn, runsOn };
+          })
+        : fromTemplate(overrides).map((fn) => ({ ...fn, runtime: runtime.lambdaRuntime, layers: [], runsOn: runtime }));
+  }
   const optDirs = new Map<string, string>();
   const layerDirs = new Map<string, string>();
   const cleanup = () => {

@@ -196,7 +196,11 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
     try {
       mkdirSync(join(app, "src"));
       writeFileSync(join(app, "src/package.json"), JSON.stringify({ name: "plain", version: "1.0.0", type: "module" }));
-      writeFileSync(join(app, "src/index.mjs"), "export const handler = async () => ({ plain: true });\n");
+      // Its INIT says what NODE_OPTIONS it got, and awaits at the top level; Node says what its compile cache did (NODE_DEBUG_NATIVE).
+      writeFileSync(
+        join(app, "src/index.mjs"),
+        'console.log("NODE_OPTIONS is", process.env.NODE_OPTIONS);\nconst plain = await Promise.resolve(true);\nexport const handler = async () => ({ plain });\n',
+      );
       writeFileSync(
         join(app, "template.yaml"),
         [
@@ -205,7 +209,7 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
           "Resources:",
           "  Plain: # SAM's npm builder: no Metadata",
           "    Type: AWS::Serverless::Function",
-          "    Properties: { Runtime: nodejs22.x, Handler: index.handler, CodeUri: src/ }",
+          "    Properties: { Runtime: nodejs22.x, Handler: index.handler, CodeUri: src/, Environment: { Variables: { NODE_DEBUG_NATIVE: COMPILE_CACHE } } }",
           "  Legacy:",
           "    Type: AWS::Serverless::Function",
           "    Properties: { Runtime: nodejs14.x, Handler: index.handler, CodeUri: src/ }",
@@ -218,6 +222,7 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
       const template = join(app, "template.yaml");
       // npm offline: SAM's npm builder installs nothing here, and asks no registry.
       const offline = { npm_config_offline: "true" };
+      // Warp and the peers, each built for each runtime: one that cannot be built on one runtime is measured on the other.
       const profiles = benchWith(
         offline,
         "--template",
@@ -225,20 +230,39 @@ describe("npm run bench on an app SAM's npm builder builds, its functions on thr
         "--functions",
         "Plain",
         "--profiles",
-        "Optimized,Warp",
+        "SamEsbuild,NodeCompileCache,Warp",
+        "--runtimes",
+        "nodejs22.x,nodejs24.x",
         "--rounds",
         "1",
+        "--verbose",
         "--out",
         join(app, "profiles"),
       );
       expect(profiles.stderr).not.toMatch(/^error:/m);
-      expect(profiles.stderr).toContain("== building Plain with the Optimized profile");
-      expect(profiles.stderr).toContain("== building Plain with the Warp profile");
+      expect(profiles.stderr).toContain("== building Plain with the SamEsbuild profile for nodejs24.x");
+      expect(profiles.stderr).toContain("its handler awaits at the top level, which CommonJS cannot: built as an ES module for es2022");
       const built = readBenchResults(readFileSync(join(app, "profiles/results.json"), "utf8"));
-      expect(built.cells.map((cell) => [cell.name, cell.profile, cell.functionName, cell.samples.length, cell.failures.length])).toEqual([
-        ["Plain/Optimized", "Optimized", "Plain-Optimized", 1, 0],
-        ["Plain/Warp", "Warp", "Plain-Warp", 1, 0],
+      expect(built.cells.map((cell) => [cell.name, cell.runtime, cell.samples.length, cell.failures.length])).toEqual([
+        ["Plain/SamEsbuild", "node22", 1, 0],
+        ["Plain/Warp", "node22", 1, 0],
+        ["Plain/SamEsbuild", "node24", 1, 0],
+        ["Plain/NodeCompileCache", "node24", 1, 0],
+        ["Plain/Warp", "node24", 1, 0],
       ]);
+      expect(built.notBuilt).toEqual([
+        {
+          function: "Plain",
+          profile: "NodeCompileCache",
+          message: expect.stringMatching(/^on node22: Plain: Node 22's compile cache is keyed by each module's absolute path/),
+        },
+      ]);
+      // SAM's esbuild builder turns source maps on for the function it builds with them; the lab loads Node's compile cache made at build time.
+      const logged = (cell: string) =>
+        profiles.stderr.split("\n").filter((line) => line.startsWith(`[${built.cells.find((c) => `${c.name}@${c.runtime}` === cell)!.functionName}]`));
+      expect(logged("Plain/SamEsbuild@node24")).toContainEqual(expect.stringContaining("NODE_OPTIONS is --enable-source-maps"));
+      expect(logged("Plain/Warp@node24").join("\n")).toMatch(/NODE_OPTIONS is --require=/); // the lab's own preloads alone
+      expect(logged("Plain/NodeCompileCache@node24")).toContainEqual(expect.stringMatching(/V8 code cache for ESM file:.*\/index\.bundle\.mjs was accepted/));
       // Measured as SAM built them, each on its own runtime, the cells say so; the one on nodejs14.x is left out, saying why.
       const asBuilt = benchWith(offline, "--no-build", "--template", template, "--rounds", "1", "--out", join(app, "own"));
       expect(asBuilt.stderr).not.toMatch(/^error:/m);

@@ -65,9 +65,10 @@ describe("--fix: the fixes measured, written into the template in place", () => 
   });
   const addedLines = (stdout: string) => stdout.split("\n").filter((line) => /^[+-] /.test(line) || /^[+-] {2,}/.test(line));
 
-  it("--dry-run prints the diff of its build properties and writes nothing", () => {
-    const run = doctor("--template", template, "--rounds", "1", "--profiles", "none", "--fix", "--dry-run");
+  it("--dry-run prints the diff of its build properties and writes nothing; a peer asked for is measured, never a fix", () => {
+    const run = doctor("--template", template, "--rounds", "1", "--profiles", "SamEsbuild", "--fix", "--dry-run");
     expect(outputOf(run)).toMatchObject({ status: 0 });
+    expect(run.stdout).toMatch(/^SamEsbuild: [\d.]+ → [\d.]+ ms, [+-][\d.]+ ms/m);
     expect(run.stdout).toMatch(/^--fix would apply 2 fixes to .*template\.yaml: Plain: commonjs, Plain: esbuild-target$/m);
     expect(addedLines(run.stdout)).toEqual(ADDED);
     expect(readFileSync(template, "utf8")).toBe(original);
@@ -109,7 +110,11 @@ describe("bad input: one line saying what is wrong", () => {
     [["--fail-on", "info"], 2, 'error: --fail-on must be warn or error, not "info"'],
     [["--rounds", "0"], 2, 'error: --rounds must be a whole number from 1 to 1000, not "0"'],
     [["--static", "--rounds", "3"], 2, "error: --static measures nothing: leave out --rounds"],
-    [["--profiles", "Fast,Warp"], 2, 'error: --profiles takes Optimized, Warp (comma-separated) or none, not "Fast"'],
+    [
+      ["--profiles", "Fast,Warp"],
+      2,
+      'error: --profiles takes Raw, Bundled, Optimized, Warp, SamEsbuild, NodeCompileCache, RuntimeSdk (comma-separated) or none, not "Fast"',
+    ],
     [["--static", "--profiles", "Warp"], 2, "error: --static builds and measures nothing: leave out --profiles"],
   ])("%j exits %d: %s", (args, status, message) => {
     const run = doctor(...args);

@@ -192,7 +192,7 @@ it("the terminal's report: a table per function, what each fix bought, the fix a
   expect(run.stdout).toMatch(/^ {4}measured: Init p50 [\d.]+ ms as it is, [\d.]+ ms fixed \(×[\d.]+ \[[\d.]+, [\d.]+\], 2 rounds\)$/m);
   expect(run.stdout).toMatch(/^keep-alive-off +warn +not measured +leave the SDK's https agent/m);
   expect(run.stdout).toContain(
-    `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized:`,
+    `Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. A profile (Warp, Optimized, or one --profiles names):`,
   );
   expect(run.stdout).toContain(`${ROUNDS} rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round`);
   expect(run.stderr).toContain("== examining InitError (9/13)");

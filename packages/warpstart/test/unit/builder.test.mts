@@ -3,10 +3,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { templateDefines } from "../../builder/build.mts";
+import { formatOf, templateDefines } from "../../builder/build.mts";
 import { acceptsPartialInit } from "../../builder/code-cache.mts";
 import { handlerParts, handlerSource } from "../../builder/handler.mts";
 import { builtLayer } from "../../builder/layer-packages.mts";
+import { PEERS, PROFILES } from "../../builder/profiles.mts";
 import { chunkEntry, importedNames, packageOf, serviceHosts } from "../../builder/sdk.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction, type TemplateLayer } from "../../core/template.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
@@ -59,6 +60,37 @@ describe("handlerSource", () => {
     );
     write("src/functions/fn/index.js");
     expect(() => handlerSource(of({ Format: "umd" }))).toThrow('Fn: BuildProperties.Format must be esm or cjs, not "umd"');
+  });
+});
+
+describe("formatOf: the format a peer profile's tool writes", () => {
+  const fnWith = (code: string, buildProperties: Record<string, unknown> = {}): TemplateFunction => {
+    writeFileSync(join(dir, "index.mts"), code);
+    return { ...fn(template("  Fn:\n    Type: AWS::Serverless::Function\n    Properties: { Handler: index.handler, CodeUri: . }\n")), buildProperties };
+  };
+
+  it("writes CommonJS for es2020 as sam init's templates set SAM's esbuild builder, whatever the source's format", async () => {
+    const built = await formatOf(fnWith("export const handler = async () => 1;\n"), PEERS.SamEsbuild);
+    expect(built).toMatchObject({ format: "cjs", esbuild: { target: "es2020", minify: true, sourcemap: true }, note: null });
+  });
+
+  it("builds a handler that awaits at the top level as an ES module for es2022, as that tool's users set it, and says so", async () => {
+    const built = await formatOf(fnWith("const settings = await Promise.resolve(1);\nexport const handler = async () => settings;\n"), PEERS.SamEsbuild);
+    expect(built).toMatchObject({ format: "esm", esbuild: { target: "es2022" } });
+    expect(built.note).toBe(
+      "its handler awaits at the top level, which CommonJS cannot: built as an ES module for es2022, as its tool's users set it (Format: esm)",
+    );
+    // A tool that sets no target (AWS CDK's NodejsFunction, as RuntimeSdk builds) keeps the runtime's.
+    expect(await formatOf(fnWith("await Promise.resolve();\nexport const handler = async () => 1;\n"), PEERS.RuntimeSdk)).toMatchObject({
+      format: "esm",
+      esbuild: { bundle: true },
+    });
+  });
+
+  it("leaves a Format the template sets, and the source's own format in the pipeline's profiles, as they are", async () => {
+    const awaiting = "await Promise.resolve();\nexport const handler = async () => 1;\n";
+    expect(await formatOf(fnWith(awaiting, { Format: "cjs" }), PEERS.SamEsbuild)).toMatchObject({ format: "cjs", note: null });
+    expect(await formatOf(fnWith(awaiting), PROFILES.Optimized)).toMatchObject({ format: "esm", note: null });
   });
 });
 

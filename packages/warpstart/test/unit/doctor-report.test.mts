@@ -253,7 +253,7 @@ describe("after the measuring step", () => {
 
   it("the note says what Measured Δ is, over how many rounds, in which lab", () => {
     expect(measuringNote(MEASURED)).toBe(
-      "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. Warp and Optimized: the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. 15 rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
+      "Measured Δ: what the fix buys, the median of the per-round differences (as it is − fixed) with its 95% CI, Init Duration unless said. A profile (Warp, Optimized, or one --profiles names): the function's source built by this template's pipeline in that profile, Init p50 as it is → so built, and the median change with its 95% CI. 15 rounds in the lab, the function, its fixes and its profiles' builds in a shuffled order each round (network: DNS 7 ms per connection, RTT 1 ms).",
     );
     const caveat =
       "traced and measured without its layer arn:aws:lambda:us-east-1:094274105915:layer:AWSLambdaPowertoolsTypeScriptV2:41: the lab cannot fetch a published layer";

@@ -129,7 +129,6 @@ describe("each command's declaration", () => {
       "--parameter-overrides sets up the local lab; a --stack runs with the values it was deployed with",
     ],
     [bench, ["--ablate", "--profiles", "Warp"], "--ablate chooses its own profiles; leave out --profiles"],
-    [bench, ["--profiles", "Warp", "--runtimes", "node24"], "--profiles measures on the template's runtime; leave out --runtimes"],
     [bench, ["--stack", "s", "--exec-wrapper"], "--profiles, --ablate and --exec-wrapper build locally; a --stack runs each function as deployed"],
     [bench, ["--functions", "A", "--variants", "B"], "--variants is --functions' old name: give one of them"],
     [phases, ["--rounds", "0"], '--rounds must be a whole number from 1 to 1000, not "0"'],

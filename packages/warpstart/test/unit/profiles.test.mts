@@ -19,8 +19,19 @@ const manifest = (path: string) => JSON.parse(readFileSync(join(PACKAGE_ROOT, pa
 describe("profiles", () => {
   it("rejects an unknown profile with the list of known ones", () => {
     expect(() => profileNamed("Fast")).toThrow(
-      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp (and, to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-libraryChunk, Warp-no-codeCache, Warp-no-firstInvoke, Warp-no-deferBuiltins, Warp-no-earlyLookup).',
+      'Unknown build profile "Fast". Profiles: Raw, Bundled, Optimized, Warp; to measure Warp against what users pick instead, SamEsbuild, NodeCompileCache, RuntimeSdk; to measure Warp\'s parts, Warp-no-noSharedConfigFiles, Warp-no-sdkChunk, Warp-no-libraryChunk, Warp-no-codeCache, Warp-no-firstInvoke, Warp-no-deferBuiltins, Warp-no-earlyLookup.',
     );
+  });
+
+  it("builds the peers as their tools do: SAM's esbuild builder as sam init sets it, Bundled with Node's compile cache, CDK's SDK left to the runtime", () => {
+    expect(profileNamed("SamEsbuild")).toMatchObject({
+      sdk: "published",
+      format: "cjs",
+      esbuild: { bundle: true, minify: true, sourcemap: true, target: "es2020" },
+      environment: { NODE_OPTIONS: "--enable-source-maps" },
+    });
+    expect(profileNamed("NodeCompileCache")).toMatchObject({ sdk: "published", esbuild: PROFILES.Bundled.esbuild, nodeCompileCache: true });
+    expect(profileNamed("RuntimeSdk")).toMatchObject({ sdk: "runtime", format: "cjs", esbuild: PROFILES.Raw.esbuild });
   });
 
   it("leaves the SDK to the runtime in Raw, bundles it as published in Bundled and patched in Optimized", () => {

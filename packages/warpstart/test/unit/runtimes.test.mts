@@ -66,6 +66,11 @@ describe("the runtime table", () => {
     expect(fn(undefined)).toEqual({ whyNot: `the lab cannot run a function without a Runtime; ${runs}` });
   });
 
+  it("takes a managed runtime by Lambda's identifier too", () => {
+    expect(runtimeNamed("nodejs24.x")).toBe(RUNTIMES.node24);
+    expect(runtimeNamed("nodejs18.x")).toBe(RUNTIMES.node18);
+  });
+
   it("takes any other runtime by the path of its binary, as a custom runtime named after the file", () => {
     const llrt = runtimeNamed("./vendor/llrt");
     expect(llrt).toMatchObject({
