@@ -597,6 +597,14 @@ export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir
   return newer ? `${relative(process.cwd(), newer)} changed since ${fn.logicalId} was built` : null;
 }
 
+/** How each architecture's code cache was checked: on a test INIT of this build, or, under qemu, by an earlier build's of the same Node and flags. */
+function cacheChecks({ architectures, checkedBefore }: CodeCache): string {
+  const tested = architectures.filter((architecture) => !checkedBefore.includes(architecture));
+  const now = tested.length ? `${tested.join(" and ")}: ${tested.length > 1 ? "each " : ""}accepted on a test INIT` : "";
+  const before = checkedBefore.length ? `${checkedBefore.join(" and ")}: accepted on an earlier build's, of the same Node and flags` : "";
+  return [now, before].filter(Boolean).join("; ");
+}
+
 /** Builds a template resource: a function, or a custom runtime's layer. */
 export async function buildResource(templateFile: string, logicalId: string, outdir: string, initServices: OpenInitServices): Promise<string> {
   // SAM builds a layer whatever its Condition says: look at every resource, not the present ones.
@@ -610,7 +618,7 @@ export async function buildResource(templateFile: string, logicalId: string, out
   const { outfile, bytes, codeCache, compileCache, kept, notes = [] } = await buildFunction(fnBuild, outdir, { initServices });
   const partial = codeCache?.refused.length ? `, made from INIT until its connection to ${codeCache.refused.join(" and ")}` : "";
   const cache = codeCache
-    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${codeCache.architectures.join(" and ")}: each accepted on a test INIT${partial})`
+    ? `, V8 code cache ${(codeCache.bytes / 1024).toFixed(1)} KiB (${cacheChecks(codeCache)}${partial})`
     : compileCache
       ? `, Node's compile cache ${(compileCache.bytes / 1024).toFixed(1)} KiB (${compileCache.architectures.join(" and ")}: each accepted on a test INIT)`
       : "";

@@ -1,18 +1,18 @@
 // Warp's post-INIT V8 code cache: run one full INIT of the built artifact on the pinned Node of the
-// function's runtime with the node flags that runtime uses for the function's memory size, against a local AWS that
-// holds the template's resources (core/init-services.mts), then save V8's code cache of
-// the chunk (the SDK and the packages the handler imports), which by then holds every function
-// INIT compiled of it. A second INIT checks that V8
-// accepts it. Nothing here reaches real AWS: every client's endpoint is the local one. An INIT
-// that connects beyond AWS is refused (nothing a build runs leaves the machine); with
+// function's runtime with the node flags that runtime uses for the function's memory size, against
+// a local AWS that holds the template's resources (core/init-services.mts), then save V8's code
+// cache of the chunk (the SDK and the packages the handler imports), which by then holds every
+// function INIT compiled of it. A second INIT checks that V8 accepts it (under qemu, once per Node
+// and flags: toolchainOf). Nothing here reaches real AWS: every client's endpoint is the local
+// one. An INIT that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 // The NodeCompileCache peer's cache (Node's own module compile cache) is made by the same INIT,
 // at the end of this file.
-import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
-import { buildDirOf } from "../core/paths.mts";
+import { buildDirOf, labHomeDir } from "../core/paths.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, nodeArch, nodeFor } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
@@ -267,6 +267,8 @@ const HOST_ARCHITECTURE = process.arch === "arm64" ? "arm64" : "x86_64";
 export interface CodeCache {
   bytes: number;
   architectures: string[];
+  /** Those whose check an earlier build's stood for: V8 of the same Node, under the same flags, accepted its cache then (toolchainOf). */
+  checkedBefore: string[];
   /** The connections beyond AWS its INIT was refused, before which the cache was made (WarpPartialInit); empty for a whole INIT. */
   refused: string[];
   /** The error that stopped its INIT, before which the cache was made (a whole INIT failed, and this is what compiled until then). */
@@ -307,6 +309,7 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
     const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(artifact.handlerFile);
     const refused = new Set<string>();
+    const vouched: string[] = [];
     let stoppedBy: string | undefined;
     for (const architecture of architectures) {
       const written = await init(artifact, services, variables, "write", architecture, initMode, place, eventFile);
@@ -320,7 +323,13 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
           `Warp cannot build ${artifact.fn.logicalId}'s V8 code cache: ${when}, so there is nothing for a cache to hold. Build ${artifact.fn.logicalId} with the Optimized profile.`,
         );
       }
-      const { verdict: status } = await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
+      // This machine's check runs for every build (it proves INIT runs with the cache); under qemu, once per Node and flags.
+      const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture);
+      if (toolchain && checkedBefore(toolchain)) vouched.push(architecture);
+      const { verdict: status } = vouched.includes(architecture)
+        ? { verdict: "accepted" }
+        : await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
+      if (status === "accepted" && toolchain) rememberCheck(toolchain);
       if (status !== "accepted") {
         throw new CodeCacheError(
           `V8 (${architecture}) did not accept the code cache it just made (status: ${status}); is the build running on the pinned Node ${artifact.runtime.nodeMajor}?`,
@@ -339,6 +348,7 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
     return {
       bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size,
       architectures,
+      checkedBefore: vouched,
       refused: [...refused],
       stoppedBy,
       variables: environment,
@@ -347,6 +357,31 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
     place.remove();
     await services.release();
   }
+}
+
+/**
+ * What V8's acceptance of a cache depends on, beyond the script it was made from: the Node binary
+ * that made it (its path and file), the architecture and the flags it ran with. A cache V8 made is
+ * one it takes under the same ones, so the first check under them stands for the next builds': an
+ * arm64 check costs a Node start under qemu (1.5 s of a Warp build's ~5, docs/runs/2026-11-28.md).
+ */
+function toolchainOf(artifact: CachedArtifact, architecture: string): string {
+  const [command, prefix] = nodeFor(artifact.runtime, architecture);
+  const files = [command, ...prefix].filter((part) => existsSync(part) && statSync(part).isFile());
+  const identity = [
+    ...files.map((file) => `${file}:${statSync(file).size}:${statSync(file).mtimeMs}`),
+    architecture,
+    ...artifact.runtime.nodeFlags(artifact.fn.memoryMb),
+  ];
+  return createHash("sha256").update(identity.join("\0")).digest("hex").slice(0, 24);
+}
+
+/** Where the toolchains whose cache V8 accepted are noted, one empty file each, in the lab's home. */
+const checksDir = () => join(labHomeDir(), "code-cache-checks");
+const checkedBefore = (toolchain: string) => existsSync(join(checksDir(), toolchain));
+function rememberCheck(toolchain: string): void {
+  mkdirSync(checksDir(), { recursive: true });
+  writeFileSync(join(checksDir(), toolchain), "");
 }
 
 /**
