@@ -41,7 +41,7 @@ export interface StartCell {
   codeDir: string;
   handler: string;
   handlerFile: string;
-  /** A custom runtime's opt dir (its layer), as the lab serves it. */
+  /** Its opt dir as the lab serves it: a custom runtime's layer, a managed runtime's function's layers. */
   optDir?: string;
   memoryMb: number;
   /** Its environment variables as the lab evaluated them. */
@@ -110,12 +110,14 @@ export async function measureProcessStart(
   options: { runs: number; warmup: number; exportFile: string },
 ): Promise<ProcessStart> {
   const tool = await hyperfineVersion();
-  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime, memoryMb }) => ({
+  const specs: FunctionSpec[] = cells.map(({ label, codeDir, handler, runtime, memoryMb, optDir }) => ({
     name: label.replace(/[^\w-]+/g, "-"),
     codeDir,
     handler,
     memoryMb,
     runtime,
+    // A managed runtime's function finds its layers' packages as in the lab (its /opt, read-only, the lab's).
+    optDir: runtime.kind === "managed" ? optDir : undefined,
   }));
   const taskRoots = specs.map(prepareTaskRoot);
   // Each custom runtime's cell gets its own copy of the layer: hyperfine's runs share it (as runs
@@ -138,6 +140,12 @@ export async function measureProcessStart(
   }
 }
 
+/** What a failed start says: the error it threw (Node prints the source line above it), else its first lines. */
+function errorLine(output: string): string {
+  const lines = output.trim().split("\n");
+  return lines.find((line) => /^\w*Error\b/.test(line.trim()))?.trim() ?? lines.slice(0, 3).join(" ");
+}
+
 /** One hyperfine run per command (each has its own variables), exported together as one JSON file. */
 async function timeCommands(
   tool: string,
@@ -158,7 +166,7 @@ async function timeCommands(
         label: startCase.label,
         name: startCase.name,
         runtime: startCase.runtime.name,
-        message: (stderr || message).trim().split("\n").slice(0, 3).join(" "),
+        message: errorLine(stderr || message),
       });
       continue;
     }
