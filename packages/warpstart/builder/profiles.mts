@@ -141,6 +141,10 @@ export const PROFILES = {
   Warp: warp(),
 } satisfies Record<string, Profile>;
 
+/** A function as the tool a peer profile stands for deploys it: with what that tool adds to its environment. */
+export const withToolEnvironment = <F extends { environment: Record<string, unknown> }>(fn: F, profile: Profile): F =>
+  profile.environment ? { ...fn, environment: { ...fn.environment, ...profile.environment } } : fn;
+
 export type ProfileName = keyof typeof PROFILES;
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 export type PeerName = keyof typeof PEERS;

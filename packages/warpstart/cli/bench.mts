@@ -13,7 +13,7 @@ import { consoleSummary, markdownReport } from "../bench/report.mts";
 import { type BenchResults, cellLabel, cellName, type ProcessStart, WRAPPED } from "../bench/results.mts";
 import { buildFunction, fellBackIn, functionBuild } from "../builder/build.mts";
 import { builtByPipeline } from "../builder/handler.mts";
-import { PEER_NAMES, PROFILE_NAMES, profileNamed, warpAblations } from "../builder/profiles.mts";
+import { PEER_NAMES, PROFILE_NAMES, profileNamed, warpAblations, withToolEnvironment } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
 import {
   assertFunctionsOf,
@@ -215,14 +215,7 @@ async function buildsOf(
         continue;
       }
       if (runtime) builtOn.set(`${labId}@${runtime.name}`, codeDir);
-      // What the tool the profile stands for adds to the function's environment (SAM's esbuild builder, for source maps).
-      home ??= {
-        ...served,
-        logicalId: labId,
-        codeDir,
-        runtime: runtime?.lambdaRuntime ?? served.runtime,
-        environment: { ...served.environment, ...profileNamed(profile).environment },
-      };
+      home ??= withToolEnvironment({ ...served, logicalId: labId, codeDir, runtime: runtime?.lambdaRuntime ?? served.runtime }, profileNamed(profile));
     }
     if (!home) return;
     extra.push(home);

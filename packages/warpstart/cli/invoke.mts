@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { buildFunction, functionBuild, staleReason } from "../builder/build.mts";
 import { builtByPipeline, pipelineSource } from "../builder/handler.mts";
-import { PROFILE_NAMES, profileNamed } from "../builder/profiles.mts";
+import { PEER_NAMES, PROFILE_NAMES, profileNamed, withToolEnvironment } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
 import { assertFunctionsOf, defineCommand, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
 import { buildDirOf, builtTemplateOf } from "../core/paths.mts";
@@ -25,7 +25,10 @@ const OPTIONS = {
     value: "FILE",
     help: "the event, a JSON file (default: the app's events/<LogicalId>.json if it keeps one, else one shaped for\nwhat invokes it, by sam local generate-event where it has one; {} where none can be made, said in a line)",
   },
-  profile: { value: "P", help: `build the function with this profile instead of its own (Metadata.BuildProperties.Profile): ${PROFILE_NAMES.join(", ")}` },
+  profile: {
+    value: "P",
+    help: `build the function with this profile instead of its own (Metadata.BuildProperties.Profile): ${PROFILE_NAMES.join(", ")},\nor what users build with instead: ${PEER_NAMES.join(", ")}`,
+  },
   ...TEMPLATE_OPTION,
   ...PARAMETER_OPTIONS,
   ...ENV_VARS_OPTION,
@@ -94,7 +97,8 @@ async function servedFunction(
     say(`building ${logicalId} (${fnBuild.profileName}): ${stale}`);
     await buildFunction(fnBuild, outdir, { initServices: ownLocalAws });
   }
-  return { ...asBuilt, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
+  const served = { ...asBuilt, logicalId: ownProfile ? logicalId : `${logicalId}-${fnBuild.profileName}`, codeDir: outdir, provisionedConcurrency: 0 };
+  return ownProfile ? served : withToolEnvironment(served, fnBuild.profile);
 }
 
 /** A request CloudFormation sends a custom resource's function: its response goes to its ResponseURL, not to the invoke's result. */

@@ -11,7 +11,7 @@ import { notInstalled, npmInstall, packageRootOf } from "../builder/dependencies
 import { BuildError } from "../builder/errors.mts";
 import { handlerSource, type PipelineSource, pipelineSource, sourceFormat } from "../builder/handler.mts";
 import { builtLayer } from "../builder/layer-packages.mts";
-import { profileForNode, profileNamed } from "../builder/profiles.mts";
+import { profileForNode, profileNamed, withToolEnvironment } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
 import { appDirOf, buildDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
@@ -197,8 +197,7 @@ async function buildInto(
     const nodeMajor = managedRuntimeOf(labRuntimeOf(source))?.nodeMajor;
     plan.result.note = nodeMajor === undefined ? null : profileForNode(profileNamed(plan.profile), nodeMajor).note;
     const copy = copies.functions.find((fn) => fn.logicalId === plan.copyId)!;
-    // With what the tool a peer stands for adds to its environment (SAM's esbuild builder, for source maps).
-    functions.push({ ...copy, codeDir: outdir, environment: { ...copy.environment, ...profileNamed(plan.profile).environment } });
+    functions.push(withToolEnvironment({ ...copy, codeDir: outdir }, profileNamed(plan.profile)));
     measurable.push(plan);
   }
   return { planned: measurable, functions };

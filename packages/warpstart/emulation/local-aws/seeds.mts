@@ -39,8 +39,8 @@ export interface Seeds {
 
 const BUCKETS = ["AWS::S3::Bucket"];
 const TABLES = ["AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable"];
-/** What the lab loads from the folder; exports.json is the template reader's (core/template.mts). */
-const KNOWN = ["s3", "dynamodb", "ssm.json", "secretsmanager.json", "exports.json"];
+/** What the lab loads from the folder; exports.json is the template reader's (core/template.mts), env-vars.json the functions' variables' (emulation/env-vars.mts). */
+const KNOWN = ["s3", "dynamodb", "ssm.json", "secretsmanager.json", "exports.json", "env-vars.json"];
 
 /** Every file under `dir`, depth first, in name order. */
 function filesUnder(dir: string): string[] {

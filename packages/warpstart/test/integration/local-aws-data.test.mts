@@ -109,7 +109,7 @@ Resources:
     const { problems } = await createResources(readTemplate(join(dir, "template.yaml")), aws);
     expect(problems).toEqual([
       "The template's parameter Stage has no Default and no value: give it a value: --parameter-overrides Stage=VALUE, or parameter_overrides in the app's samconfig.toml; what needs it is not created.",
-      "local-aws/notes.txt: the lab loads only local-aws/s3, local-aws/dynamodb, local-aws/ssm.json, local-aws/secretsmanager.json, local-aws/exports.json: it leaves this alone",
+      "local-aws/notes.txt: the lab loads only local-aws/s3, local-aws/dynamodb, local-aws/ssm.json, local-aws/secretsmanager.json, local-aws/exports.json, local-aws/env-vars.json: it leaves this alone",
       "local-aws/s3/Photos: the template declares no bucket Photos (its buckets: Docs, Staged): name the folder after a bucket's logical id",
       "local-aws/s3/loose.txt: an object goes in its bucket's folder, local-aws/s3/<the bucket's logical id>/<key>",
       "local-aws/dynamodb/Ghost.json: the template declares no table Ghost (its tables: Items): name the file after a table's logical id",
