@@ -72,8 +72,23 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
         : `The lab creates ${services.holds}; INIT that needs anything else cannot run at build time: build ${fn.logicalId} with the Optimized profile.`,
     );
   }
-  lines.push(`${INIT_OUTPUT}\n${output.trim().split("\n").slice(-15).join("\n")}`);
+  lines.push(`${INIT_OUTPUT}\n${initOutputExcerpt(output)}`);
   return lines.join("\n");
+}
+
+/** A line that names an error INIT threw. */
+const THROWN = /^\s*\w*Error\b/;
+
+/**
+ * 15 lines of INIT's output for a message: from just above the last error it names (Node prints
+ * the source line above it, and its stack and properties below, often more than 15 lines), else
+ * its last 15.
+ */
+export function initOutputExcerpt(output: string): string {
+  const lines = output.trim().split("\n");
+  const at = lines.findLastIndex((line) => THROWN.test(line));
+  const from = at < 0 ? Math.max(0, lines.length - 15) : Math.max(0, at - 4);
+  return lines.slice(from, from + 15).join("\n");
 }
 
 /** The build property that lets a cache hold what INIT compiled before a connection beyond AWS (its value: true). */
@@ -127,7 +142,7 @@ const INIT_OUTPUT = "INIT's output:";
 const thrownIn = (output: string) =>
   output
     .split("\n")
-    .findLast((line) => /^\s*\w*Error\b/.test(line))
+    .findLast((line) => THROWN.test(line))
     ?.trim();
 
 /**

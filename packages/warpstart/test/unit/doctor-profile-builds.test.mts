@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildFailure } from "../../builder/code-cache.mts";
+import { buildFailure, initOutputExcerpt } from "../../builder/code-cache.mts";
 import { pipelineSource, sourceFormat } from "../../builder/handler.mts";
 import type { ProfileResult } from "../../doctor/findings.mts";
 import { profileComparisons, REJECTED_CACHE_NOTE } from "../../doctor/profile-builds.mts";
@@ -105,6 +105,24 @@ it("a failed build in one line: the builder's first, with the error INIT threw w
   expect(buildFailure(initFailed)).toBe(
     "Warp builds Locations's V8 code cache by running its INIT, against a local AWS that holds only template.yaml's resources, and that INIT failed. (ReferenceError: ddbClient is not defined)",
   );
+  // Node prints a thrown error's stack and properties below it, often more lines than the excerpt holds: the error stays in it.
+  const thrownEarly = [
+    "file:///task/index.bundle.mjs:43071",
+    "  const url = new URL(process.env.GRAPHQL_URL);",
+    "              ^",
+    "",
+    "TypeError: Invalid URL",
+    ...Array.from({ length: 12 }, (_, i) => `    at frame${i} (node:internal/url:${i})`),
+    "  code: 'ERR_INVALID_URL',",
+    "  input: 'warpstart-placeholder.graphqlurl.invalid'",
+    "}",
+    "",
+    "Node.js v24.21.0",
+  ].join("\n");
+  const said =
+    "NodeCompileCache builds Bedrock's V8 code cache by running its INIT, against a local AWS that holds only template.yaml's resources, and that INIT failed.";
+  expect(buildFailure(`${said}\nINIT's output:\n${initOutputExcerpt(thrownEarly)}`)).toBe(`${said} (TypeError: Invalid URL)`);
+  expect(initOutputExcerpt(thrownEarly).split("\n")).toHaveLength(15);
   expect(buildFailure('Locations: esbuild cannot bundle it: app.js:5: Could not resolve "aws-sdk"\nLocations: another line')).toBe(
     'Locations: esbuild cannot bundle it: app.js:5: Could not resolve "aws-sdk"',
   );
