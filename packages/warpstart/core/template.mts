@@ -144,7 +144,12 @@ export interface TemplateFunction {
   whyNotOnDisk: string | null;
   /** Its code written in the template (InlineCode, Code.ZipFile), evaluated; null: none. The lab runs it as Lambda does, from index.js. */
   inlineCode: string | null;
+  /** The app's function a doctor's copy of it (a fix built, a profile's build) is made from: Metadata[COPY_OF]; the values given for that function's variables are the copy's. */
+  copyOf?: string;
 }
+
+/** The Metadata key that names the app's function a doctor's copy is made from (doctor/app-build.mts templateOfCopies). */
+export const COPY_OF = "WarpstartCopyOf";
 
 /** One entry of a function's Events, its properties evaluated leniently: references to resources stay as written. */
 export interface TemplateEventSource {
@@ -540,6 +545,7 @@ export function readTemplate(file: string, overrides: Record<string, string> = {
         environment: { ...globalVariables, ...ownVariables },
         whyNotOnDisk: whyNotOnDisk(entry.Properties ?? {}, written.Type),
         inlineCode: typeof props.InlineCode === "string" ? props.InlineCode : null,
+        ...(typeof metadata[COPY_OF] === "string" ? { copyOf: metadata[COPY_OF] } : {}),
       };
     });
   const resources = entries

@@ -10,6 +10,7 @@ import { appDirOf, buildDirOf, foldersUp, seedDirOf } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 import {
   absolutePaths,
+  COPY_OF,
   foldNested,
   readTemplate,
   type Template,
@@ -75,6 +76,7 @@ export function templateOfCopies(template: Template, copies: FunctionCopy[]): Re
     const copy = structuredClone(template.Resources[of]!);
     for (const key of ["Events", "AutoPublishAlias", "ProvisionedConcurrencyConfig"]) delete copy.Properties?.[key];
     change(copy);
+    copy.Metadata = { ...copy.Metadata, [COPY_OF]: of };
     resources[copyId] = copy;
   }
   const { Outputs: _outputs, ...rest } = template;

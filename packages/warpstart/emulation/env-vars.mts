@@ -56,7 +56,7 @@ export function readEnvVars(templateFile: string, given?: string): EnvVars {
   return merged;
 }
 
-/** What the values give one function: Parameters', then its own (by its full name, else its name in its own template). */
-export function envVarsOf(values: EnvVars, fn: Pick<TemplateFunction, "logicalId">): Record<string, string> {
-  return { ...values[ALL], ...values[ownLogicalId(fn)], ...values[fn.logicalId] };
+/** What the values give one function: Parameters', then its own (by its full name, else its name in its own template; a doctor's copy, by its original's). */
+export function envVarsOf(values: EnvVars, fn: Pick<TemplateFunction, "logicalId" | "copyOf">): Record<string, string> {
+  return { ...values[ALL], ...(fn.copyOf ? values[fn.copyOf] : {}), ...values[ownLogicalId(fn)], ...values[fn.logicalId] };
 }

@@ -333,7 +333,7 @@ export function functionEnvironment(
 
 /** A function's environment variables as the lab gives them, and each that got a placeholder. */
 export interface FunctionVariables {
-  /** The function, by its logical id, and the template whose seed folder can give its values. */
+  /** The function values are given for, by its logical id (a doctor's copy: the app's function it is made of), and the template whose seed folder can give them. */
   logicalId: string;
   templateFile: string;
   variables: Record<string, string>;
@@ -374,7 +374,7 @@ export function templateVariables(
     const value = resolved[name];
     return [[name, typeof value === "string" ? value : JSON.stringify(value)]];
   });
-  return { logicalId: fn.logicalId, templateFile: template.file, variables: Object.fromEntries(variables), placeholders };
+  return { logicalId: fn.copyOf ?? fn.logicalId, templateFile: template.file, variables: Object.fromEntries(variables), placeholders };
 }
 
 /** The one line (the function's name left to the caller) that says which of a function's variables got a placeholder, and how to give each its value; null: none did. */

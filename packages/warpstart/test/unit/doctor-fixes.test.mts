@@ -173,10 +173,10 @@ Outputs:
     expect(template).not.toHaveProperty("Outputs");
   });
 
-  it("a copy is the function with the fix, without its routes, alias or provisioned environments", () => {
+  it("a copy is the function with the fix, without its routes, alias or provisioned environments, naming the function it is made of", () => {
     expect(template.Resources.FnFixedCommonjs).toEqual({
       Type: "AWS::Serverless::Function",
-      Metadata: { BuildMethod: "esbuild", BuildProperties: { Format: "esm", OutExtension: [".js=.mjs"] } },
+      Metadata: { BuildMethod: "esbuild", BuildProperties: { Format: "esm", OutExtension: [".js=.mjs"] }, WarpstartCopyOf: "Fn" },
       Properties: { Handler: "a.handler", Environment: { Variables: { TABLE: { Ref: "Table" } } } },
     });
   });

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { keepsAlive } from "../../builder/build.mts";
 import { foldersUp, PACKAGE_ROOT } from "../../core/paths.mts";
 import { parseParameterOverrides, samconfigParameterOverrides } from "../../core/samconfig.mts";
-import { readTemplate } from "../../core/template.mts";
-import { templateVariables } from "../../emulation/function-environment.mts";
+import { readTemplate, templateAsWritten } from "../../core/template.mts";
+import { templateOfCopies } from "../../doctor/app-build.mts";
+import { placeholdersLine, templateVariables } from "../../emulation/function-environment.mts";
 
 let dir: string;
 beforeEach(() => {
@@ -144,6 +145,17 @@ describe("readTemplate", () => {
       { name: "TABLE_ARN", reference: "!GetAtt Table.Arn", value: "warpstart-placeholder.table-arn.invalid" },
     ]);
     expect(variables).toMatchObject({ TABLE: "warpstart-placeholder.table.invalid", URL: "https://example.test/orders", STAGE: "dev" });
+  });
+
+  it("gives a doctor's copy of a function the values given for that function, and names the function where to give them", () => {
+    const file = write("template.yaml", APP);
+    const copies = templateOfCopies(templateAsWritten(file), [{ of: "Fn", copyId: "FnAsWarp", change: () => {} }]);
+    const sam = readTemplate(write("copies.json", JSON.stringify(copies)));
+    const copy = sam.functions.find((fn) => fn.logicalId === "FnAsWarp")!;
+    expect(copy.copyOf).toBe("Fn");
+    const environment = templateVariables(sam, copy, {}, { Fn: { URL: "https://example.test/orders" } });
+    expect(environment.variables).toMatchObject({ URL: "https://example.test/orders" });
+    expect(placeholdersLine(environment)).toContain('{"Fn":{"TABLE":"...","TABLE_ARN":"..."}}');
   });
 
   it.each([
