@@ -2,20 +2,20 @@
 // package) times each runtime starting, importing a built handler (its INIT, STS call included)
 // and exiting, and the same with an empty handler (the study's own measure). The handler runs
 // from a task root as the lab prepares it (so a custom runtime finds no SDK to borrow), with the
-// runtime's own variables (a custom runtime's from its opt dir), the function's own, and, on a
-// managed runtime, the Node flags Lambda starts it with. Its JSON export (all commands) is kept
+// runtime's own variables, the function's own, and, on a managed runtime, its layers and the Node
+// flags Lambda starts it with. Its JSON export (all commands) is kept
 // beside results.json.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtHandlerFile } from "../builder/handler.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
+import { thrownIn } from "../core/errors.mts";
 import { PACKAGE_ROOT } from "../core/paths.mts";
-import { execOwned, removeTree } from "../core/processes.mts";
+import { execOwned } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { installPart } from "../core/tools.mts";
 import { type FunctionSpec, functionEnvironment, type LocalServices, prepareTaskRoot, removeTaskRoot } from "../emulation/function-environment.mts";
 import type { ServedFunction } from "../lab/emulator/lambda-service.mts";
-import { copyOptDir } from "../lab/opt-dir.mts";
 import type { ProcessStart } from "./results.mts";
 
 const run = execOwned;
@@ -41,7 +41,7 @@ export interface StartCell {
   codeDir: string;
   handler: string;
   handlerFile: string;
-  /** Its opt dir as the lab serves it: a custom runtime's layer, a managed runtime's function's layers. */
+  /** A managed runtime's function's layers, as the lab serves them (a custom runtime starts its binary directly). */
   optDir?: string;
   memoryMb: number;
   /** Its environment variables as the lab evaluated them. */
@@ -66,7 +66,7 @@ export function startCell(label: string, name: string, fn: ServedFunction): Star
     codeDir: fn.codeDir,
     handler: fn.handler,
     handlerFile: builtHandlerFile(fn),
-    optDir: fn.optDir,
+    optDir: fn.runsOn.kind === "managed" ? fn.optDir : undefined,
     memoryMb: fn.memoryMb,
     variables: fn.variables,
   };
@@ -116,13 +116,9 @@ export async function measureProcessStart(
     handler,
     memoryMb,
     runtime,
-    // A managed runtime's function finds its layers' packages as in the lab (its /opt, read-only, the lab's).
-    optDir: runtime.kind === "managed" ? optDir : undefined,
+    optDir,
   }));
   const taskRoots = specs.map(prepareTaskRoot);
-  // Each custom runtime's cell gets its own copy of the layer: hyperfine's runs share it (as runs
-  // on a developer's machine share a cache), other cells and the lab's environments do not.
-  const optDirs = cells.map(({ optDir }) => (optDir ? copyOptDir(optDir) : null));
   try {
     const cases = cells.map((cell, i) => {
       const { runtime } = cell;
@@ -136,15 +132,11 @@ export async function measureProcessStart(
     return await timeCommands(tool, cases, options);
   } finally {
     taskRoots.forEach(removeTaskRoot);
-    for (const dir of optDirs) if (dir) removeTree(dir);
   }
 }
 
 /** What a failed start says: the error it threw (Node prints the source line above it), else its first lines. */
-function errorLine(output: string): string {
-  const lines = output.trim().split("\n");
-  return lines.find((line) => /^\w*Error\b/.test(line.trim()))?.trim() ?? lines.slice(0, 3).join(" ");
-}
+const errorLine = (output: string) => thrownIn(output) ?? output.trim().split("\n").slice(0, 3).join(" ");
 
 /** One hyperfine run per command (each has its own variables), exported together as one JSON file. */
 async function timeCommands(

@@ -281,6 +281,7 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "compileCache" | "notes" | "fellBack">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
   let bundle = await bundleFunction(fnBuild, runtime, outdir, options);
+  const { exportPath } = handlerParts(fn.handler);
   shipExecWrapper(fn, outdir);
   let codeCache: CodeCache | undefined;
   let fellBack: string | undefined;
@@ -293,7 +294,7 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
           runtime,
           artifactDir: outdir,
           handlerFile: bundle.handlerFile,
-          exportPath: handlerParts(fn.handler).exportPath,
+          exportPath,
           firstInvoke: profile.firstInvoke,
           deferBuiltins: profile.deferBuiltins,
         },
@@ -311,12 +312,12 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
   }
   let compileCache: NodeCompileCache | undefined;
   if (profile.nodeCompileCache) {
-    const artifact = { template, fn, runtime, artifactDir: outdir, handlerFile: bundle.handlerFile, exportPath: handlerParts(fn.handler).exportPath };
+    const artifact = { template, fn, runtime, artifactDir: outdir, handlerFile: bundle.handlerFile, exportPath };
     try {
       compileCache = await makeNodeCompileCache(artifact, options.initServices);
     } catch (error) {
       if (!(error instanceof CodeCacheError)) throw error;
-      throw new BuildError(`${fn.logicalId}: ${buildFailure(error.message).replace(/^Warp/, profileName)}`, { cause: error });
+      throw new BuildError(`${fn.logicalId}: ${buildFailure(error.message)}`, { cause: error });
     }
   }
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
@@ -467,7 +468,8 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   });
 
   // The handler's folder: Warp's chunk goes beside the handler, whatever format that is written in.
-  const handlerDir = join(outdir, dirname(handlerParts(fn.handler).module));
+  const { module, exportPath } = handlerParts(fn.handler);
+  const handlerDir = join(outdir, dirname(module));
   rmSync(outdir, { recursive: true, force: true });
   rmSync(labOverlayOf(outdir), { recursive: true, force: true });
   mkdirSync(handlerDir, { recursive: true });
@@ -502,7 +504,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
       if (chunked) metafiles.push(await esbuildStep(fn, () => buildChunk(libraries)));
     }
   }
-  const outputFile = outputFileOf(handlerParts(fn.handler).module, format);
+  const outputFile = outputFileOf(module, format);
   const handlerOptions = withVersion({
     ...shared(treePlugins(true, libraries)),
     ...handlerEntry(fn, source, format === "esm" && scan.commonJsEntry),
@@ -516,7 +518,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   if (format === "esm" && !scan.hasCommonJs && Object.values(handlerBundle.metafile!.inputs).some((input) => input.format === "cjs")) {
     handlerBundle = await esbuildStep(fn, () => build(inFormat(true)));
   }
-  if (profile.nodeCompileCache) writeCompileCacheLoader(join(outdir, outputFile), handlerParts(fn.handler).exportPath);
+  if (profile.nodeCompileCache) writeCompileCacheLoader(join(outdir, outputFile), exportPath);
   metafiles.push(handlerBundle.metafile!);
   if (leftForLayers.size)
     notes = [

@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { THROWN_LINE, thrownIn } from "../core/errors.mts";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
 import { buildDirOf, labHomeDir } from "../core/paths.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
@@ -49,17 +50,24 @@ export class CodeCacheError extends Error {
   override name = "CodeCacheError";
 }
 
-/** Why a build-time INIT failed, in the words of the call that failed (if one did) and what to do about it. */
-function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: string, output: string, services: InitServices, calls: AwsCall[]): string {
+/** Why a build-time INIT for `maker`'s cache (Warp, NodeCompileCache) failed, in the words of the call that failed (if one did) and what to do about it. */
+function initFailure(
+  maker: string,
+  fn: Pick<TemplateFunction, "logicalId">,
+  templateFile: string,
+  output: string,
+  services: InitServices,
+  calls: AwsCall[],
+): string {
   const failed = calls.filter((call) => call.status >= 400);
   const last = failed.at(-1);
   const refused = refusedHostsIn(output);
   const lines = refused.length
     ? [
-        `Warp cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, ${refused.every((host) => /\.amazonaws\.com(:\d+)?$/.test(host)) ? "an AWS endpoint it reaches without an SDK client (the local AWS stands in for the SDK's calls only)" : `which ${refused.length === 1 ? "is" : "are"} not AWS`}, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
+        `${maker} cannot build ${fn.logicalId}'s V8 code cache: its INIT tried to connect to ${refused.join(" and ")}, ${refused.every((host) => /\.amazonaws\.com(:\d+)?$/.test(host)) ? "an AWS endpoint it reaches without an SDK client (the local AWS stands in for the SDK's calls only)" : `which ${refused.length === 1 ? "is" : "are"} not AWS`}, and nothing a build runs may leave this machine. Set ${PARTIAL_INIT}: true in its Metadata.BuildProperties to cache what INIT compiles before that connection, build ${fn.logicalId} with the Optimized profile, or make that connection in the handler instead of during INIT.`,
       ]
     : [
-        `Warp builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
+        `${maker} builds ${fn.logicalId}'s V8 code cache by running its INIT, against a local AWS that holds only ${templateFile}'s resources, and that INIT failed.`,
       ];
   if (!refused.length && last) {
     lines.push(
@@ -76,9 +84,6 @@ function initFailure(fn: Pick<TemplateFunction, "logicalId">, templateFile: stri
   return lines.join("\n");
 }
 
-/** A line that names an error INIT threw. */
-const THROWN = /^\s*\w*Error\b/;
-
 /**
  * 15 lines of INIT's output for a message: from just above the last error it names (Node prints
  * the source line above it, and its stack and properties below, often more than 15 lines), else
@@ -86,7 +91,7 @@ const THROWN = /^\s*\w*Error\b/;
  */
 export function initOutputExcerpt(output: string): string {
   const lines = output.trim().split("\n");
-  const at = lines.findLastIndex((line) => THROWN.test(line));
+  const at = lines.findLastIndex((line) => THROWN_LINE.test(line));
   const from = at < 0 ? Math.max(0, lines.length - 15) : Math.max(0, at - 4);
   return lines.slice(from, from + 15).join("\n");
 }
@@ -138,13 +143,6 @@ type InitMode = "full" | "partial" | "stopped";
 /** Where a CodeCacheError's message quotes INIT's output, after what it says of the failure. */
 const INIT_OUTPUT = "INIT's output:";
 
-/** The error an output ends with (the last line naming one). */
-const thrownIn = (output: string) =>
-  output
-    .split("\n")
-    .findLast((line) => THROWN.test(line))
-    ?.trim();
-
 /**
  * A failed build in a line: the builder's first; where that says INIT failed, all it says of the
  * failure (the call that failed, what to declare) and the error INIT threw (its output's last).
@@ -179,6 +177,7 @@ async function init(
 ): Promise<Verdict> {
   const { fn, runtime } = artifact;
   const { taskRoot: artifactDir, optDir } = place;
+  const maker = mode === "compile-cache" ? "NodeCompileCache" : "Warp";
   const [command, prefix] = nodeFor(runtime, architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
   const env = functionEnvironment(
@@ -218,7 +217,7 @@ async function init(
     output = `${stdout}${stderr}`;
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new CodeCacheError(initFailure(fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
+    throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
   if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output };
@@ -226,7 +225,7 @@ async function init(
     return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
-  if (!refused.length) throw new CodeCacheError(initFailure(fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
+  if (!refused.length) throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
   return { verdict: verdict.slice(INIT_STOPPED.length), refused, output };
 }
 
@@ -314,14 +313,31 @@ export async function makeCodeCache(artifact: CachedArtifact, openServices: Open
   }
 }
 
-async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServices, initMode: InitMode): Promise<CodeCache> {
+/**
+ * Runs `make` with what a build-time INIT needs: the local AWS, the task root it runs in, the
+ * function's environment as the lab gives it, and the architectures to make a cache for (the
+ * function's, shipped, and this machine's, the lab's); releases them after.
+ */
+async function withInitSetting<T>(
+  artifact: CachedArtifact,
+  openServices: OpenInitServices,
+  make: (setting: { services: InitServices; place: Placed; environment: FunctionVariables; architectures: string[] }) => Promise<T>,
+): Promise<T> {
   const services = await openServices(artifact.template, artifact.fn);
   const place = placeForInit(artifact);
   try {
-    const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
     const environment = templateVariables(artifact.template, artifact.fn, services.attributes, readEnvVars(artifact.template.file));
+    return await make({ services, place, environment, architectures: [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])] });
+  } finally {
+    place.remove();
+    await services.release();
+  }
+}
+
+async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServices, initMode: InitMode): Promise<CodeCache> {
+  return withInitSetting(artifact, openServices, async ({ services, place, environment, architectures }) => {
+    const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
     const { variables } = environment;
-    const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
     const handlerDir = dirname(artifact.handlerFile);
     const refused = new Set<string>();
     const vouched: string[] = [];
@@ -368,10 +384,7 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
       stoppedBy,
       variables: environment,
     };
-  } finally {
-    place.remove();
-    await services.release();
-  }
+  });
 }
 
 /**
@@ -382,12 +395,11 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
  */
 function toolchainOf(artifact: CachedArtifact, architecture: string): string {
   const [command, prefix] = nodeFor(artifact.runtime, architecture);
-  const files = [command, ...prefix].filter((part) => existsSync(part) && statSync(part).isFile());
-  const identity = [
-    ...files.map((file) => `${file}:${statSync(file).size}:${statSync(file).mtimeMs}`),
-    architecture,
-    ...artifact.runtime.nodeFlags(artifact.fn.memoryMb),
-  ];
+  const files = [command, ...prefix].flatMap((part) => {
+    const stat = existsSync(part) ? statSync(part) : null;
+    return stat?.isFile() ? [`${part}:${stat.size}:${stat.mtimeMs}`] : [];
+  });
+  const identity = [...files, architecture, ...artifact.runtime.nodeFlags(artifact.fn.memoryMb)];
   return createHash("sha256").update(identity.join("\0")).digest("hex").slice(0, 24);
 }
 
@@ -476,11 +488,7 @@ export interface NodeCompileCache {
  * architecture's ships under Lambda's uid; the lab's, under this user's, goes to the lab's overlay.
  */
 export async function makeNodeCompileCache(artifact: CachedArtifact, openServices: OpenInitServices): Promise<NodeCompileCache> {
-  const services = await openServices(artifact.template, artifact.fn);
-  const place = placeForInit(artifact);
-  try {
-    const { variables } = templateVariables(artifact.template, artifact.fn, services.attributes, readEnvVars(artifact.template.file));
-    const architectures = [...new Set([artifact.fn.architecture, HOST_ARCHITECTURE])];
+  return withInitSetting(artifact, openServices, async ({ services, place, environment: { variables }, architectures }) => {
     const made = join(dirname(artifact.handlerFile), NODE_COMPILE_CACHE_DIR);
     const bundle = basename(compileCacheBundleOf(artifact.handlerFile));
     const uid = process.getuid?.() ?? 0;
@@ -509,8 +517,5 @@ export async function makeNodeCompileCache(artifact: CachedArtifact, openService
         .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0),
       architectures,
     };
-  } finally {
-    place.remove();
-    await services.release();
-  }
+  });
 }

@@ -37,7 +37,7 @@ export interface Profile {
   format?: "cjs";
   /** What the tool adds to the function's environment (SAM's esbuild builder, for Sourcemap: true). */
   environment?: Record<string, string>;
-  /** Ship Node's module compile cache of the bundle, made after INIT and one invoke at build time, enabled by the handler before it loads the bundle (builder/code-cache.mts). */
+  /** Ship Node's module compile cache of the bundle, made by a build-time INIT (Node saves a module's as it compiles it), enabled by the handler before it loads the bundle (builder/code-cache.mts). */
   nodeCompileCache?: boolean;
 }
 
@@ -113,7 +113,7 @@ export const PEERS = {
     environment: { NODE_OPTIONS: "--enable-source-maps" },
   },
   NodeCompileCache: {
-    summary: "Bundled + Node's module compile cache made at build time after INIT and one invoke, enabled before the bundle loads (nodejs24.x)",
+    summary: "Bundled + Node's module compile cache made by a build-time INIT, enabled before the bundle loads (nodejs24.x)",
     sdk: "published",
     esbuild: bundledAsAwsGuides,
     nodeCompileCache: true,
