@@ -4,8 +4,8 @@
 # constants) in the template. APP is the folder of the first Makefile make read, the app's, wherever
 # SAM runs make; WARPSTART_TEMPLATE names another template to read (the doctor's build of each fix
 # is a template of its own, elsewhere), and WARPSTART_APPLICATION the nested application in it whose
-# function make builds (Orders/: SAM runs make build-Lister for Orders/Lister). The program is plain JavaScript: any Node 18 or later runs
-# it, and it runs the build on the package's pinned Node 22.
+# function make builds (Orders/: SAM runs make build-Lister for Orders/Lister). The build runs on the
+# Node on PATH, as SAM's esbuild builder's does (warpstart.mjs).
 WARPSTART_PROGRAM := $(dir $(realpath $(lastword $(MAKEFILE_LIST))))warpstart.mjs
 APP := $(dir $(abspath $(firstword $(MAKEFILE_LIST))))
 

@@ -9,7 +9,7 @@ import ts from "typescript";
 import { notInstalled, packageRootOf } from "../builder/dependencies.mts";
 import { handlerParts, handlerSource, pipelineSource, sourceFormat } from "../builder/handler.mts";
 import { profileForNode, profileNamed } from "../builder/profiles.mts";
-import { installedVersion, publishedTree, WARPSTART_TREE } from "../builder/sdk-tree.mts";
+import { installedVersion, publishedTree, WARPSTART_TREE, warpstartTreeVersion } from "../builder/sdk-tree.mts";
 import { errorMessage } from "../core/errors.mts";
 import { foldersUp } from "../core/paths.mts";
 import { type ManagedRuntime, managedRuntimeOf, RUNTIMES, type Runtime } from "../core/runtimes.mts";
@@ -225,7 +225,7 @@ export function planOf(fn: TemplateFunction, before: TemplateResourceEntry, prof
   // Where the build takes each: the SDK tree the source resolves (the app's, else warpstart's), else the runtime's copy (builder/sdk.mts).
   const tree = publishedTree(file);
   for (const pkg of sdkFromRuntime(imported, manifest)) {
-    const version = installedVersion(tree, pkg);
+    const version = tree === WARPSTART_TREE ? warpstartTreeVersion(pkg) : installedVersion(tree, pkg);
     const copy =
       version === null
         ? `the ${moved.runtime.lambdaRuntime} runtime's copy at its release`

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { cpus, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import { version as esbuildVersion } from "esbuild";
+import { WARPSTART_TREE } from "../builder/sdk-tree.mts";
 import { PACKAGE_ROOT } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime } from "../core/runtimes.mts";
 import { runtimeDirOf } from "../emulation/runtime-sdk.mts";
@@ -17,7 +18,7 @@ export function localVersions(runtimes: Runtime[] = []): Record<string, string> 
   // The managed runtimes measured (nodejs22.x, the template's, when none is named): each one's client and SDK copy.
   const managed = (runtimes.length ? runtimes : [RUNTIMES.node22]).filter((runtime): runtime is ManagedRuntime => runtime.kind === "managed");
   // The clients of the SDK tree Bundled bundles (published/), at the versions installed there.
-  const published = join(PACKAGE_ROOT, "published");
+  const published = WARPSTART_TREE;
   const sdk = Object.keys((JSON.parse(readFileSync(join(published, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies).filter(
     (name) => name.startsWith("@aws-sdk/client-"),
   );

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { builtHandlerFile } from "../builder/handler.mts";
 import { bootstrapVariables } from "../builder/runtime-layer.mts";
 import { thrownIn } from "../core/errors.mts";
-import { PACKAGE_ROOT } from "../core/paths.mts";
+import { PACKAGE_ROOT, toolPath } from "../core/paths.mts";
 import { execOwned } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { installPart } from "../core/tools.mts";
@@ -21,7 +21,7 @@ import type { ProcessStart } from "./results.mts";
 const run = execOwned;
 const IMPORTER = join(PACKAGE_ROOT, "bench/import-handler.mjs");
 /** Debian's hyperfine as the setup part unpacks it, for a machine that has none on PATH. */
-const OWN_HYPERFINE = join(PACKAGE_ROOT, "tools/hyperfine/usr/bin/hyperfine");
+const OWN_HYPERFINE = toolPath("tools/hyperfine/usr/bin/hyperfine");
 
 interface StartCase {
   /** The cell's label, e.g. "Optimized (deno)", and its name (without the runtime). */

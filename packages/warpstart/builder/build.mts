@@ -18,6 +18,7 @@ import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { buildParameterOverrides } from "../core/samconfig.mts";
 import { fixedName, NAMED_TYPES, notFunctionsOf, readTemplate, type SamTemplate, type TemplateFunction, templateAsWritten } from "../core/template.mts";
+import { ensurePart } from "../core/tools.mts";
 import { envVarsFileOf } from "../emulation/env-vars.mts";
 import { labOverlayOf, placeholdersLine } from "../emulation/function-environment.mts";
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
@@ -409,6 +410,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const { template, fn, profileName, profile } = fnBuild;
   const { source, format, esbuild: toolOptions, note: formatNote } = await formatOf(fn, profile);
   const published = profile.sdk === "runtime" ? null : publishedTree(source);
+  if (published === WARPSTART_TREE) ensurePart("published");
   const sdkTree: SdkTree | null =
     published === null ? null : profile.sdk === "patched" ? patchedTree(published, options.leaveOutPatches) : { dir: published, from: published, skipped: [] };
   const tree = sdkTree?.dir ?? null;
@@ -440,7 +442,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     plugins: [
       ...patches,
       ...plugins,
-      ...(outsideProject ? [sdkFromRuntimeCopy(runtimeSdkTreesOf(runtime), installFromRuntime)] : []),
+      ...(outsideProject ? [sdkFromRuntimeCopy(() => runtimeSdkTreesOf(runtime), installFromRuntime)] : []),
       ...(fn.layers.length ? [leftToLayers(leftForLayers)] : []),
     ],
   });

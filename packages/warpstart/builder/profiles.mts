@@ -25,7 +25,7 @@ export interface Profile {
   deferBuiltins?: boolean;
   /** Ship a V8 code cache of that chunk, made after a full INIT at build time (builder/code-cache.mts); needs sdkChunk. */
   codeCache?: boolean;
-  /** SDK files (path inside the SDK tree's node_modules) replaced by project modules at build time. */
+  /** SDK files (path inside the SDK tree's node_modules) replaced by the package's own modules (path without extension: core/paths.mts ownModule) at build time. */
   replace?: Record<string, string>;
   /** Start the DNS lookup of each service the handler's clients call before the chunk loads (src/warp/early-lookup.mts); needs sdkChunk. */
   earlyLookup?: boolean;
@@ -71,7 +71,7 @@ const WARP_OPTIMIZATIONS = {
   /** No ~/.aws/config or credentials file exists on Lambda: the SDK's reads of them fail without fs. */
   noSharedConfigFiles: (profile: Profile): Profile => ({
     ...profile,
-    replace: { ...profile.replace, "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
+    replace: { ...profile.replace, "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files" },
   }),
   /** The SDK as a CommonJS chunk compiled with vm.Script (what the code cache needs). */
   sdkChunk: (profile: Profile): Profile => ({ ...profile, sdkChunk: true }),

@@ -9,7 +9,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { PACKAGE_ROOT } from "../core/paths.mts";
+import { ownModule } from "../core/paths.mts";
 import { CUSTOM_RUNTIMES, type CustomRuntime, installArm64Tools, type Runtime } from "../core/runtimes.mts";
 
 export const CLIENT_FILE = "runtime/client.mjs";
@@ -61,7 +61,7 @@ export async function buildRuntimeLayer(runtime: CustomRuntime, outDir: string, 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, "bin"), { recursive: true });
   await build({
-    entryPoints: [join(PACKAGE_ROOT, "src/runtime-client/index.mts")],
+    entryPoints: [ownModule("src/runtime-client/index")],
     outfile: join(outDir, CLIENT_FILE),
     bundle: true,
     format: "esm",

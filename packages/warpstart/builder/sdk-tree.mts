@@ -8,11 +8,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import { foldersUp, labHomeDir, PACKAGE_ROOT } from "../core/paths.mts";
+import { foldersUp, labHomeDir, PACKAGE_ROOT, toolPath } from "../core/paths.mts";
 import { removeTree } from "../core/processes.mts";
 
 /** warpstart's own SDK tree: what an app that installs no SDK of its own gets bundled. */
-export const WARPSTART_TREE = join(PACKAGE_ROOT, "published");
+export const WARPSTART_TREE = toolPath("published");
 const PATCHES_DIR = join(PACKAGE_ROOT, "patches");
 const TOP_LEVEL_SDK = ["@aws-sdk", "@smithy"];
 
@@ -87,6 +87,12 @@ export function publishedTree(source: string): string {
     if (existsSync(join(dir, "node_modules/@aws-sdk"))) return dirname(realpathSync(join(dir, "node_modules")));
   }
   return WARPSTART_TREE;
+}
+
+/** The version of an SDK package warpstart's own tree pins (its manifest: the tree itself is installed when a build first bundles from it), or null. */
+export function warpstartTreeVersion(name: string): string | null {
+  const { dependencies } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "published/package.json"), "utf8")) as { dependencies: Record<string, string> };
+  return dependencies[name] ?? null;
 }
 
 const versionOf = (packageDir: string) => (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string }).version;

@@ -9,16 +9,16 @@ import { basename, dirname, join, relative, sep } from "node:path";
 import { ImportType, init as initLexer, parse as parseModule } from "es-module-lexer";
 import { type BuildOptions, build, type OnResolveArgs, type Plugin, type PluginBuild } from "esbuild";
 import { satisfies, validRange } from "semver";
-import { PACKAGE_ROOT } from "../core/paths.mts";
+import { ownModule, PACKAGE_ROOT } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES } from "../core/runtimes.mts";
-import { runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
+import { installRuntimeTrees, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import type { ServiceHost } from "../src/contract.mts";
 import { installedVersion } from "./sdk-tree.mts";
 
 /** Packages of the SDK: what a Raw build leaves to the runtime and what Warp's chunk holds. */
 export const SDK_PACKAGE = /^@(aws-sdk|smithy)\//;
-const CHUNK_LOADER = join(PACKAGE_ROOT, "src/warp/sdk-chunk-loader.mts");
-const EARLY_LOOKUP = join(PACKAGE_ROOT, "src/warp/early-lookup.mts");
+const CHUNK_LOADER = ownModule("src/warp/sdk-chunk-loader");
+const EARLY_LOOKUP = ownModule("src/warp/early-lookup");
 
 /** Per SDK specifier the function's code imports: the names it uses, or "*" when it takes the whole module. */
 export type SdkImports = Map<string, Set<string> | "*">;
@@ -267,7 +267,7 @@ const fromChunk = (key: string) => `require(${JSON.stringify(CHUNK_LOADER)}).sdk
  * lack yet is `install`ed into them first (the runtime carries every client). Last of the plugins:
  * what the tree serves, or the code's own copy, comes first.
  */
-export function sdkFromRuntimeCopy(trees: string[], install: (pkg: string) => Promise<unknown>): Plugin {
+export function sdkFromRuntimeCopy(treesOf: () => string[], install: (pkg: string) => Promise<unknown>): Plugin {
   const AGAIN = "sdk-runtime-copy";
   // One install per package, however many files import it.
   const installs = new Map<string, Promise<unknown>>();
@@ -280,7 +280,9 @@ export function sdkFromRuntimeCopy(trees: string[], install: (pkg: string) => Pr
         const own = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: AGAIN });
         if (own.errors.length === 0) return undefined;
         const fromCopies = async () => {
-          for (const tree of trees) {
+          // Asked only now: the runtime's copies are installed when a build first needs them.
+          installRuntimeTrees();
+          for (const tree of treesOf()) {
             // As imported from inside the copy: its own to resolve (sdkServing), no tree's.
             const found = await b.resolve(args.path, { kind: args.kind, resolveDir: tree, importer: join(tree, "package.json"), pluginData: AGAIN });
             if (found.errors.length === 0) return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
@@ -300,7 +302,7 @@ export function sdkFromRuntimeCopy(trees: string[], install: (pkg: string) => Pr
 
 /** Build-time replacement of SDK files by project modules (Profile.replace). */
 export function replaceFiles(tree: string, replacements: Record<string, string>): Plugin {
-  const byPath = new Map(Object.entries(replacements).map(([inTree, replacement]) => [join(tree, "node_modules", inTree), join(PACKAGE_ROOT, replacement)]));
+  const byPath = new Map(Object.entries(replacements).map(([inTree, replacement]) => [join(tree, "node_modules", inTree), ownModule(replacement)]));
   return {
     name: "replace-sdk-files",
     setup(b) {

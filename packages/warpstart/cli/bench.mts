@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { initChartSvg } from "../bench/chart.mts";
 import { localVersions, machine } from "../bench/environment.mts";
 import { EMPTY_HANDLER, hyperfineVersion, measureProcessStart, startCell } from "../bench/process-start.mts";
@@ -33,6 +33,7 @@ import { createProgress } from "../core/progress.mts";
 import { ensureInstalled, RUNTIME_NAMES, type Runtime } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate, type SamTemplate, type TemplateFunction } from "../core/template.mts";
+import { lambdaSdk } from "../core/tools.mts";
 import { readEnvVars } from "../emulation/env-vars.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { servicesOf } from "../emulation/function-environment.mts";
@@ -297,7 +298,7 @@ interface Target {
 /** Deployed stacks, one per runtime, each running every function as deployed (its own profile). */
 async function stackTarget(opts: Options, stackList: string): Promise<Target> {
   const stacks = stackList.split(",").map((name) => name.trim());
-  const client = new LambdaClient({ region: opts.region });
+  const client = new (await lambdaSdk()).LambdaClient({ region: opts.region });
   const wanted = opts.functions.map((fn) => fn.logicalId);
   const described = await Promise.all(stacks.map((stack) => describeStack(stack, opts.region, wanted)));
   const builds = opts.functions.map((fn) => ({

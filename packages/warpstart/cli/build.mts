@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { buildResource } from "../builder/build.mts";
 import { errorMessage } from "../core/errors.mts";
 import { defineCommand, TEMPLATE_OPTION } from "../core/options.mts";
+import { sayProgressOnStdout } from "../core/tools.mts";
 import { sharedLocalAws } from "../emulation/local-aws/build-services.mts";
 
 export const command = defineCommand(
@@ -14,6 +15,7 @@ export const command = defineCommand(
     positionals: { usage: "<LogicalId> <ARTIFACTS_DIR>", help: "the resource, and the folder to build it into", min: 2, max: 2 },
   },
   async ({ values, positionals: [logicalId, outdir] }) => {
+    sayProgressOnStdout();
     try {
       console.log(await buildResource(resolve(values.template), logicalId!, resolve(outdir!), sharedLocalAws));
     } catch (error) {

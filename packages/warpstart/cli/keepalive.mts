@@ -8,7 +8,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { localVersions, machine } from "../bench/environment.mts";
 import type { BenchResults } from "../bench/results.mts";
 import { keepsAlive } from "../builder/build.mts";
@@ -27,6 +27,7 @@ import {
 import { builtTemplateOf, timestamp } from "../core/paths.mts";
 import { renderTable } from "../core/tables.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { lambdaSdk } from "../core/tools.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { describeFidelity, FIDELITY_OPTIONS, type Fidelity, fidelityFrom } from "../lab/fidelity.mts";
 import { type Lab, labClient, withLab } from "../lab/lab.mts";
@@ -124,7 +125,7 @@ interface Answer {
 }
 
 async function invoke(client: LambdaClient, functionName: string, event: unknown): Promise<Answer> {
-  const out = await client.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(event)) }));
+  const out = await client.send(new (await lambdaSdk()).InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(event)) }));
   const payload = JSON.parse(Buffer.from(out.Payload ?? []).toString("utf8"));
   if (out.FunctionError) throw new Error(`${payload.errorType}: ${payload.errorMessage}`);
   return JSON.parse(payload.body) as Answer;

@@ -11,7 +11,7 @@ import { stripVTControlCharacters } from "node:util";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { parse, stringify } from "yaml";
 import { defineCommand, NO_BUILD_OPTION, type Parsed, TEMPLATE_OPTION, UsageError } from "../core/options.mts";
-import { appDirOf, builtTemplateOf, PACKAGE_ROOT, timestamp } from "../core/paths.mts";
+import { appDirOf, builtTemplateOf, PACKAGE_ROOT, setupHint, timestamp, toolPath } from "../core/paths.mts";
 import { spawnOwned } from "../core/processes.mts";
 import { stackOutputs } from "../core/stacks.mts";
 import { renderTable } from "../core/tables.mts";
@@ -23,7 +23,7 @@ import { PARAMETER_OPTIONS, parameterOverridesFrom } from "../lab/parameters.mts
 import { samBuildEach } from "../lab/sam.mts";
 
 const LOAD_DIR = join(PACKAGE_ROOT, "load_test");
-const ARTILLERY = join(LOAD_DIR, "node_modules/.bin/artillery");
+const ARTILLERY = toolPath("load_test/node_modules/.bin/artillery");
 const MAX_DURATION_S = 600;
 const OPTIONS = {
   ...TEMPLATE_OPTION,
@@ -173,8 +173,7 @@ export function parseChecks(output: string): EnsureResult[] {
 /** Installs the project's Artillery (load_test/node_modules) the first time it is needed; any other missing binary fails with what to do. */
 export function ensureArtillery(binary = ARTILLERY): void {
   if (!existsSync(binary) && binary === ARTILLERY) installPart("artillery");
-  if (!existsSync(binary))
-    throw new Error(`Artillery is not installed: ${binary} is missing; run \`bash scripts/setup.sh artillery\` (npx warpstart load runs it for you)`);
+  if (!existsSync(binary)) throw new Error(`Artillery is not installed: ${binary} is missing; ${setupHint("artillery")}`);
 }
 
 /** Runs Artillery (its output shown as it runs); resolves with its JSON report, its checks and whether they passed. */

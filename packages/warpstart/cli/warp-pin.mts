@@ -8,7 +8,6 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { LambdaClient } from "@aws-sdk/client-lambda";
 import { functionBuild } from "../builder/build.mts";
 import { errorMessage } from "../core/errors.mts";
 import { defineCommand, type Parsed, TEMPLATE_OPTION } from "../core/options.mts";
@@ -17,6 +16,7 @@ import { execOwned, spawnOwned } from "../core/processes.mts";
 import { type ManagedRuntime, RUNTIMES, runtimeNamed } from "../core/runtimes.mts";
 import { describeStack } from "../core/stacks.mts";
 import { readTemplate } from "../core/template.mts";
+import { lambdaSdk } from "../core/tools.mts";
 import { functionEvent } from "../emulation/events.mts";
 import { samBuild } from "../lab/sam.mts";
 import { runColdStarts } from "../measure/cold-starts.mts";
@@ -95,7 +95,7 @@ async function warpOnLambda(templateFile: string, stack: string, region: string 
   const named = `${logicalId} (${functionName})`;
   console.error(`== a cold start of ${named} in the stack ${stack}`);
   const run = await runColdStarts({
-    client: new LambdaClient({ region }),
+    client: new (await lambdaSdk()).LambdaClient({ region }),
     cells: [{ name: logicalId, function: logicalId, profile: "Warp", runtime, functionName, event: () => functionEvent(fn) }],
     rounds: 1,
     runId: "warp:pin",

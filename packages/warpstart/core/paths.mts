@@ -1,20 +1,39 @@
 // Where the package finds its tools and keeps its state: one place for every path.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { privateDir, privateTempDir } from "./processes.mts";
 
-/**
- * The package's folder: its code, and beside it the tools it installs (tools/, .venv, the SDK trees).
- * Installed in an app, it is the copy warpstart.mjs makes outside node_modules (Node strips
- * types only outside node_modules); in this repository, packages/warpstart itself.
- */
+/** The package's folder: its code, and the files it installs its tools from (tools/, requirements.txt, the SDK trees' manifests). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const VENV_BIN = join(PACKAGE_ROOT, ".venv/bin");
-export const NODE22 = join(PACKAGE_ROOT, "tools/node22/node_modules/.bin/node");
-export const STATE_DIR = join(PACKAGE_ROOT, ".lab");
+/**
+ * How this copy runs its own modules: ".mts" in a source checkout (Node strips the types), ".mjs"
+ * where the package is installed (the JavaScript `npm pack` builds: Node strips types only outside
+ * node_modules).
+ */
+const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
+/** A module of the package's own (its path without extension) as this copy runs it: what a child process or esbuild is given. */
+export const ownModule = (path: string) => join(PACKAGE_ROOT, `${path}${OWN_EXTENSION}`);
+/** The user's cache folder (XDG's), where the lab and the installed package's tools live. */
+const userCache = () => process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+/**
+ * Where the tools the package installs (tools/, the venv, the SDK trees) and its state (.lab) live:
+ * the package's folder in a source checkout; once installed in an app, the user's cache, one folder
+ * per version, which every app on the machine shares (nothing is written into node_modules).
+ * WARPSTART_HOME chooses another (a CI cache); scripts/setup.sh is told it.
+ */
+export const TOOLS_HOME = process.env.WARPSTART_HOME
+  ? resolve(process.env.WARPSTART_HOME)
+  : OWN_EXTENSION === ".mjs"
+    ? join(userCache(), "warpstart", (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version)
+    : PACKAGE_ROOT;
+/** An installed tool's path: `path` under TOOLS_HOME. */
+export const toolPath = (path: string) => join(TOOLS_HOME, path);
+export const VENV_BIN = toolPath(".venv/bin");
+export const NODE22 = toolPath("tools/node22/node_modules/.bin/node");
+export const STATE_DIR = toolPath(".lab");
 
 let labHome: string | undefined;
 /**
@@ -29,7 +48,7 @@ export function labHomeDir(): string {
   const project = createHash("sha256").update(PACKAGE_ROOT).digest("hex").slice(0, 12);
   let base: string;
   try {
-    const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+    const cache = userCache();
     mkdirSync(cache, { recursive: true, mode: 0o700 });
     base = privateDir(cache, "warpstart-lab");
   } catch {
@@ -69,7 +88,9 @@ export const DEFAULT_TEMPLATE = "template.yaml";
 export const samTemplateHere = () => ["template.yaml", "template.yml", "template.json"].find((name) => existsSync(name)) ?? DEFAULT_TEMPLATE;
 /** Where a SAM app keeps a function's own sample event (SAM apps keep theirs in events/): the event the lab sends it. */
 export const sampleEventOf = (template: string, logicalId: string) => join(appDirOf(template), "events", `${logicalId}.json`);
-export const SETUP_HINT = `run \`bash ${join(PACKAGE_ROOT, "scripts/setup.sh")}\` (every warpstart command runs it for you)`;
+/** What to run when an installed tool of scripts/setup.sh's `part` is missing: the setup every command runs, into the tools' home. */
+export const setupHint = (part: string) =>
+  `run \`${TOOLS_HOME === PACKAGE_ROOT ? "" : `WARPSTART_HOME=${TOOLS_HOME} `}bash ${join(PACKAGE_ROOT, "scripts/setup.sh")} ${part}\` (every warpstart command runs it for you)`;
 
 /** A run's start time as a folder name: 2026-11-22-23-45-01. */
 export function timestamp(date = new Date()): string {

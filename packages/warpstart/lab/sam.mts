@@ -1,21 +1,22 @@
-// Runs SAM CLI from the package's venv, in a SAM app's folder (where its samconfig.toml is read).
+// Runs SAM CLI (the user's on PATH, or the package's: core/tools.mts resolveSamCli), in a SAM app's folder (where its samconfig.toml is read).
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { builtByPipeline } from "../builder/handler.mts";
 import { PROFILES, profileForNode } from "../builder/profiles.mts";
 import { errorMessage } from "../core/errors.mts";
-import { DEFAULT_TEMPLATE, VENV_BIN } from "../core/paths.mts";
+import { DEFAULT_TEMPLATE } from "../core/paths.mts";
 import { removeTree, spawnOwned } from "../core/processes.mts";
 import { installNodeFor, runtimeOrWhyNot } from "../core/runtimes.mts";
 import { BUILD_PARAMETERS_VARIABLE, parameterOverridesText } from "../core/samconfig.mts";
 import { readTemplate, type TemplateFunction } from "../core/template.mts";
+import { resolveSamCli } from "../core/tools.mts";
 import { notInstalled, SamError } from "../emulation/sam-cli.mts";
 
 /** Runs `sam <args>` in a folder (default: the current one); resolves with its output, rejects with it on failure. */
-export function sam(args: string[], { quiet = false, cwd = process.cwd(), venvBin = VENV_BIN, env = {} as Record<string, string> } = {}): Promise<string> {
-  const bin = join(venvBin, "sam");
-  if (!existsSync(bin)) return Promise.reject(notInstalled(venvBin));
+export function sam(args: string[], { quiet = false, cwd = process.cwd(), bin = "", env = {} as Record<string, string> } = {}): Promise<string> {
+  bin ||= resolveSamCli().bin;
+  if (!existsSync(bin)) return Promise.reject(notInstalled(bin));
   return new Promise((resolve, reject) => {
     const child = spawnOwned(bin, args, {
       cwd,

@@ -2,9 +2,10 @@
 // the doctor: for each round, in a fresh random order of cells, force a cold
 // start (a configuration update + the SDK waiter, never a sleep), invoke cold with LogType
 // Tail, read Init Duration from REPORT, time the invoke end to end, then invoke once warm.
-import { InvokeCommand, type LambdaClient, UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../core/errors.mts";
 import { parseInitStart, parseReport } from "../core/lambda-logs.mts";
+import { lambdaSdk } from "../core/tools.mts";
 import { CACHE_REJECTED } from "../src/contract.mts";
 
 export interface Sample {
@@ -171,12 +172,17 @@ export async function runColdStarts(options: RunOptions): Promise<RunOutcome> {
 }
 
 async function forceColdStart(client: LambdaClient, functionName: string, description: string): Promise<void> {
+  const { UpdateFunctionConfigurationCommand, waitUntilFunctionUpdatedV2 } = await lambdaSdk();
   await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, Description: description }));
   await waitUntilFunctionUpdatedV2({ client, maxWaitTime: 120 }, { FunctionName: functionName });
 }
 
 async function invoke(client: LambdaClient, cell: ColdStartCell): Promise<{ e2eMs: number; log: string; payload: string }> {
-  const request = new InvokeCommand({ FunctionName: cell.functionName, LogType: "Tail", Payload: Buffer.from(JSON.stringify(cell.event())) });
+  const request = new (await lambdaSdk()).InvokeCommand({
+    FunctionName: cell.functionName,
+    LogType: "Tail",
+    Payload: Buffer.from(JSON.stringify(cell.event())),
+  });
   const started = performance.now();
   const response = await client.send(request);
   const e2eMs = performance.now() - started;

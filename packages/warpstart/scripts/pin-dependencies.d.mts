@@ -1,2 +1,1 @@
-export declare const DEPENDENCIES: string;
-export declare function lockText(folder?: string): string;
+export declare function lockText(folder: string): string;

@@ -2,11 +2,11 @@
 // package.json names, as the repository resolved and tested them, so that `npm ci` installs them
 // from npm's cache with no registry to ask (a lockfile needs none to resolve; a package's
 // dependencies would).
-//   node scripts/pin-dependencies.mjs [FOLDER...]   (default: tools/dependencies)
-// tools/dependencies is what the package's code imports: an app that installs the package gets
-// its files alone, and its home (warpstart.mjs) runs `npm ci` there (scripts/setup.sh). Run by the
-// demo app's `dependencies` script after every npm command that changes node_modules, for that
-// folder and the sam init starter's; their tests hold each file to what this makes of the lockfile.
+//   node scripts/pin-dependencies.mjs FOLDER...
+//   node scripts/pin-dependencies.mjs --specs FOLDER   (name@version of each package of that tree, a line each:
+//                                                     what scripts/setup.sh's npm-cache part caches)
+// Run by the demo app's `dependencies` script after every npm command that changes node_modules,
+// for the sam init starter; its test holds the file to what this makes of the lockfile.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -14,7 +14,6 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const workspace = join(root, "../..");
 const here = relative(workspace, root).split("\\").join("/");
-export const DEPENDENCIES = join(root, "tools/dependencies");
 
 /** The lockfile path a dependency `name` of the entry at `from` resolves to in `packages`, as Node looks it up: its own node_modules, then each folder above. */
 function resolved(packages, name, from) {
@@ -31,7 +30,7 @@ function resolved(packages, name, from) {
 const inTree = (path) => (path.startsWith(`${here}/`) ? path.slice(here.length + 1) : path);
 
 /** The lockfile's text for a folder: the dependencies its package.json names and theirs, as the workspace's lockfile has them. */
-export function lockText(folder = DEPENDENCIES) {
+export function lockText(folder) {
   const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"));
   const { packages } = JSON.parse(readFileSync(join(workspace, "package-lock.json"), "utf8"));
   const tree = {};
@@ -67,6 +66,11 @@ export function lockText(folder = DEPENDENCIES) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const folders = process.argv.slice(2);
-  for (const folder of folders.length > 0 ? folders : [DEPENDENCIES]) writeFileSync(join(folder, "package-lock.json"), lockText(folder));
+  if (process.argv[2] === "--specs") {
+    const { packages } = JSON.parse(lockText(process.argv[3]));
+    // Another platform's binary is never installed here: npm needs none of its records.
+    const here = ({ os, cpu }) => (!os || os.includes(process.platform)) && (!cpu || cpu.includes(process.arch));
+    for (const [path, entry] of Object.entries(packages))
+      if (path && here(entry)) console.log(`${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)}@${entry.version}`);
+  } else for (const folder of process.argv.slice(2)) writeFileSync(join(folder, "package-lock.json"), lockText(folder));
 }

@@ -1,5 +1,6 @@
 // Installs the package's SDK trees, as their lockfiles pin them:
 //   node scripts/sync-sdk-trees.mjs [APP]
+//   node scripts/sync-sdk-trees.mjs --only published|runtimes    (scripts/setup.sh's parts: one kind of tree)
 // With APP (a folder: the demo app's `dependencies` script, which npm runs after every command that
 // changes node_modules, `npm install @aws-sdk/client-<service>` included), first brings their
 // manifests in step with APP's lockfile and package.json:
@@ -22,7 +23,10 @@ import { fileURLToPath } from "node:url";
 import { runtimeRelease } from "../emulation/runtime/sdk-release.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const app = process.argv[2] ? resolve(process.argv[2]) : null;
+// Where the trees install: the package's home (scripts/setup.sh), its manifests placed there first; else the package's folder.
+const home = process.env.WARPSTART_HOME ? resolve(process.env.WARPSTART_HOME) : root;
+const only = process.argv[2] === "--only" ? process.argv[3] : null;
+const app = process.argv[2] && !only ? resolve(process.argv[2]) : null;
 const readJson = (file, dir = root) => JSON.parse(readFileSync(join(dir, file), "utf8"));
 const sorted = (object) => Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)));
 
@@ -62,7 +66,7 @@ function syncManifest(file, dependencies, extra = {}) {
 const publishedChanged = app !== null && syncManifest("published/package.json", lockedSdk());
 
 // The project's npm (tools/node22) when it is there: lockfiles written and read by one npm.
-const projectNpm = join(root, "tools/node22/node_modules/npm/bin/npm-cli.js");
+const projectNpm = join(home, "tools/node22/node_modules/npm/bin/npm-cli.js");
 const npm = (args, stdio = "inherit") =>
   existsSync(projectNpm) ? execFileSync(process.execPath, [projectNpm, ...args], { stdio }) : execFileSync("npm", args, { stdio });
 
@@ -106,6 +110,18 @@ function syncRuntime(folder) {
 
 const runtimesChanged = Object.fromEntries(RUNTIME_TREES.map((folder) => [folder, app !== null && syncRuntime(folder)]));
 
+/** What each tree is for, in the line said before it downloads. */
+const TREE_PURPOSE = { published: "the SDK bundled for an app that installs none, and the lab's SDK clients" };
+
+/** A folder's size as du prints it (12M). */
+const sizeOf = (dir) => {
+  try {
+    return execFileSync("du", ["-sh", dir], { encoding: "utf8" }).split("\t")[0];
+  } catch {
+    return "";
+  }
+};
+
 /** What a tree is installed from: its manifest and its lockfile. */
 function inputsDigest(folder) {
   const files = readdirSync(join(root, folder)).filter((name) => name === "package.json" || name === "package-lock.json");
@@ -121,22 +137,30 @@ function inputsDigest(folder) {
  */
 function nativeClientBorrowed(folder) {
   if (!folder.endsWith("/node22")) return false;
-  const ours = join(root, folder, "node_modules/aws-lambda-ric");
-  const theirs = join(root, "emulation/runtime/node24/node_modules/aws-lambda-ric");
+  const ours = join(home, folder, "node_modules/aws-lambda-ric");
+  const theirs = join(home, "emulation/runtime/node24/node_modules/aws-lambda-ric");
   const same = readFileSync(join(ours, "src/rapid-client.cc")).equals(readFileSync(join(theirs, "src/native/rapid-client.cc")));
   if (!same) return false;
   copyFileSync(join(theirs, "rapid-client.node"), join(ours, "dist/rapid-client.node"));
   return true;
 }
 
-for (const [folder, changed] of [["published", publishedChanged], ...Object.entries(runtimesChanged)]) {
-  const stamp = join(root, folder, "node_modules/.warpstart-stamp");
+const trees = [["published", publishedChanged], ...Object.entries(runtimesChanged)].filter(
+  ([folder]) => only === null || (only === "published") === (folder === "published"),
+);
+for (const [folder, changed] of trees) {
+  const stamp = join(home, folder, "node_modules/.warpstart-stamp");
   if (!changed && existsSync(stamp) && readFileSync(stamp, "utf8") === inputsDigest(folder)) continue; // installed from these very files
   // A changed manifest updates its lockfile (commit both); otherwise install exactly the lockfile.
   if (changed) console.error(`[sdk-trees] ${folder}/package.json now follows ${app}'s lockfile: installing`);
+  else
+    console.error(
+      `[setup] downloading the SDK tree ${folder} into ${join(home, folder)} (${TREE_PURPOSE[folder] ?? "a managed runtime's client and SDK copy, for the lab"})`,
+    );
   const borrows = folder.endsWith("/node22");
   const install = changed || !existsSync(join(root, folder, "package-lock.json")) ? "install" : "ci";
-  npm([install, "--prefix", join(root, folder), "--no-audit", "--no-fund", "--loglevel=error", ...(borrows ? ["--ignore-scripts"] : [])]);
-  if (borrows && !nativeClientBorrowed(folder)) npm(["rebuild", "aws-lambda-ric", "--prefix", join(root, folder), "--loglevel=error"]);
+  npm([install, "--prefix", join(home, folder), "--no-audit", "--no-fund", "--loglevel=error", ...(borrows ? ["--ignore-scripts"] : [])]);
+  if (borrows && !nativeClientBorrowed(folder)) npm(["rebuild", "aws-lambda-ric", "--prefix", join(home, folder), "--loglevel=error"]);
   writeFileSync(stamp, inputsDigest(folder));
+  console.error(`[setup] installed: ${join(home, folder, "node_modules")} ${sizeOf(join(home, folder, "node_modules"))}`);
 }

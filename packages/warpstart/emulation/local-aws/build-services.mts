@@ -9,8 +9,9 @@ import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { InitServices, OpenInitServices } from "../../core/init-services.mts";
-import { labHomeDir } from "../../core/paths.mts";
+import { labHomeDir, ownModule } from "../../core/paths.mts";
 import type { TemplateFunction } from "../../core/template.mts";
+import { ensurePart } from "../../core/tools.mts";
 import { eventDataOf } from "../events.mts";
 import { startLocalAws } from "./local-aws.mts";
 import { createResources, type EventData, WHAT_THE_LAB_CREATES } from "./resources.mts";
@@ -73,7 +74,8 @@ export function sharedServerOf(templateFile: string): { socket: string; log: str
 
 /** Starts the template's server, detached (it outlives this build), once it says it listens, or that another one does. */
 function startServer(templateFile: string, { socket, log }: { socket: string; log: string }): Promise<void> {
-  const server = spawn(process.execPath, [join(import.meta.dirname, "build-aws-server.mts"), socket, templateFile], {
+  ensurePart("moto"); // here, where the build says what it downloads, not in the server's log
+  const server = spawn(process.execPath, [ownModule("emulation/local-aws/build-aws-server"), socket, templateFile], {
     detached: true,
     stdio: ["ignore", "pipe", openSync(log, "a")],
   });

@@ -12,8 +12,9 @@ import { createInterface } from "node:readline";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { AwsCall } from "../../core/init-services.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
-import { SETUP_HINT, STATE_DIR, VENV_BIN } from "../../core/paths.mts";
+import { STATE_DIR, setupHint, VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
+import { ensurePart } from "../../core/tools.mts";
 import { LOOPBACK, link, type NetworkModel } from "./network.mts";
 import { startXrayDaemon, type XrayDaemon } from "./xray-daemon.mts";
 
@@ -67,7 +68,7 @@ class LocalAwsError extends Error {
 
 function requireTool(venvBin: string, tool: string): string {
   const path = join(venvBin, tool);
-  if (!existsSync(path)) throw new LocalAwsError(`${tool} not found at ${path}: the Python venv is missing; ${SETUP_HINT}.`);
+  if (!existsSync(path)) throw new LocalAwsError(`${tool} not found at ${path}: the Python venv is missing; ${setupHint("moto")}.`);
   return path;
 }
 
@@ -76,7 +77,7 @@ function requireMoto(venvBin: string): void {
   const lib = join(dirname(venvBin), "lib");
   const pythons = existsSync(lib) ? readdirSync(lib).filter((name) => name.startsWith("python")) : [];
   if (!pythons.some((python) => existsSync(join(lib, python, "site-packages/moto/__init__.py")))) {
-    throw new LocalAwsError(`moto is not installed in the Python venv ${dirname(venvBin)} (it is the local AWS); ${SETUP_HINT}.`);
+    throw new LocalAwsError(`moto is not installed in the Python venv ${dirname(venvBin)} (it is the local AWS); ${setupHint("moto")}.`);
   }
 }
 
@@ -178,6 +179,7 @@ function probe(endpoint: string, ca: string): Promise<void> {
 }
 
 export async function startLocalAws(options: StartOptions = {}): Promise<LocalAws> {
+  if (!options.venvBin) ensurePart("moto");
   const venvBin = options.venvBin ?? VENV_BIN;
   const certDir = join(STATE_DIR, "certs");
   const gunicorn = requireTool(venvBin, "gunicorn");

@@ -14,7 +14,7 @@ import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { SignatureV4 } from "@smithy/signature-v4";
 import type { AwsCall } from "../../core/init-services.mts";
-import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
+import { PACKAGE_ROOT, setupHint } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { assertPortFree, type LocalAws, NOT_SERVED, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { createResources } from "../../emulation/local-aws/resources.mts";
@@ -88,7 +88,7 @@ it("says what to do when moto, the local AWS itself, is missing from the venv", 
     mkdirSync(join(venv, "lib/python3.11/site-packages"), { recursive: true });
     for (const tool of ["gunicorn", "python"]) writeFileSync(join(venv, "bin", tool), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     await expect(startLocalAws({ venvBin: join(venv, "bin") })).rejects.toThrow(
-      `moto is not installed in the Python venv ${venv} (it is the local AWS); ${SETUP_HINT}`,
+      `moto is not installed in the Python venv ${venv} (it is the local AWS); ${setupHint("moto")}`,
     );
   } finally {
     rmSync(venv, { recursive: true, force: true });
@@ -99,7 +99,7 @@ it("says how to install gunicorn when the venv is missing", async () => {
   const emptyVenv = mkdtempSync(join(tmpdir(), "warpstart-no-venv-"));
   try {
     await expect(startLocalAws({ venvBin: emptyVenv })).rejects.toThrow(
-      `gunicorn not found at ${emptyVenv}/gunicorn: the Python venv is missing; ${SETUP_HINT}`,
+      `gunicorn not found at ${emptyVenv}/gunicorn: the Python venv is missing; ${setupHint("moto")}`,
     );
   } finally {
     rmSync(emptyVenv, { recursive: true, force: true });

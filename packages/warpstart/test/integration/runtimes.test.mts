@@ -2,7 +2,7 @@
 // runtime), and the errors a user meets when a runtime is missing. The runtime matrix (nodejs24.x,
 // Deno, Bun): test/slow/runtime-matrix.test.mts.
 import { join } from "node:path";
-import { NODE22, PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
+import { NODE22, PACKAGE_ROOT, setupHint } from "../../core/paths.mts";
 import { RUNTIMES, runtimeNamed } from "../../core/runtimes.mts";
 import { type Lab, startLab } from "../../lab/lab.mts";
 import { invokeLogged } from "../support/lab.mts";
@@ -40,7 +40,7 @@ describe("a runtime given by path, running the project's Runtime API client", ()
 describe("a runtime that is not installed", () => {
   it("stops the lab before it starts, naming what to install", async () => {
     await expect(startLab({ runtimes: [{ ...RUNTIMES.deno, hostBinary: "/nonexistent/deno" }] })).rejects.toThrow(
-      `deno is not installed: /nonexistent/deno is missing; ${SETUP_HINT}.`,
+      `deno is not installed: /nonexistent/deno is missing; ${setupHint("runtimes")}.`,
     );
     await expect(startLab({ runtimes: [runtimeNamed("/opt/llrt/llrt")] })).rejects.toThrow(
       "llrt is not installed: /opt/llrt/llrt is missing; give the path of an installed runtime's binary (e.g. the llrt of an LLRT release).",

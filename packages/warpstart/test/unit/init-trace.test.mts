@@ -1,4 +1,4 @@
-// parseInitTrace: what lab/init-trace.mjs writes (marks, then the handler's moduleLoadList
+// parseInitTrace: what lab/init-trace-preload.mjs writes (marks, then the handler's moduleLoadList
 // entries), with the environment's spawn and first request for an event, made into INIT's
 // phases and the public names of the builtins the handler's import loaded.
 import { HEAVY_BUILTINS, parseInitTrace } from "../../lab/init-trace.mts";

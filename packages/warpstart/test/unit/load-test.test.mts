@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { ensureArtillery, parseChecks, type RunSummary, scaledConfig, scenarioFileOf, summarize, table } from "../../cli/load.mts";
-import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
+import { PACKAGE_ROOT, setupHint } from "../../core/paths.mts";
 import { readTemplate } from "../../core/template.mts";
 import { sam } from "../../lab/sam.mts";
 import { DEMO_ROOT, DEMO_TEMPLATE, EXAMPLES_TEMPLATE } from "../support/demo.mts";
@@ -122,12 +122,12 @@ describe("the verdict of a run", () => {
 
 describe("a missing tool", () => {
   it("says how to install Artillery", () => {
-    expect(() => ensureArtillery("/nonexistent/artillery")).toThrow(
-      "Artillery is not installed: /nonexistent/artillery is missing; run `bash scripts/setup.sh artillery` (npx warpstart load runs it for you)",
-    );
+    expect(() => ensureArtillery("/nonexistent/artillery")).toThrow(`Artillery is not installed: /nonexistent/artillery is missing; ${setupHint("artillery")}`);
   });
 
   it("says how to install SAM CLI", async () => {
-    await expect(sam(["--version"], { venvBin: "/nonexistent/bin" })).rejects.toThrow(`SAM CLI not found at /nonexistent/bin/sam; ${SETUP_HINT}`);
+    await expect(sam(["--version"], { bin: "/nonexistent/bin/sam" })).rejects.toThrow(
+      "SAM CLI not found at /nonexistent/bin/sam: install SAM CLI, or remove it from PATH to let warpstart install its own.",
+    );
   });
 });

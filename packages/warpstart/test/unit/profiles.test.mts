@@ -49,7 +49,7 @@ describe("profiles", () => {
       firstInvoke: true,
       deferBuiltins: true,
       earlyLookup: true,
-      replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files.mts" },
+      replace: { "@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js": "src/warp/no-shared-config-files" },
     });
   });
 

