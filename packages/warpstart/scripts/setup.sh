@@ -22,6 +22,7 @@
 #              npm dependencies with the SDK trees (published, runtime-trees)
 #   npm-cache  in a source checkout, npm's records of the package's dependencies, in npm's own cache: what
 #              the tests need to install the packed package with npm offline
+#   node-oldest the oldest Node the package runs on (tools/node-oldest, its engines' 22.12.0), which the tests run it on once
 #   sdk-oldest the oldest AWS SDK release the package supports (tools/sdk-oldest), which the tests build against
 #   runtimes   the custom runtimes of the runtime matrix on this machine: Deno and Bun (tools/runtimes)
 #   runtimes-arm64  the Linux arm64 Deno and Bun of the custom runtimes' layers (tools/lambda-arm64), and qemu
@@ -52,9 +53,9 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(base node22-arm64)
 wanted() { local part; for part in "${parts[@]}"; do [ "$part" = "$1" ] || [ "$part" = all ] && return 0; done; return 1; }
-PARTS="node18, node20, node22, node24, node18-arm64, node20-arm64, node22-arm64, node24-arm64, sam, moto, published, runtime-trees, base, npm-cache, sdk-oldest, runtimes, runtimes-arm64, hyperfine, artillery and all"
+PARTS="node18, node20, node22, node24, node18-arm64, node20-arm64, node22-arm64, node24-arm64, sam, moto, published, runtime-trees, base, npm-cache, node-oldest, sdk-oldest, runtimes, runtimes-arm64, hyperfine, artillery and all"
 for part in "${parts[@]}"; do
-  case "$part" in node18 | node20 | node22 | node24 | node18-arm64 | node20-arm64 | node22-arm64 | node24-arm64 | sam | moto | published | runtime-trees | base | npm-cache | sdk-oldest | runtimes | runtimes-arm64 | hyperfine | artillery | all) ;;
+  case "$part" in node18 | node20 | node22 | node24 | node18-arm64 | node20-arm64 | node22-arm64 | node24-arm64 | sam | moto | published | runtime-trees | base | npm-cache | node-oldest | sdk-oldest | runtimes | runtimes-arm64 | hyperfine | artillery | all) ;;
     *) die "unknown part \"$part\": the parts are $PARTS" ;; esac
 done
 # The parts base stands for.
@@ -242,6 +243,10 @@ if wanted npm-cache; then
     npm cache add $(node "$root/scripts/pin-dependencies.mjs" --specs "$root") >&2 || die "npm cache add failed (see above)."
     stamp_write .warpstart-stamp-npm-cache "$want"
   fi
+fi
+
+if wanted node-oldest; then
+  npm_tree tools/node-oldest "Node $(version_in tools/node-oldest), the oldest the package runs on (the tests run it there)"
 fi
 
 if wanted sdk-oldest; then

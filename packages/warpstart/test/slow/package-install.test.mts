@@ -1,8 +1,8 @@
 // The package as a SAM app meets it: the tarball `npm pack` makes (JavaScript, built before packing),
 // installed with npm from its cache (--offline: nothing leaves the machine) into a copy of the adopt
 // fixture app (SAM's esbuild and npm builders), then `npx warpstart adopt`, the real `sam build`
-// and `npx warpstart invoke` of each adopted function in the lab, on the oldest Node the package
-// supports and the newest; and an app `sam init` makes from the repository's starter, built,
+// and `npx warpstart invoke` of each adopted function in the lab, on the newest Node the package
+// supports and the oldest (22.12.0, setup's node-oldest); and an app `sam init` makes from the repository's starter, built,
 // invoked and tested the same way. SAM CLI is the user's, on PATH. The tools' home (WARPSTART_HOME)
 // is a folder of the test's where the repository's pinned Nodes, venv and arm64 tools are placed
 // first, as a second app's first use finds them: what the commands install beside them is said.
@@ -10,7 +10,7 @@ import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { NODE22, PACKAGE_ROOT, VENV_BIN } from "../../core/paths.mts";
+import { NODE22, PACKAGE_ROOT, toolPath, VENV_BIN } from "../../core/paths.mts";
 import { RUNTIMES } from "../../core/runtimes.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
 
@@ -20,6 +20,8 @@ const app = join(work, "app");
 const home = join(work, "home");
 const npm = join(dirname(NODE22), "npm");
 const npx = join(dirname(NODE22), "npx");
+/** The oldest Node the package runs on (its engines), as setup's node-oldest installs it. */
+const OLDEST_NODE = toolPath("tools/node-oldest/node_modules/.bin/node");
 /** The environment of a user whose PATH has `node` first and SAM CLI (the venv's bin: its sam, and nothing of warpstart's on PATH but that). */
 const userEnv = (node: string) => ({
   ...process.env,
@@ -93,7 +95,7 @@ it.each([
     '"statusCode":200',
     "[setup] downloading the SDK tree emulation/runtime/node22",
   ],
-  ["Orders", "22", NODE22, /built Orders \(Warp\): .*app\.mjs .*V8 code cache/, null, '"statusCode":404', null],
+  ["Orders", "22.12", OLDEST_NODE, /built Orders \(Warp\): .*app\.mjs .*V8 code cache/, null, '"statusCode":404', null],
 ])(
   "sam build %s runs the package's rule from the app's node_modules on Node %s, and npx warpstart invoke answers in the lab",
   (id, _major, node, built, buildSays, answer, invokeSays) => {

@@ -55,6 +55,6 @@ it("an unknown part: the parts it has, and nothing installed", () => {
   const run = setup("base", "deno");
   expect(run.status).toBe(1);
   expect(run.stderr.trim()).toBe(
-    '[setup] error: unknown part "deno": the parts are node18, node20, node22, node24, node18-arm64, node20-arm64, node22-arm64, node24-arm64, sam, moto, published, runtime-trees, base, sdk-oldest, runtimes, runtimes-arm64, hyperfine, artillery and all',
+    '[setup] error: unknown part "deno": the parts are node18, node20, node22, node24, node18-arm64, node20-arm64, node22-arm64, node24-arm64, sam, moto, published, runtime-trees, base, npm-cache, node-oldest, sdk-oldest, runtimes, runtimes-arm64, hyperfine, artillery and all',
   );
 });
