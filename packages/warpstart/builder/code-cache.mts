@@ -188,7 +188,8 @@ async function init(
     { awsEndpoint: services.endpoint, caFile: services.caFile, xrayDaemon: services.xrayAddress },
     { accessKeyId, variables },
   );
-  const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
+  // One per architecture and mode: the architectures' INITs run at once.
+  const verdictFile = join(ownedDir(LAB_RUN_DIR), `code-cache-verdict-${architecture}-${mode}`);
   let output: string;
   try {
     const node = [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb)];
@@ -353,13 +354,9 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
     const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
     const { variables } = environment;
     const handlerDir = dirname(artifact.handlerFile);
-    const refused = new Set<string>();
-    const vouched: string[] = [];
-    let stoppedBy: string | undefined;
-    for (const architecture of architectures) {
+    /** One architecture's cache: written, checked, put where it goes; what its INIT was refused or stopped by, and whether an earlier check stood for its own. */
+    const cacheFor = async (architecture: string): Promise<{ refused: string[]; stoppedBy?: string; vouched: boolean }> => {
       const written = await init(artifact, services, variables, "write", architecture, initMode, place, eventFile);
-      for (const host of written.refused) refused.add(host);
-      stoppedBy ??= written.stoppedBy;
       if (written.verdict === CHUNK_NOT_LOADED) {
         const when = eventFile
           ? "neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take)"
@@ -370,8 +367,8 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
       }
       // This machine's check runs for every build (it proves INIT runs with the cache); under qemu, once per Node and flags.
       const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture, variables);
-      if (toolchain && checkedBefore(toolchain)) vouched.push(architecture);
-      const { verdict: status } = vouched.includes(architecture)
+      const vouched = toolchain !== null && checkedBefore(toolchain);
+      const { verdict: status } = vouched
         ? { verdict: "accepted" }
         : await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
       if (status === "accepted" && toolchain) rememberCheck(toolchain);
@@ -385,11 +382,19 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
       if (place.taskRoot !== artifact.artifactDir) copyFileSync(join(place.taskRoot, made), join(artifact.artifactDir, made));
       if (architecture !== artifact.fn.architecture) {
         // Only the lab needs the host's cache: it joins the task root there (emulation/function-environment.mts).
-        const file = join(handlerDir, cacheFileOf(architecture));
-        mkdirSync(dirname(join(labOverlayOf(artifact.artifactDir), file)), { recursive: true });
-        renameSync(join(artifact.artifactDir, file), join(labOverlayOf(artifact.artifactDir), file));
+        mkdirSync(dirname(join(labOverlayOf(artifact.artifactDir), made)), { recursive: true });
+        renameSync(join(artifact.artifactDir, made), join(labOverlayOf(artifact.artifactDir), made));
       }
-    }
+      return { refused: written.refused, stoppedBy: written.stoppedBy, vouched };
+    };
+    // Each architecture's at once: this machine's INITs take a tenth of the arm64 one's under qemu, and run beside it.
+    const settled = await Promise.allSettled(architectures.map(cacheFor));
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    const caches = settled.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof cacheFor>>>).value);
+    const refused = new Set(caches.flatMap((cache) => cache.refused));
+    const stoppedBy = caches.find((cache) => cache.stoppedBy !== undefined)?.stoppedBy;
+    const vouched = architectures.filter((_, i) => caches[i]!.vouched);
     return {
       bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size,
       architectures,
