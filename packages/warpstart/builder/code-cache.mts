@@ -133,6 +133,8 @@ interface Verdict {
   refused: string[];
   /** The error INIT stopped with, where it stopped after loading the chunk ("stopped" mode). */
   stoppedBy?: string;
+  /** Whether it ran in a Worker of the long-lived INIT server (init-server.mts), not a Node of its own. */
+  served: boolean;
 }
 
 /**
@@ -191,6 +193,7 @@ async function init(
   // One per architecture and mode: the architectures' INITs run at once.
   const verdictFile = join(ownedDir(LAB_RUN_DIR), `code-cache-verdict-${architecture}-${mode}`);
   let output: string;
+  let served = false;
   try {
     const node = [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb)];
     const childArgs = [
@@ -203,11 +206,15 @@ async function init(
         deferBuiltins: artifact.deferBuiltins,
       }),
     ];
-    if (servedInit(mode, prefix, variables, debugNative)) {
-      const answer = await initInServer(node, { argv: childArgs, env, cwd: artifactDir, timeoutMs: INIT_TIMEOUT_MS });
+    const answer = servedInit(mode, prefix, variables, debugNative)
+      ? await initInServer(node, { argv: childArgs, env, cwd: artifactDir, timeoutMs: INIT_TIMEOUT_MS }).catch(() => null)
+      : null;
+    if (answer && !answer.output.includes(WORKER_REFUSED)) {
+      served = true;
       if (answer.code !== 0) throw Object.assign(new Error(`exit ${answer.code}`), { stdout: answer.output });
       output = answer.output;
     } else {
+      // A Node of its own: no server asked for, none that answered, or an INIT that does what a Worker may not.
       // Through the function's exec wrapper, if it has one: the cache is V8's under the flags the wrapped process runs with.
       const [program, args] = bootstrapCommand([...node, CHILD, ...childArgs], variables, { taskRoot: artifactDir });
       const { stdout, stderr } = await execOwned(program, args, {
@@ -222,17 +229,20 @@ async function init(
     throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
-  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output };
+  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output, served };
   if (initMode === "stopped")
-    return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output };
+    return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output, served };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
-  return { verdict: verdict.slice(INIT_STOPPED.length), refused, output };
+  return { verdict: verdict.slice(INIT_STOPPED.length), refused, output, served };
 }
 
 /** The longest a build-time INIT may run. */
 const INIT_TIMEOUT_MS = 120_000;
+
+/** What a Worker answers an INIT that does what only a process's main thread may (process.chdir, process.umask with a mask). */
+const WORKER_REFUSED = "ERR_WORKER_UNSUPPORTED_OPERATION";
 
 /**
  * Whether an INIT runs in the long-lived Node of its toolchain (init-server.mts) rather than a Node
@@ -366,7 +376,7 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
         );
       }
       // This machine's check runs for every build (it proves INIT runs with the cache); under qemu, once per Node and flags.
-      const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture, variables);
+      const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture, written.served);
       const vouched = toolchain !== null && checkedBefore(toolchain);
       const { verdict: status } = vouched
         ? { verdict: "accepted" }
@@ -413,15 +423,14 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
  * one it takes under the same ones, so the first check under them stands for the next builds': an
  * arm64 check costs a Node start under qemu (1.5 s of a Warp build's ~5, docs/runs/2026-11-28.md).
  */
-function toolchainOf(artifact: CachedArtifact, architecture: string, variables: Record<string, string>): string {
+function toolchainOf(artifact: CachedArtifact, architecture: string, served: boolean): string {
   const [command, prefix] = nodeFor(artifact.runtime, architecture);
   const files = [command, ...prefix].flatMap((part) => {
     const stat = existsSync(part) ? statSync(part) : null;
     return stat?.isFile() ? [`${part}:${stat.size}:${stat.mtimeMs}`] : [];
   });
   // Made in a Worker of a long-lived Node (init-server.mts) or a Node of its own: each checked first under each toolchain.
-  const maker = servedInit("write", prefix, variables, undefined) ? "init-server" : "own-node";
-  const identity = [...files, architecture, ...artifact.runtime.nodeFlags(artifact.fn.memoryMb), maker];
+  const identity = [...files, architecture, ...artifact.runtime.nodeFlags(artifact.fn.memoryMb), served ? "init-server" : "own-node"];
   return createHash("sha256").update(identity.join("\0")).digest("hex").slice(0, 24);
 }
 

@@ -2,11 +2,15 @@
 // INIT in a Worker of its own, with the function's environment and folder, one server per Node and
 // process-wide environment. Shown here on this machine's Node (the arm64 one under qemu is the
 // same program: build.test.mts's arm64 builds make their caches in it, and check them in a Node of
-// their own).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// their own); and, under qemu, an INIT that does what a Worker may not.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildResource } from "../../builder/build.mts";
+import { BUILD_CACHE_VARIABLE } from "../../builder/build-cache.mts";
 import { initInServer, initServerOf } from "../../builder/init-server.mts";
+import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
+import { DEMO_ROOT } from "../support/demo.mts";
 
 let dir: string;
 const node = [process.execPath, "--max-semi-space-size=25"];
@@ -60,3 +64,39 @@ it("answers an INIT that throws with a failed exit and the error, which the buil
   expect(answer.code).not.toBe(0);
   expect(answer.output).toMatch(/^TypeError: INIT failed here$/m);
 }, 60_000);
+
+it("builds the arm64 cache of an INIT that changes its folder, which a Worker may not, in a Node of its own", async () => {
+  const app = join(dir, "app");
+  mkdirSync(join(app, "src"), { recursive: true });
+  writeFileSync(
+    join(app, "template.yaml"),
+    `Transform: AWS::Serverless-2016-10-31
+Resources:
+  Moves:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildMethod: makefile, BuildProperties: { Profile: Warp } }
+    Properties: { Runtime: nodejs22.x, Architectures: [arm64], MemorySize: 512, CodeUri: ., Handler: src/index.handler }
+`,
+  );
+  writeFileSync(
+    join(app, "src/index.mjs"),
+    `import { STSClient } from "@aws-sdk/client-sts";
+process.chdir(import.meta.dirname);
+const sts = new STSClient({});
+export const handler = async () => sts.config.serviceId;
+`,
+  );
+  symlinkSync(join(DEMO_ROOT, "node_modules"), join(app, "node_modules"));
+  const saved = process.env[BUILD_CACHE_VARIABLE];
+  process.env[BUILD_CACHE_VARIABLE] = "off";
+  try {
+    const said = await buildResource(join(app, "template.yaml"), "Moves", join(app, "out"), ownLocalAws);
+    expect(said).toMatch(/built Moves \(Warp\): .*V8 code cache [\d.]+ KiB/);
+    expect(said).not.toContain("built as Optimized");
+    expect(said).not.toContain("until it failed");
+    expect(readFileSync(join(app, "out/src/sdk.arm64.cache")).length).toBeGreaterThan(0);
+  } finally {
+    if (saved === undefined) delete process.env[BUILD_CACHE_VARIABLE];
+    else process.env[BUILD_CACHE_VARIABLE] = saved;
+  }
+}, 150_000);
