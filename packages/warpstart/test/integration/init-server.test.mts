@@ -23,11 +23,12 @@ beforeAll(() => {
   writeFileSync(
     join(dir, "reports.mjs"),
     `import { isMainThread } from "node:worker_threads";
-console.log(JSON.stringify({ pid: process.pid, mainThread: isMainThread, fn: process.env.FN, cwd: process.cwd(), offset: new Date(0).getTimezoneOffset() }));
+console.log(JSON.stringify({ pid: process.pid, mainThread: isMainThread, fn: process.env.FN, cwd: process.cwd(), offset: new Date(0).getTimezoneOffset(), preloaded: globalThis.preloaded ?? null }));
 export const handler = async () => "ok";
 `,
   );
   writeFileSync(join(dir, "throws.mjs"), 'throw new TypeError("INIT failed here");\n');
+  writeFileSync(join(dir, "preload.cjs"), "globalThis.preloaded = process.env.FN;\n");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -57,6 +58,11 @@ it("starts a server of its own for another time zone, which a Worker cannot have
   expect(seen(tokyo.output).offset).toBe(-540);
   expect(seen(tokyo.output).pid).not.toBe(seen(utc.output).pid);
   expect(initServerOf(node, { TZ: "Asia/Tokyo" }).socket).not.toBe(initServerOf(node, { TZ: ":UTC" }).socket);
+}, 60_000);
+
+it("loads what the function's NODE_OPTIONS preloads (the lab's outbound guard) into its Worker before INIT", async () => {
+  const answer = await initInServer(node, request("reports.mjs", join(dir, "a"), { FN: "Guarded", NODE_OPTIONS: `--require=${join(dir, "preload.cjs")}` }));
+  expect(seen(answer.output)).toMatchObject({ mainThread: false, preloaded: "Guarded" });
 }, 60_000);
 
 it("answers an INIT that throws with a failed exit and the error, which the build's message quotes", async () => {
