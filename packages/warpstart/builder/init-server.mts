@@ -32,13 +32,13 @@ export interface InitAnswer {
 }
 
 /** Where the server of a Node (its command line, `node`: qemu, its options, the Node and its flags) and environment listens and writes. */
-export function initServerOf(node: readonly string[], env: Record<string, string>): { socket: string; log: string; key: string } {
+export function initServerOf(node: readonly string[], env: Record<string, string>): { socket: string; log: string } {
   const dir = join(labHomeDir(), "init-servers");
   mkdirSync(dir, { recursive: true });
   const hash = createHash("sha256").update(node.join("\0"));
   for (const name of PROCESS_VARIABLES) hash.update(`\0${name}=${env[name] ?? ""}`);
   const key = hash.digest("hex").slice(0, 16);
-  return { socket: join(dir, `${key}.sock`), log: join(dir, `${key}.log`), key };
+  return { socket: join(dir, `${key}.sock`), log: join(dir, `${key}.log`) };
 }
 
 /** Starts a server, detached (it outlives this build), once it says it listens or that another one does. */
