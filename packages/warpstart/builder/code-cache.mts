@@ -2,8 +2,9 @@
 // function's runtime with the node flags that runtime uses for the function's memory size, against
 // a local AWS that holds the template's resources (core/init-services.mts), then save V8's code
 // cache of the chunk (the SDK and the packages the handler imports), which by then holds every
-// function INIT compiled of it. A second INIT checks that V8 accepts it (under qemu, once per Node
-// and flags: toolchainOf). Nothing here reaches real AWS: every client's endpoint is the local
+// function INIT compiled of it (under qemu, in a Worker of the toolchain's long-lived Node that a
+// whole `sam build` shares: init-server.mts). A second INIT, in a Node of its own, checks that V8
+// accepts it (under qemu, once per Node and flags: toolchainOf). Nothing here reaches real AWS: every client's endpoint is the local
 // one. An INIT that connects beyond AWS is refused (nothing a build runs leaves the machine); with
 // BuildProperties.WarpPartialInit the cache holds what INIT compiled before that connection.
 // The NodeCompileCache peer's cache (Node's own module compile cache) is made by the same INIT,
@@ -33,6 +34,7 @@ import {
   templateVariables,
 } from "../emulation/function-environment.mts";
 import type { CacheHeader } from "../src/contract.mts";
+import { initInServer } from "./init-server.mts";
 import { builtLayer } from "./layer-packages.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
@@ -131,6 +133,8 @@ interface Verdict {
   refused: string[];
   /** The error INIT stopped with, where it stopped after loading the chunk ("stopped" mode). */
   stoppedBy?: string;
+  /** Whether it ran in a Worker of the long-lived INIT server (init-server.mts), not a Node of its own. */
+  served: boolean;
 }
 
 /**
@@ -186,47 +190,68 @@ async function init(
     { awsEndpoint: services.endpoint, caFile: services.caFile, xrayDaemon: services.xrayAddress },
     { accessKeyId, variables },
   );
-  const verdictFile = join(ownedDir(LAB_RUN_DIR), "code-cache-verdict");
+  // One per architecture and mode: the architectures' INITs run at once.
+  const verdictFile = join(ownedDir(LAB_RUN_DIR), `code-cache-verdict-${architecture}-${mode}`);
   let output: string;
+  let served = false;
   try {
-    // An INIT under qemu takes seconds where it takes a tenth of one natively.
-    // Through the function's exec wrapper, if it has one: the cache is V8's under the flags the wrapped process runs with.
-    const [program, args] = bootstrapCommand(
-      [
-        command,
-        ...prefix,
-        ...runtime.nodeFlags(fn.memoryMb),
-        CHILD,
-        mode,
-        join(artifactDir, artifact.handlerFile),
-        verdictFile,
-        JSON.stringify({
-          partial: initMode !== "full",
-          invoke: eventFile ? { event: eventFile, exportPath: artifact.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
-          deferBuiltins: artifact.deferBuiltins,
-        }),
-      ],
-      variables,
-      { taskRoot: artifactDir },
-    );
-    const { stdout, stderr } = await execOwned(program, args, {
-      env: debugNative ? { ...env, NODE_DEBUG_NATIVE: debugNative } : env,
-      timeout: 120_000,
-      cwd: artifactDir,
-    });
-    output = `${stdout}${stderr}`;
+    const node = [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb)];
+    const childArgs = [
+      mode,
+      join(artifactDir, artifact.handlerFile),
+      verdictFile,
+      JSON.stringify({
+        partial: initMode !== "full",
+        invoke: eventFile ? { event: eventFile, exportPath: artifact.exportPath, timeoutMs: Math.min(fn.timeoutSeconds, INVOKE_SECONDS) * 1000 } : undefined,
+        deferBuiltins: artifact.deferBuiltins,
+      }),
+    ];
+    const answer = servedInit(mode, prefix, variables, debugNative)
+      ? await initInServer(node, { argv: childArgs, env, cwd: artifactDir, timeoutMs: INIT_TIMEOUT_MS }).catch(() => null)
+      : null;
+    if (answer && !answer.output.includes(WORKER_REFUSED)) {
+      served = true;
+      if (answer.code !== 0) throw Object.assign(new Error(`exit ${answer.code}`), { stdout: answer.output });
+      output = answer.output;
+    } else {
+      // A Node of its own: no server asked for, none that answered, or an INIT that does what a Worker may not.
+      // Through the function's exec wrapper, if it has one: the cache is V8's under the flags the wrapped process runs with.
+      const [program, args] = bootstrapCommand([...node, CHILD, ...childArgs], variables, { taskRoot: artifactDir });
+      const { stdout, stderr } = await execOwned(program, args, {
+        env: debugNative ? { ...env, NODE_DEBUG_NATIVE: debugNative } : env,
+        timeout: INIT_TIMEOUT_MS,
+        cwd: artifactDir,
+      });
+      output = `${stdout}${stderr}`;
+    }
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, `${stdout}${stderr}`, services, await services.calls(accessKeyId)));
   }
   const verdict = readFileSync(verdictFile, "utf8");
-  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output };
+  if (!verdict.startsWith(INIT_STOPPED)) return { verdict, refused: [], output, served };
   if (initMode === "stopped")
-    return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output };
+    return { verdict: verdict.slice(INIT_STOPPED.length), refused: refusedHostsIn(output), stoppedBy: thrownIn(output) ?? "", output, served };
   const refused = refusedHostsIn(output);
   // A partial INIT is for a connection beyond AWS only: any other failure is INIT's own.
   if (!refused.length) throw new CodeCacheError(initFailure(maker, fn, artifact.template.file, output, services, await services.calls(accessKeyId)));
-  return { verdict: verdict.slice(INIT_STOPPED.length), refused, output };
+  return { verdict: verdict.slice(INIT_STOPPED.length), refused, output, served };
+}
+
+/** The longest a build-time INIT may run. */
+const INIT_TIMEOUT_MS = 120_000;
+
+/** What a Worker answers an INIT that does what only a process's main thread may (process.chdir, process.umask with a mask). */
+const WORKER_REFUSED = "ERR_WORKER_UNSUPPORTED_OPERATION";
+
+/**
+ * Whether an INIT runs in the long-lived Node of its toolchain (init-server.mts) rather than a Node
+ * of its own: the one that writes a cache under qemu, where a Node's start costs 0.7 s of the INIT's
+ * 1.9 (docs/build-time.md). Not the check (a fresh process, as Lambda's), nor a function whose
+ * exec wrapper or own NODE_OPTIONS starts its Node otherwise, nor one whose Node reports on itself.
+ */
+function servedInit(mode: string, prefix: string[], variables: Record<string, string>, debugNative: string | undefined): boolean {
+  return mode === "write" && prefix.length > 0 && !variables.AWS_LAMBDA_EXEC_WRAPPER && !variables.NODE_OPTIONS && !debugNative;
 }
 
 /** Where an INIT runs: the artifact itself, or a task root placed as the lab places one (below its layers' /opt). */
@@ -339,13 +364,9 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
     const eventFile = artifact.firstInvoke ? firstEventFile(artifact.fn) : undefined;
     const { variables } = environment;
     const handlerDir = dirname(artifact.handlerFile);
-    const refused = new Set<string>();
-    const vouched: string[] = [];
-    let stoppedBy: string | undefined;
-    for (const architecture of architectures) {
+    /** One architecture's cache: written, checked, put where it goes; what its INIT was refused or stopped by, and whether an earlier check stood for its own. */
+    const cacheFor = async (architecture: string): Promise<{ refused: string[]; stoppedBy?: string; vouched: boolean }> => {
       const written = await init(artifact, services, variables, "write", architecture, initMode, place, eventFile);
-      for (const host of written.refused) refused.add(host);
-      stoppedBy ??= written.stoppedBy;
       if (written.verdict === CHUNK_NOT_LOADED) {
         const when = eventFile
           ? "neither its INIT nor an invoke with its event loads any of the packages it imports (it imports them dynamically, on a path that event does not take)"
@@ -355,9 +376,9 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
         );
       }
       // This machine's check runs for every build (it proves INIT runs with the cache); under qemu, once per Node and flags.
-      const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture);
-      if (toolchain && checkedBefore(toolchain)) vouched.push(architecture);
-      const { verdict: status } = vouched.includes(architecture)
+      const toolchain = architecture === HOST_ARCHITECTURE ? null : toolchainOf(artifact, architecture, written.served);
+      const vouched = toolchain !== null && checkedBefore(toolchain);
+      const { verdict: status } = vouched
         ? { verdict: "accepted" }
         : await init(artifact, services, variables, "status", architecture, initMode, place, eventFile);
       if (status === "accepted" && toolchain) rememberCheck(toolchain);
@@ -371,11 +392,19 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
       if (place.taskRoot !== artifact.artifactDir) copyFileSync(join(place.taskRoot, made), join(artifact.artifactDir, made));
       if (architecture !== artifact.fn.architecture) {
         // Only the lab needs the host's cache: it joins the task root there (emulation/function-environment.mts).
-        const file = join(handlerDir, cacheFileOf(architecture));
-        mkdirSync(dirname(join(labOverlayOf(artifact.artifactDir), file)), { recursive: true });
-        renameSync(join(artifact.artifactDir, file), join(labOverlayOf(artifact.artifactDir), file));
+        mkdirSync(dirname(join(labOverlayOf(artifact.artifactDir), made)), { recursive: true });
+        renameSync(join(artifact.artifactDir, made), join(labOverlayOf(artifact.artifactDir), made));
       }
-    }
+      return { refused: written.refused, stoppedBy: written.stoppedBy, vouched };
+    };
+    // Each architecture's at once: this machine's INITs take a tenth of the arm64 one's under qemu, and run beside it.
+    const settled = await Promise.allSettled(architectures.map(cacheFor));
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    const caches = settled.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof cacheFor>>>).value);
+    const refused = new Set(caches.flatMap((cache) => cache.refused));
+    const stoppedBy = caches.find((cache) => cache.stoppedBy !== undefined)?.stoppedBy;
+    const vouched = architectures.filter((_, i) => caches[i]!.vouched);
     return {
       bytes: statSync(join(artifact.artifactDir, handlerDir, cacheFileOf(artifact.fn.architecture))).size,
       architectures,
@@ -389,17 +418,19 @@ async function cachesFrom(artifact: CachedArtifact, openServices: OpenInitServic
 
 /**
  * What V8's acceptance of a cache depends on, beyond the script it was made from: the Node binary
- * that made it (its path and file), the architecture and the flags it ran with. A cache V8 made is
+ * that made it (its path and file), the architecture and the flags it ran with (and whether a Worker
+ * of the long-lived INIT server made it, init-server.mts). A cache V8 made is
  * one it takes under the same ones, so the first check under them stands for the next builds': an
  * arm64 check costs a Node start under qemu (1.5 s of a Warp build's ~5, docs/runs/2026-11-28.md).
  */
-function toolchainOf(artifact: CachedArtifact, architecture: string): string {
+function toolchainOf(artifact: CachedArtifact, architecture: string, served: boolean): string {
   const [command, prefix] = nodeFor(artifact.runtime, architecture);
   const files = [command, ...prefix].flatMap((part) => {
     const stat = existsSync(part) ? statSync(part) : null;
     return stat?.isFile() ? [`${part}:${stat.size}:${stat.mtimeMs}`] : [];
   });
-  const identity = [...files, architecture, ...artifact.runtime.nodeFlags(artifact.fn.memoryMb)];
+  // Made in a Worker of a long-lived Node (init-server.mts) or a Node of its own: each checked first under each toolchain.
+  const identity = [...files, architecture, ...artifact.runtime.nodeFlags(artifact.fn.memoryMb), served ? "init-server" : "own-node"];
   return createHash("sha256").update(identity.join("\0")).digest("hex").slice(0, 24);
 }
 

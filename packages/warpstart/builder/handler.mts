@@ -2,8 +2,9 @@
 // the runtime's reading of Handler, the source files it may name, SAM's builders' conventions,
 // and the module format the runtime loads a handler file in.
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
+import type TypeScript from "typescript";
 import { foldersUp } from "../core/paths.mts";
 import { managedRuntimeOf } from "../core/runtimes.mts";
 import type { TemplateFunction } from "../core/template.mts";
@@ -109,8 +110,14 @@ function detectsModuleSyntax(fn: TemplateFunction): boolean {
   return !turnedOff || /(^|\s)--experimental-detect-module\b/.test(String(fn.environment.NODE_OPTIONS ?? ""));
 }
 
+/**
+ * TypeScript's parser, loaded on first use: only a `.js` handler outside any "type" asks for it,
+ * and loading it cost each `warpstart build` (SAM runs one per function) 0.4 s (docs/build-time.md).
+ */
+const typescript = (): typeof TypeScript => createRequire(import.meta.url)("typescript") as typeof TypeScript;
+
 /** Whether a script has ES module syntax (import, export, import.meta), as Node's detection reads it. */
-const hasModuleSyntax = (file: string) =>
+const hasModuleSyntax = (file: string, ts = typescript()) =>
   ts.isExternalModule(ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
 
 /** The "type" of the package.json nearest a file of the artifact (undefined: none says one). */

@@ -2,14 +2,14 @@
 // one a whole `sam build` shares (sharedLocalAws, build-aws-server.mts), or one started for a
 // single build (ownLocalAws: the lab's, the bench's and the doctor's builds, whose templates may
 // be read with parameter values of their own).
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, openSync, readFileSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import { mkdirSync } from "node:fs";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { InitServices, OpenInitServices } from "../../core/init-services.mts";
 import { labHomeDir, ownModule } from "../../core/paths.mts";
+import { connectTo, startDetached } from "../../core/servers.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import { ensurePart } from "../../core/tools.mts";
 import { eventDataOf } from "../events.mts";
@@ -47,21 +47,13 @@ export const ownLocalAws: OpenInitServices = async (template, fn) => {
 
 /** Whether a server answers on a socket. */
 export function answers(socketPath: string): Promise<boolean> {
-  return connect(socketPath).then(
+  return connectTo(socketPath).then(
     (socket) => {
       socket.destroy();
       return true;
     },
     () => false,
   );
-}
-
-function connect(socketPath: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(socketPath);
-    socket.once("connect", () => resolve(socket));
-    socket.once("error", reject);
-  });
 }
 
 /** Where the server of a template listens, and writes what it did. */
@@ -75,23 +67,9 @@ export function sharedServerOf(templateFile: string): { socket: string; log: str
 /** Starts the template's server, detached (it outlives this build), once it says it listens, or that another one does. */
 function startServer(templateFile: string, { socket, log }: { socket: string; log: string }): Promise<void> {
   ensurePart("moto"); // here, where the build says what it downloads, not in the server's log
-  const server = spawn(process.execPath, [ownModule("emulation/local-aws/build-aws-server"), socket, templateFile], {
-    detached: true,
-    stdio: ["ignore", "pipe", openSync(log, "a")],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: server.stdout! });
-    lines.once("line", () => {
-      lines.close();
-      server.stdout!.destroy();
-      server.unref();
-      resolve();
-    });
-    server.once("exit", (code) => {
-      const said = readFileSync(log, "utf8").trim().split("\n").slice(-5).join("\n");
-      reject(new Error(`the local AWS for the build did not start (exit ${code}):\n${said}`));
-    });
-    server.once("error", reject);
+  return startDetached(process.execPath, [ownModule("emulation/local-aws/build-aws-server"), socket, templateFile], {
+    log,
+    what: "the local AWS for the build",
   });
 }
 
@@ -120,10 +98,10 @@ function asker(socket: Socket, log: string): (request: object) => Promise<Record
 /** A connection to the server of a template's builds, started if none answers. */
 export async function sharedServer(templateFile: string): Promise<{ socket: Socket; ask: ReturnType<typeof asker> }> {
   const where = sharedServerOf(templateFile);
-  let socket = await connect(where.socket).catch(() => null);
+  let socket = await connectTo(where.socket).catch(() => null);
   if (!socket) {
     await startServer(templateFile, where);
-    socket = await connect(where.socket);
+    socket = await connectTo(where.socket);
   }
   return { socket, ask: asker(socket, where.log) };
 }

@@ -62,3 +62,8 @@ it("packs its program, its Makefile rule, the pins of its tools and the changelo
   expect(manifest.files.filter((pattern) => /[{,]mts[},]|[^d]\.mts$/.test(pattern))).toEqual([]);
   expect(manifest.scripts).toEqual({ prepack: "node scripts/pack.mjs before", postpack: "node scripts/pack.mjs after" });
 });
+
+it("has no hand-written .mjs where a module's JavaScript goes: npm pack would write over it", () => {
+  const modules = codeFiles().filter((file) => file.endsWith(".mts"));
+  expect(modules.filter((file) => codeFiles().includes(file.replace(/\.mts$/, ".mjs"))).map((file) => relative(PACKAGE_ROOT, file))).toEqual([]);
+});

@@ -1,9 +1,13 @@
-// How long `sam build` takes for N copies of one small SDK handler: through this project's makefile
-// pipeline (Profile Warp: bundle, SDK chunk, a code cache from a build-time INIT) and through SAM's
-// own esbuild builder. Each run builds a fresh app in a temporary folder, as a user runs it.
-//   node bench/experiments/build-time/run.mts [--functions 1,5,20] [--repeat 1] [--parallel 20] [--out FILE]
+// How long `sam build` takes for N small SDK handlers: through this project's makefile pipeline
+// (Profile Warp: bundle, SDK chunk, a code cache from a build-time INIT) and through SAM's own
+// esbuild builder. Each run builds a fresh app in a temporary folder, as a user runs it.
+//   node bench/experiments/build-time/run.mts [--app sts|dynamodb] [--functions 1,5,20] [--repeat 1]
+//     [--parallel 20] [--rebuild 20] [--changed 10] [--out FILE]
+// --app sts: N copies of one STS handler, a CodeUri each. --app dynamodb: issue 49's app, N
+// TypeScript handlers in one CodeUri, each with the DynamoDB document client and INIT work, built
+// in source; its Warp app is the esbuild app after `warpstart adopt --profile Warp`.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,13 +21,22 @@ const { values } = parseArgs({
     parallel: { type: "string", default: "20" },
     // The function counts also built again with nothing changed, the pipeline's build cache on.
     rebuild: { type: "string", default: "20" },
+    // The function counts also built again after one handler changed, the pipeline's build cache on.
+    changed: { type: "string", default: "" },
+    app: { type: "string", default: "sts" },
+    // Other copies of the package, LABEL=DIR (DIR its packages/warpstart folder, its tools installed), comma-separated:
+    // their Warp builds too, interleaved, as the before of a change.
+    baseline: { type: "string", default: "" },
     out: { type: "string", default: join(tmpdir(), "warpstart-build-time.json") },
   },
 });
 const counts = values.functions.split(",").map(Number);
 const parallelCounts = new Set(values.parallel.split(",").filter(Boolean).map(Number));
 const rebuildCounts = new Set(values.rebuild.split(",").filter(Boolean).map(Number));
+const changedCounts = new Set(values.changed.split(",").filter(Boolean).map(Number));
 const repeat = Number(values.repeat);
+const appKind = values.app;
+if (appKind !== "sts" && appKind !== "dynamodb") throw new Error("--app takes sts or dynamodb");
 if (counts.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(repeat) || repeat < 1) {
   throw new Error("--functions takes positive integers (1,5,20), --repeat a positive integer");
 }
@@ -39,7 +52,8 @@ env.WARPSTART_BUILD_CACHE = "off";
 delete env.WARPSTART_TEMPLATE;
 
 const version = (command: string, args: string[]) => execFileSync(command, args, { env, encoding: "utf8" }).trim();
-const sdkVersion = (JSON.parse(readFileSync(join(ROOT, "../../node_modules/@aws-sdk/client-sts/package.json"), "utf8")) as { version: string }).version;
+const installed = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, "../../node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+const sdkVersion = installed("@aws-sdk/client-sts");
 
 // One handler for every function: its client made at INIT, INIT's call awaited at top level
 // (the pattern of src/functions/identity/sts.mts).
@@ -51,8 +65,22 @@ const identity = await sts.send(new GetCallerIdentityCommand({}));
 export const handler = async () => ({ account: identity.Account, arn: identity.Arn });
 `;
 
-type Builder = "warp" | "esbuild";
-const LABEL: Record<Builder, string> = { warp: "Warp (makefile)", esbuild: "SAM esbuild" };
+/** "warp" (this package's Warp), "esbuild" (SAM's builder), or a baseline's label (another copy's Warp). */
+type Builder = string;
+const baselines = new Map(
+  values.baseline
+    .split(",")
+    .filter(Boolean)
+    .map((pair) => {
+      const [name, dir] = pair.split("=");
+      if (!name || !dir) throw new Error(`--baseline takes LABEL=DIR pairs, not ${pair}`);
+      return [name, resolve(dir)] as const;
+    }),
+);
+const LABEL = (builder: Builder) => ({ warp: "Warp (makefile)", esbuild: "SAM esbuild" })[builder] ?? `Warp (makefile), ${builder}`;
+const BUILDERS: Builder[] = [...baselines.keys(), "warp", "esbuild"];
+/** The package whose rule builds a Warp app: this one, or a baseline. */
+const packageOf = (builder: Builder) => baselines.get(builder) ?? ROOT;
 
 const GLOBALS = `AWSTemplateFormatVersion: "2010-09-09"
 Transform: AWS::Serverless-2016-10-31
@@ -69,35 +97,37 @@ Globals:
  * the Makefile is), a Handler path per function. SAM's esbuild builder: a CodeUri per function (its
  * build definitions are per CodeUri and Handler), the entry point in it.
  */
-const resource: Record<Builder, (name: string) => string> = {
-  warp: (name) => `  ${name}:
+const warpResource = (name: string) => `  ${name}:
     Type: AWS::Serverless::Function
     Metadata: { BuildMethod: makefile, BuildProperties: { Profile: Warp } }
     Properties: { CodeUri: ., Handler: functions/${name}/index.handler }
-`,
-  esbuild: (name) => `  ${name}:
+`;
+const esbuildResource = (name: string) => `  ${name}:
     Type: AWS::Serverless::Function
     Metadata:
       BuildMethod: esbuild
       BuildProperties: { Format: esm, OutExtension: [.js=.mjs], Target: es2022, MainFields: "module,main", EntryPoints: [index.mts] }
     Properties: { CodeUri: functions/${name}/, Handler: index.handler }
-`,
-};
+`;
+const resource = (builder: Builder) => (builder === "esbuild" ? esbuildResource : warpResource);
 
-/** A fresh SAM app of n copies of the handler, built by `builder`, in a temporary folder. */
-function makeApp(builder: Builder, n: number): string {
+/** A fresh SAM app of n functions, built by `builder`, in a temporary folder. */
+const makeApp = (builder: Builder, n: number): string => (appKind === "sts" ? makeStsApp(builder, n) : makeDynamoDbApp(builder, n));
+
+/** n copies of the STS handler, a CodeUri each. */
+function makeStsApp(builder: Builder, n: number): string {
   const app = mkdtempSync(join(tmpdir(), `build-time-${builder}-${n}-`));
   const names = Array.from({ length: n }, (_, i) => `Fn${i + 1}`);
   for (const name of names) {
     mkdirSync(join(app, "functions", name), { recursive: true });
     writeFileSync(join(app, "functions", name, "index.mts"), HANDLER);
   }
-  writeFileSync(join(app, "template.yaml"), `${GLOBALS}Resources:\n${names.map(resource[builder]).join("")}`);
+  writeFileSync(join(app, "template.yaml"), `${GLOBALS}Resources:\n${names.map(resource(builder)).join("")}`);
   const pkg = { name: `build-time-${builder}`, private: true, type: "module", dependencies: { "@aws-sdk/client-sts": sdkVersion } };
   writeFileSync(join(app, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-  if (builder === "warp") {
+  if (builder !== "esbuild") {
     // Warp bundles @aws-sdk/* from the project's patched SDK tree (builder/sdk.mts sdkServing): no node_modules here.
-    writeFileSync(join(app, "Makefile"), `include ${join(ROOT, "warpstart.mk")}\n`);
+    writeFileSync(join(app, "Makefile"), `include ${join(packageOf(builder), "warpstart.mk")}\n`);
   } else {
     // No package.json in a CodeUri: SAM runs esbuild where the source is, without npm install, and
     // esbuild finds the SDK up the tree, in the project's node_modules (nothing downloaded).
@@ -106,10 +136,111 @@ function makeApp(builder: Builder, n: number): string {
   return app;
 }
 
+/**
+ * Issue 49's app: n TypeScript handlers in one CodeUri (handlers/), each with the DynamoDB document
+ * client made at INIT and a settings item read at INIT (a top-level await), the table in the
+ * template; the handlers differ in the command they send per invoke (so in what they import).
+ * SAM's esbuild builder as `sam init`'s hello-ts template sets it (Minify, Sourcemap, EntryPoints),
+ * as an ES module for es2022 (top-level await); the Warp app is that one after
+ * `warpstart adopt --profile Warp`.
+ */
+const COMMANDS = ["PutCommand", "QueryCommand", "UpdateCommand"] as const;
+const SEND: Record<(typeof COMMANDS)[number], string> = {
+  PutCommand: "new PutCommand({ TableName: TABLE, Item: { id, seenAt: Date.now() } })",
+  QueryCommand: 'new QueryCommand({ TableName: TABLE, KeyConditionExpression: "id = :id", ExpressionAttributeValues: { ":id": id } })',
+  UpdateCommand:
+    'new UpdateCommand({ TableName: TABLE, Key: { id }, UpdateExpression: "ADD hits :one", ExpressionAttributeValues: { ":one": 1 }, ReturnValues: "ALL_NEW" })',
+};
+const dynamoDbHandler = (i: number, edit = "") => {
+  const command = COMMANDS[(i - 1) % COMMANDS.length]!;
+  return `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, GetCommand, ${command} } from "@aws-sdk/lib-dynamodb";
+
+const TABLE = process.env.TABLE_NAME ?? "";
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+// INIT's work: the app's settings, read once per execution environment.
+const { Item: settings } = await documents.send(new GetCommand({ TableName: TABLE, Key: { id: "settings" } }));
+
+export const handler = async (event: { id?: string }) => {
+  const id = event?.id ?? "fn${i}${edit}";
+  const answer = await documents.send(${SEND[command]});
+  return { id, settings: settings ?? null, status: answer.$metadata.httpStatusCode };
+};
+`;
+};
+
+function makeDynamoDbApp(builder: Builder, n: number): string {
+  const app = mkdtempSync(join(tmpdir(), `build-time-${builder}-${n}-`));
+  mkdirSync(join(app, "handlers"));
+  const names = Array.from({ length: n }, (_, i) => i + 1);
+  for (const i of names) writeFileSync(join(app, "handlers", `fn${i}.ts`), dynamoDbHandler(i));
+  const fn = (i: number) => `  Fn${i}:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: handlers/
+      Handler: fn${i}.handler
+    Metadata:
+      BuildMethod: esbuild
+      BuildProperties:
+        Format: esm
+        OutExtension: [.js=.mjs]
+        Minify: true
+        Target: es2022
+        Sourcemap: true
+        EntryPoints: [fn${i}.ts]
+`;
+  writeFileSync(
+    join(app, "template.yaml"),
+    `${GLOBALS}    Environment:
+      Variables:
+        TABLE_NAME: !Ref Table
+Resources:
+  Table:
+    Type: AWS::Serverless::SimpleTable
+    Properties:
+      PrimaryKey: { Name: id, Type: String }
+${names.map(fn).join("")}`,
+  );
+  const dependencies = Object.fromEntries(["@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb"].map((pkg) => [pkg, installed(pkg)]));
+  const pkg = { name: "build-time-dynamodb", version: "1.0.0", private: true, type: "module", dependencies, devDependencies: { warpstart: "*" } };
+  writeFileSync(join(app, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+  // The project's node_modules (the SDK, and warpstart, the worktree's package): nothing downloaded.
+  symlinkSync(join(ROOT, "../../node_modules"), join(app, "node_modules"));
+  if (builder !== "esbuild") {
+    execFileSync("node", [join(ROOT, "warpstart.mjs"), "adopt", "--profile", "Warp", "--template", join(app, "template.yaml")], {
+      cwd: app,
+      env,
+      stdio: "ignore",
+    });
+    // A baseline's rule instead of the one node_modules/warpstart has.
+    const makefile = join(app, "handlers/Makefile");
+    if (baselines.has(builder))
+      writeFileSync(makefile, readFileSync(makefile, "utf8").replace(/^WARPSTART_MK := .*$/m, `WARPSTART_MK := ${join(packageOf(builder), "warpstart.mk")}`));
+  }
+  return app;
+}
+
+/** Changes one handler (Fn1's), as a user's edit does: what its invoke returns. */
+function changeOneHandler(app: string): void {
+  if (appKind === "sts") appendFileSync(join(app, "functions/Fn1/index.mts"), 'export const edited = "yes";\n');
+  else writeFileSync(join(app, "handlers/fn1.ts"), dynamoDbHandler(1, "-edited"));
+}
+
+/** The file each function's build must have written, so that a time is never one of a build that made less. */
+function builtFile(app: string, builder: Builder, i: number): string {
+  const dir = join(app, ".aws-sam/build", `Fn${i}`);
+  if (appKind === "sts") return join(dir, ...(builder !== "esbuild" ? [`functions/Fn${i}`, "sdk.arm64.cache"] : ["index.mjs"]));
+  return join(dir, builder !== "esbuild" ? "sdk.arm64.cache" : `fn${i}.mjs`);
+}
+
 /** `sam build` in `app`: its exit code, its output in the app's sam-build.log. */
 function runSam(app: string, parallel: boolean, runEnv: NodeJS.ProcessEnv): Promise<number | null> {
   return new Promise((done, fail) => {
-    const child = spawn("sam", ["build", ...(parallel ? ["--parallel"] : [])], { cwd: app, env: runEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("sam", ["build", ...(parallel ? ["--parallel"] : []), ...(appKind === "dynamodb" ? ["--build-in-source"] : [])], {
+      cwd: app,
+      env: runEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const output: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
@@ -121,28 +252,30 @@ function runSam(app: string, parallel: boolean, runEnv: NodeJS.ProcessEnv): Prom
   });
 }
 
+/** How a build is timed: a fresh app's first; again with nothing changed; again after one handler changed (both with the build cache on). */
+type Rebuild = "none" | "same" | "changed";
+
 /**
  * `sam build` of a fresh app: its wall time in seconds. With `rebuild`, the time of a second
- * `sam build` with nothing changed, the pipeline's build cache on (the first build, untimed, fills
- * it). The app is removed after, kept when a build fails.
+ * `sam build`, the pipeline's build cache on (the first build, untimed, fills it), with nothing
+ * changed or after one handler changed. The app is removed after, kept when a build fails.
  */
-async function samBuild(builder: Builder, n: number, parallel: boolean, rebuild = false): Promise<number> {
+async function samBuild(builder: Builder, n: number, parallel: boolean, rebuild: Rebuild = "none"): Promise<number> {
   const app = makeApp(builder, n);
   const log = join(app, "sam-build.log");
-  const cache = rebuild ? mkdtempSync(join(tmpdir(), "build-time-cache-")) : undefined;
+  const cache = rebuild !== "none" ? mkdtempSync(join(tmpdir(), "build-time-cache-")) : undefined;
   const runEnv = cache ? { ...env, WARPSTART_BUILD_CACHE: cache } : env;
-  let code = rebuild ? await runSam(app, parallel, runEnv) : 0;
+  let code = rebuild !== "none" ? await runSam(app, parallel, runEnv) : 0;
+  if (rebuild === "changed") changeOneHandler(app);
   const started = performance.now();
   if (code === 0) code = await runSam(app, parallel, runEnv);
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) {
     const tail = readFileSync(log, "utf8").trim().split("\n").slice(-20).join("\n");
-    throw new Error(`sam build of ${n} ${LABEL[builder]} function(s) failed (exit ${code}); the app is kept: ${app}\n${tail}`);
+    throw new Error(`sam build of ${n} ${LABEL(builder)} function(s) failed (exit ${code}); the app is kept: ${app}\n${tail}`);
   }
-  // What each build must have written, so that a time is never one of a build that made less.
-  const built = (i: number) => join(app, ".aws-sam/build", `Fn${i}`, ...(builder === "warp" ? [`functions/Fn${i}`, "sdk.arm64.cache"] : ["index.mjs"]));
-  const missing = Array.from({ length: n }, (_, i) => built(i + 1)).find((file) => !existsSync(file));
-  if (missing) throw new Error(`sam build of ${n} ${LABEL[builder]} function(s) wrote no ${missing}; the app is kept: ${app}`);
+  const missing = Array.from({ length: n }, (_, i) => builtFile(app, builder, i + 1)).find((file) => !existsSync(file));
+  if (missing) throw new Error(`sam build of ${n} ${LABEL(builder)} function(s) wrote no ${missing}; the app is kept: ${app}`);
   rmSync(app, { recursive: true, force: true });
   if (cache) rmSync(cache, { recursive: true, force: true });
   return seconds;
@@ -153,12 +286,13 @@ const versions = {
   node: version("node", ["--version"]),
   esbuild: version("esbuild", ["--version"]),
   clientSts: sdkVersion,
+  libDynamodb: installed("@aws-sdk/lib-dynamodb"),
 };
-console.error(`build-time: ${versions.sam}, node ${versions.node}, esbuild ${versions.esbuild}, ${cpus().length} cores ${arch()}`);
+console.error(`build-time: --app ${appKind}, ${versions.sam}, node ${versions.node}, esbuild ${versions.esbuild}, ${cpus().length} cores ${arch()}`);
 
 // Warm-up, not measured: the first build of each builder pays for cold disk caches and Python imports.
-for (const builder of ["warp", "esbuild"] as const) {
-  console.error(`warm-up: 1 ${LABEL[builder]} function`);
+for (const builder of BUILDERS) {
+  console.error(`warm-up: 1 ${LABEL(builder)} function`);
   await samBuild(builder, 1, false);
 }
 
@@ -166,21 +300,22 @@ interface Run {
   functions: number;
   builder: Builder;
   parallel: boolean;
-  rebuild: boolean;
+  rebuild: Rebuild;
   repetition: number;
   seconds: number;
 }
 const runs: Run[] = [];
 for (const n of counts) {
   const modes = [
-    { parallel: false, rebuild: false },
-    ...(parallelCounts.has(n) ? [{ parallel: true, rebuild: false }] : []),
-    ...(rebuildCounts.has(n) ? [{ parallel: false, rebuild: true }] : []),
+    { parallel: false, rebuild: "none" as Rebuild },
+    ...(parallelCounts.has(n) ? [{ parallel: true, rebuild: "none" as Rebuild }] : []),
+    ...(rebuildCounts.has(n) ? [{ parallel: false, rebuild: "same" as Rebuild }] : []),
+    ...(changedCounts.has(n) ? [{ parallel: false, rebuild: "changed" as Rebuild }] : []),
   ];
   for (let repetition = 1; repetition <= repeat; repetition++) {
     // The builders alternate, so that a drift of the machine falls on both.
     for (const { parallel, rebuild } of modes) {
-      for (const builder of ["warp", "esbuild"] as const) {
+      for (const builder of BUILDERS) {
         const seconds = await samBuild(builder, n, parallel, rebuild);
         console.error(`N=${n} ${label(builder, parallel, rebuild)} #${repetition}: ${seconds.toFixed(1)} s`);
         runs.push({ functions: n, builder, parallel, rebuild, repetition, seconds });
@@ -189,8 +324,9 @@ for (const n of counts) {
   }
 }
 
-function label(builder: Builder, parallel: boolean, rebuild: boolean): string {
-  return `${LABEL[builder]}${parallel ? " --parallel" : ""}${rebuild ? ", again, nothing changed" : ""}`;
+function label(builder: Builder, parallel: boolean, rebuild: Rebuild): string {
+  const again = { none: "", same: ", again, nothing changed", changed: ", again, one handler changed" }[rebuild];
+  return `${LABEL(builder)}${parallel ? " --parallel" : ""}${again}`;
 }
 
 const median = (xs: number[]) => {
@@ -206,14 +342,27 @@ const rows = [...new Set(runs.map(keyOf))].map((key) => {
   return { functions, builder, parallel, rebuild, seconds, secondsPerFunction: seconds / functions, runs: same.map((run) => run.seconds) };
 });
 
+// Against SAM's esbuild builder's whole build of the same functions (issue 49's measure).
+const samOf = (n: number) => rows.find((row) => row.functions === n && row.builder === "esbuild" && !row.parallel && row.rebuild === "none")?.seconds;
 const table = [
-  `| N | builder | seconds${repeat > 1 ? ` (median of ${repeat})` : ""} | seconds per function |`,
-  "| --: | :-- | --: | --: |",
-  ...rows.map(
-    (row) => `| ${row.functions} | ${label(row.builder, row.parallel, row.rebuild)} | ${row.seconds.toFixed(1)} | ${row.secondsPerFunction.toFixed(2)} |`,
-  ),
+  `| N | builder | seconds${repeat > 1 ? ` (median of ${repeat})` : ""} | seconds per function | × SAM esbuild's build |`,
+  "| --: | :-- | --: | --: | --: |",
+  ...rows.map((row) => {
+    const sam = samOf(row.functions);
+    const ratio = sam ? `${(row.seconds / sam).toFixed(2)}×` : "";
+    return `| ${row.functions} | ${label(row.builder, row.parallel, row.rebuild)} | ${row.seconds.toFixed(1)} | ${row.secondsPerFunction.toFixed(2)} | ${ratio} |`;
+  }),
 ];
 console.log(table.join("\n"));
-const result = { date: new Date().toISOString(), versions, machine: { cores: cpus().length, arch: arch() }, repeat, rows, runs };
+const result = {
+  date: new Date().toISOString(),
+  app: appKind,
+  baselines: Object.fromEntries(baselines),
+  versions,
+  machine: { cores: cpus().length, arch: arch() },
+  repeat,
+  rows,
+  runs,
+};
 writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
 console.error(`wrote ${values.out}`);
