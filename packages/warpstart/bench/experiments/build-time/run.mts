@@ -7,7 +7,7 @@
 // TypeScript handlers in one CodeUri, each with the DynamoDB document client and INIT work, built
 // in source; its Warp app is the esbuild app after `warpstart adopt --profile Warp`.
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,6 +27,9 @@ const { values } = parseArgs({
     // Other copies of the package, LABEL=DIR (DIR its packages/warpstart folder, its tools installed), comma-separated:
     // their Warp builds too, interleaved, as the before of a change.
     baseline: { type: "string", default: "" },
+    // The dynamodb app's Warp builds from this package as npm packs it, installed in the app's
+    // node_modules (JavaScript, on the Node on PATH), as an app that installed it from npm has it.
+    packed: { type: "boolean", default: false },
     out: { type: "string", default: join(tmpdir(), "warpstart-build-time.json") },
   },
 });
@@ -50,6 +53,24 @@ const env: NodeJS.ProcessEnv = {
 };
 env.WARPSTART_BUILD_CACHE = "off";
 delete env.WARPSTART_TEMPLATE;
+
+/**
+ * With --packed: this package as `npm pack` makes it, installed by npm (offline, from its cache:
+ * setup's npm-cache part) in a folder of its own, whose node_modules/warpstart the Warp app links.
+ * Its tools are this checkout's (WARPSTART_HOME), installed already.
+ */
+const packedInstall = values.packed ? mkdtempSync(join(tmpdir(), "build-time-packed-")) : undefined;
+if (packedInstall) {
+  execFileSync("npm", ["pack", "--pack-destination", packedInstall, "--loglevel=error"], { cwd: ROOT, env, stdio: "ignore" });
+  const tarball = readdirSync(packedInstall).find((name) => name.endsWith(".tgz"))!;
+  writeFileSync(join(packedInstall, "package.json"), '{ "name": "build-time-packed", "private": true }\n');
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", join(packedInstall, tarball)], {
+    cwd: packedInstall,
+    env,
+    stdio: "ignore",
+  });
+  env.WARPSTART_HOME = ROOT;
+}
 
 const version = (command: string, args: string[]) => execFileSync(command, args, { env, encoding: "utf8" }).trim();
 const installed = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, "../../node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
@@ -205,7 +226,13 @@ ${names.map(fn).join("")}`,
   const pkg = { name: "build-time-dynamodb", version: "1.0.0", private: true, type: "module", dependencies, devDependencies: { warpstart: "*" } };
   writeFileSync(join(app, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   // The project's node_modules (the SDK, and warpstart, the worktree's package): nothing downloaded.
-  symlinkSync(join(ROOT, "../../node_modules"), join(app, "node_modules"));
+  if (packedInstall && builder === "warp") {
+    // Each of the project's packages but warpstart, which is the packed one.
+    mkdirSync(join(app, "node_modules"));
+    for (const name of readdirSync(join(ROOT, "../../node_modules")))
+      if (name !== "warpstart" && name !== ".bin") symlinkSync(join(ROOT, "../../node_modules", name), join(app, "node_modules", name));
+    symlinkSync(join(packedInstall, "node_modules/warpstart"), join(app, "node_modules/warpstart"));
+  } else symlinkSync(join(ROOT, "../../node_modules"), join(app, "node_modules"));
   if (builder !== "esbuild") {
     execFileSync("node", [join(ROOT, "warpstart.mjs"), "adopt", "--profile", "Warp", "--template", join(app, "template.yaml")], {
       cwd: app,
