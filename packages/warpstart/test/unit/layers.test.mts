@@ -42,9 +42,10 @@ const MAY_USE: Record<string, readonly string[] | "anything"> = {
 /**
  * Folders a layer may name by path but not import: the builder builds src/'s entry points (the
  * chunk loader, the early lookup, the runtime client); core installs the tools a run needs only sometimes
- * with scripts/setup.sh's parts (core/tools.mts); warp:pin runs scripts/setup.sh once it has pinned Node.
+ * with scripts/setup.sh's parts (core/tools.mts); warp:pin runs scripts/setup.sh once it has pinned Node;
+ * the build-time harness pins an app's lockfile with scripts/pin-dependencies.mjs.
  */
-const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], cli: ["scripts"] };
+const MAY_NAME: Record<string, readonly string[]> = { builder: ["src"], core: ["scripts"], cli: ["scripts"], bench: ["scripts"] };
 
 /** Data, not code: any layer may name what is here. */
 const DATA = ["published/", "tools/"];

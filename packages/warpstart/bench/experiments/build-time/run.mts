@@ -30,6 +30,9 @@ const { values } = parseArgs({
     // The dynamodb app's Warp builds from this package as npm packs it, installed in the app's
     // node_modules (JavaScript, on the Node on PATH), as an app that installed it from npm has it.
     packed: { type: "boolean", default: false },
+    // The dynamodb app's package.json and node_modules in its CodeUri, as \`sam init\`'s apps have
+    // them: SAM's esbuild builder then runs npm install there before each function's esbuild.
+    "in-codeuri": { type: "boolean", default: false },
     out: { type: "string", default: join(tmpdir(), "warpstart-build-time.json") },
   },
 });
@@ -50,6 +53,8 @@ const env: NodeJS.ProcessEnv = {
   ...process.env,
   PATH: [join(ROOT, "tools/node22/node_modules/.bin"), join(ROOT, ".venv/bin"), join(ROOT, "../../node_modules/.bin"), process.env.PATH].join(":"),
   SAM_CLI_TELEMETRY: "0",
+  // SAM's npm install (--in-codeuri) from npm's cache: nothing downloaded.
+  npm_config_offline: "true",
 };
 env.WARPSTART_BUILD_CACHE = "off";
 delete env.WARPSTART_TEMPLATE;
@@ -223,6 +228,24 @@ Resources:
 ${names.map(fn).join("")}`,
   );
   const dependencies = Object.fromEntries(["@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb"].map((pkg) => [pkg, installed(pkg)]));
+  if (values["in-codeuri"]) {
+    // The SDK installed in the CodeUri by npm (offline, from the lockfile this repository's makes:
+    // nothing downloaded).
+    const codeUri = join(app, "handlers");
+    writeFileSync(
+      join(codeUri, "package.json"),
+      `${JSON.stringify({ name: "build-time-dynamodb", version: "1.0.0", private: true, type: "module", dependencies }, null, 2)}\n`,
+    );
+    execFileSync("node", [join(ROOT, "scripts/pin-dependencies.mjs"), codeUri], { env });
+    execFileSync("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: codeUri, env, stdio: "ignore" });
+    if (builder !== "esbuild") {
+      // warpstart in the app's folder, where npm install --save-dev puts it beside template.yaml.
+      writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "build-time-app", private: true, devDependencies: { warpstart: "*" } }, null, 2)}\n`);
+      mkdirSync(join(app, "node_modules"));
+      symlinkSync(packedInstall ? join(packedInstall, "node_modules/warpstart") : ROOT, join(app, "node_modules/warpstart"));
+    }
+    return adopted(app, builder);
+  }
   const pkg = { name: "build-time-dynamodb", version: "1.0.0", private: true, type: "module", dependencies, devDependencies: { warpstart: "*" } };
   writeFileSync(join(app, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   // The project's node_modules (the SDK, and warpstart, the worktree's package): nothing downloaded.
@@ -233,6 +256,11 @@ ${names.map(fn).join("")}`,
       if (name !== "warpstart" && name !== ".bin") symlinkSync(join(ROOT, "../../node_modules", name), join(app, "node_modules", name));
     symlinkSync(join(packedInstall, "node_modules/warpstart"), join(app, "node_modules/warpstart"));
   } else symlinkSync(join(ROOT, "../../node_modules"), join(app, "node_modules"));
+  return adopted(app, builder);
+}
+
+/** The app as \`warpstart adopt --profile Warp\` leaves it, for a Warp builder; as it is for SAM's. */
+function adopted(app: string, builder: Builder): string {
   if (builder !== "esbuild") {
     execFileSync("node", [join(ROOT, "warpstart.mjs"), "adopt", "--profile", "Warp", "--template", join(app, "template.yaml")], {
       cwd: app,
