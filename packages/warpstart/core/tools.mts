@@ -40,15 +40,15 @@ export function installPart(part: OnDemandPart): void {
   if (run.status !== 0) throw new Error(`installing ${part} failed (bash scripts/setup.sh ${part}: exit ${run.status ?? run.signal}): see above`);
 }
 
-/** What installs `part` and where its stamp says it finished (scripts/setup.sh's stamp_write). */
-const STAMPS: Partial<Record<OnDemandPart, string>> = {
+/** The parts no single binary stands for, and the stamp scripts/setup.sh writes when each is installed. */
+const STAMPS = {
   moto: ".venv/.warpstart-stamp-moto",
   sam: ".venv/.warpstart-stamp-sam",
   published: "published/node_modules/.warpstart-stamp",
-};
-/** Installs `part` unless its stamp is there: for the parts whose files no single binary stands for. */
+} as const satisfies Partial<Record<OnDemandPart, string>>;
+/** Installs `part` unless its stamp is there. */
 export function ensurePart(part: keyof typeof STAMPS): void {
-  if (!existsSync(toolPath(STAMPS[part]!))) installPart(part);
+  if (!existsSync(toolPath(STAMPS[part]))) installPart(part);
 }
 
 /** The SAM CLI versions the package runs: from 1.130.0, the first to build nodejs22.x (the default runtime of what adopt writes). */
