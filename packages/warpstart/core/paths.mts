@@ -6,7 +6,7 @@ import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { privateDir, privateTempDir } from "./processes.mts";
 
-/** The package's folder: its code, and the files it installs its tools from (tools/, requirements.txt, the SDK trees' manifests). */
+/** The package's folder: its code, and the files it installs its tools from (tools/, requirements/, the SDK trees' manifests). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /**
  * How this copy runs its own modules: ".mts" in a source checkout (Node strips the types), ".mjs"
