@@ -2,12 +2,9 @@
 // build` shares, instead of a Node started under qemu for each function. One server per Node (its
 // files), architecture, flags and the environment Node reads once per process (a Worker cannot
 // have its own), started by the first build that needs it, detached, and stopped once idle.
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { labHomeDir } from "../core/paths.mts";
-import { connectTo, startDetached } from "../core/servers.mts";
+import { connectTo, serverFiles, startDetached } from "../core/servers.mts";
 
 const SERVER = join(import.meta.dirname, "init-server-program.mjs");
 
@@ -32,14 +29,8 @@ export interface InitAnswer {
 }
 
 /** Where the server of a Node (its command line, `node`: qemu, its options, the Node and its flags) and environment listens and writes. */
-export function initServerOf(node: readonly string[], env: Record<string, string>): { socket: string; log: string } {
-  const dir = join(labHomeDir(), "init-servers");
-  mkdirSync(dir, { recursive: true });
-  const hash = createHash("sha256").update(node.join("\0"));
-  for (const name of PROCESS_VARIABLES) hash.update(`\0${name}=${env[name] ?? ""}`);
-  const key = hash.digest("hex").slice(0, 16);
-  return { socket: join(dir, `${key}.sock`), log: join(dir, `${key}.log`) };
-}
+export const initServerOf = (node: readonly string[], env: Record<string, string>) =>
+  serverFiles("init-servers", [...node, ...PROCESS_VARIABLES.map((name) => `${name}=${env[name] ?? ""}`)]);
 
 /** Starts a server, detached (it outlives this build), once it says it listens or that another one does. */
 function startServer(node: readonly string[], env: Record<string, string>, { socket, log }: { socket: string; log: string }): Promise<void> {

@@ -3,9 +3,20 @@
 // detached, so that it outlives that build and serves the next; each stops itself once idle. They
 // are the one exception to core/processes.mts's rule that nothing outlives its owner.
 import { spawn } from "node:child_process";
-import { openSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { labHomeDir } from "./paths.mts";
+
+/** Where the server of `kind` that `key` names (what it serves, a value each) listens, and writes what it did: the lab's home, per project. */
+export function serverFiles(kind: string, key: readonly string[]): { socket: string; log: string } {
+  const dir = join(labHomeDir(), kind);
+  mkdirSync(dir, { recursive: true });
+  const name = createHash("sha256").update(key.join("\0")).digest("hex").slice(0, 16);
+  return { socket: join(dir, `${name}.sock`), log: join(dir, `${name}.log`) };
+}
 
 /** A connection to the server on a Unix socket; rejected when none answers. */
 export function connectTo(socketPath: string): Promise<Socket> {

@@ -2,14 +2,11 @@
 // one a whole `sam build` shares (sharedLocalAws, build-aws-server.mts), or one started for a
 // single build (ownLocalAws: the lab's, the bench's and the doctor's builds, whose templates may
 // be read with parameter values of their own).
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { InitServices, OpenInitServices } from "../../core/init-services.mts";
-import { labHomeDir, ownModule } from "../../core/paths.mts";
-import { connectTo, startDetached } from "../../core/servers.mts";
+import { ownModule } from "../../core/paths.mts";
+import { connectTo, serverFiles, startDetached } from "../../core/servers.mts";
 import type { TemplateFunction } from "../../core/template.mts";
 import { ensurePart } from "../../core/tools.mts";
 import { eventDataOf } from "../events.mts";
@@ -57,12 +54,7 @@ export function answers(socketPath: string): Promise<boolean> {
 }
 
 /** Where the server of a template listens, and writes what it did. */
-export function sharedServerOf(templateFile: string): { socket: string; log: string } {
-  const dir = join(labHomeDir(), "build-aws");
-  mkdirSync(dir, { recursive: true });
-  const key = createHash("sha256").update(templateFile).digest("hex").slice(0, 16);
-  return { socket: join(dir, `${key}.sock`), log: join(dir, `${key}.log`) };
-}
+export const sharedServerOf = (templateFile: string) => serverFiles("build-aws", [templateFile]);
 
 /** Starts the template's server, detached (it outlives this build), once it says it listens, or that another one does. */
 function startServer(templateFile: string, { socket, log }: { socket: string; log: string }): Promise<void> {
