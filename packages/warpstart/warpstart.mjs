@@ -5,7 +5,7 @@
 // (the pinned Node 22, which strips the types, SAM CLI, moto, the workspace's dependencies) and
 // runs cli/warpstart.mts there, in the folder it was started in.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,10 +13,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const built = join(here, "cli/warpstart.mjs");
 
 if (existsSync(built) && here.split("/").includes("node_modules")) {
-  const [major, minor] = process.versions.node.split(".").map(Number);
-  if (major < 22 || (major === 22 && minor < 12)) {
+  // The Nodes it runs on: its engines field, the one place that says so.
+  const { engines } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
+  const { default: semver } = await import("semver");
+  if (!semver.satisfies(process.versions.node, engines.node)) {
     process.stderr.write(
-      `[warpstart] error: warpstart runs on Node 22.12 or later; this is Node ${process.versions.node} (${process.execPath}). Install a newer Node, or put one first on PATH.\n`,
+      `[warpstart] error: warpstart runs on Node ${engines.node}; this is Node ${process.versions.node} (${process.execPath}). Install a newer Node, or put one first on PATH.\n`,
     );
     process.exit(1);
   }

@@ -7,7 +7,7 @@
 // is a folder of the test's where the repository's pinned Nodes, venv and arm64 tools are placed
 // first, as a second app's first use finds them: what the commands install beside them is said.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { NODE22, PACKAGE_ROOT, toolPath, VENV_BIN } from "../../core/paths.mts";
@@ -79,6 +79,15 @@ it("adopt runs from node_modules and installs nothing: no download said, nothing
   expect(adopt.stdout).toContain("Hello: adopted as Warp");
   expect(adopt.stdout).toContain("samconfig.toml: set build_in_source = true");
   expect(filesUnder(adoptHome)).toEqual([]);
+});
+
+it("on a Node older than its engines allow, says which it needs and which it found, and runs nothing", () => {
+  const old = RUNTIMES.node18.hostBinary;
+  const ran = run(app, old, [join(app, "node_modules/.bin/warpstart"), "adopt"]);
+  expect(ran.status).toBe(1);
+  expect(ran.stderr.trim()).toBe(
+    `[warpstart] error: warpstart runs on Node >=22.12; this is Node ${RUNTIMES.node18.version} (${realpathSync(old)}). Install a newer Node, or put one first on PATH.`,
+  );
 });
 
 // SAM builds a container image only with Docker: each adopted function is built by name, as a user without Docker does, in
