@@ -89,18 +89,15 @@ let samCli: SamCli | undefined;
  * supports; else the pinned one the package installs in its venv the first time a command needs it.
  */
 export function resolveSamCli(): SamCli {
-  if (samCli) return samCli;
-  samCli = samCliOnPath(process.env.PATH ?? "", (line) => process.stderr.write(`[warpstart] ${line}\n`)) ?? undefined;
-  if (!samCli) {
-    ensurePart("sam");
-    samCli = { bin: join(VENV_BIN, "sam"), version: pinnedSamCli(), from: "venv" };
-  }
+  samCli ??= samCliOnPath(process.env.PATH ?? "", (line) => process.stderr.write(`[warpstart] ${line}\n`)) ?? pinnedSamCli();
   return samCli;
 }
 
-/** The SAM CLI version the package pins (requirements/sam.txt). */
-function pinnedSamCli(): string {
-  return /aws-sam-cli==(\S+)/.exec(readFileSync(join(PACKAGE_ROOT, "requirements/sam.txt"), "utf8"))?.[1] ?? "unknown";
+/** The SAM CLI the package pins (requirements/sam.txt), installed in its venv. */
+function pinnedSamCli(): SamCli {
+  ensurePart("sam");
+  const version = /aws-sam-cli==(\S+)/.exec(readFileSync(join(PACKAGE_ROOT, "requirements/sam.txt"), "utf8"))?.[1] ?? "unknown";
+  return { bin: join(VENV_BIN, "sam"), version, from: "venv" };
 }
 
 /**
