@@ -4,17 +4,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Metafile } from "esbuild";
-import { buildResource } from "../../builder/build.mts";
 import { BUILD_CACHE_VARIABLE } from "../../builder/build-cache.mts";
 import { builtHandlerFile, handlerSource } from "../../builder/handler.mts";
 import { UNUSED_CREDENTIAL_PROVIDERS } from "../../builder/profiles.mts";
 import { bootstrapScript, CLIENT_FILE } from "../../builder/runtime-layer.mts";
-import { buildDirOf, labHomeDir, PACKAGE_ROOT } from "../../core/paths.mts";
+import { buildDirOf, PACKAGE_ROOT } from "../../core/paths.mts";
 import { execOwned } from "../../core/processes.mts";
 import { CUSTOM_RUNTIMES, nodeFor, RUNTIMES } from "../../core/runtimes.mts";
 import { readTemplate } from "../../core/template.mts";
 import { functionEnvironment, labOverlayOf, servicesOf } from "../../emulation/function-environment.mts";
-import { ownLocalAws } from "../../emulation/local-aws/build-services.mts";
 import { type LocalAws, startLocalAws } from "../../emulation/local-aws/local-aws.mts";
 import { sam } from "../../lab/sam.mts";
 import { DEMO_BUILD_DIR, EXAMPLES_TEMPLATE } from "../support/demo.mts";
@@ -94,20 +92,24 @@ describe("Warp", () => {
   it("checks an arm64 cache under qemu once per Node and flags: the next build of that toolchain says an earlier build's check stands for its own", async () => {
     const template = join(DEMO_BUILD_DIR, "../../template.yaml");
     const out = mkdtempSync(join(tmpdir(), "warpstart-checks-"));
-    const saved = process.env[BUILD_CACHE_VARIABLE];
-    process.env[BUILD_CACHE_VARIABLE] = "off"; // each a whole build
-    rmSync(join(labHomeDir(), "code-cache-checks"), { recursive: true, force: true });
+    // `warpstart build` as sam build runs it, in a lab home of its own: the other test files' Warp builds, beside it, note their checks in theirs.
+    const env = { ...process.env, XDG_CACHE_HOME: join(out, "cache"), [BUILD_CACHE_VARIABLE]: "off" };
+    const build = async (dir: string) =>
+      (
+        await execOwned(process.execPath, [join(PACKAGE_ROOT, "cli/warpstart.mts"), "build", "--template", template, "Warp", join(out, dir)], {
+          env,
+          timeout: 140_000,
+        })
+      ).stdout;
     try {
-      const first = await buildResource(template, "Warp", join(out, "first"), ownLocalAws);
-      expect(first).toMatch(/V8 code cache [\d.]+ KiB \(arm64 and x86_64: each accepted on a test INIT\)/);
-      const next = await buildResource(template, "Warp", join(out, "next"), ownLocalAws);
-      expect(next).toMatch(/V8 code cache [\d.]+ KiB \(x86_64: accepted on a test INIT; arm64: accepted on an earlier build's, of the same Node and flags\)/);
+      expect(await build("first")).toMatch(/V8 code cache [\d.]+ KiB \(arm64 and x86_64: each accepted on a test INIT\)/);
+      expect(await build("next")).toMatch(
+        /V8 code cache [\d.]+ KiB \(x86_64: accepted on a test INIT; arm64: accepted on an earlier build's, of the same Node and flags\)/,
+      );
     } finally {
-      if (saved === undefined) delete process.env[BUILD_CACHE_VARIABLE];
-      else process.env[BUILD_CACHE_VARIABLE] = saved;
       rmSync(out, { recursive: true, force: true });
     }
-  }, 150_000);
+  }, 300_000);
 
   it("keeps the SDK out of the handler: every SDK import reads the chunk's copy", () => {
     expect(artifact("Warp")).not.toContain("GetCallerIdentityCommand = class");
