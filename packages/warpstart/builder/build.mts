@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin, transform } from "esbuild";
-import type { OpenInitServices } from "../core/init-services.mts";
+import { type OpenInitServices, openAhead } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
 import { buildParameterOverrides } from "../core/samconfig.mts";
@@ -34,6 +34,7 @@ import {
   makeNodeCompileCache,
   type NodeCompileCache,
   PORTABLE_COMPILE_CACHE_NODE,
+  startInitServerFor,
   writeCompileCacheLoader,
 } from "./code-cache.mts";
 import { installDependencies } from "./dependencies.mts";
@@ -281,6 +282,28 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
       : null;
   const kept = recipe && restoreBuild<Pick<BuildResult, "bytes" | "codeCache" | "compileCache" | "notes" | "fellBack">>(recipe, outdir);
   if (kept) return { outfile: kept.outfile, metafile: kept.metafile, ...kept.result, kept: true };
+  // What its INIT runs against starts while it bundles: at a sam build's first Warp build, the local
+  // AWS and, under qemu, the INIT's Node take seconds to start.
+  const ahead = profile.codeCache || profile.nodeCompileCache ? openAhead(options.initServices, template, fn) : null;
+  if (profile.codeCache) startInitServerFor({ template, fn, runtime, artifactDir: outdir });
+  try {
+    const result = await makeBuild(fnBuild, runtime, outdir, { ...options, initServices: ahead?.open ?? options.initServices });
+    const notes = [...(forNode.note ? [forNode.note] : []), ...result.notes];
+    if (recipe) keepBuild(recipe, outdir, result.outfile, result.metafile, { ...result.kept, notes });
+    return { outfile: result.outfile, metafile: result.metafile, ...result.kept, notes };
+  } finally {
+    ahead?.close();
+  }
+}
+
+/** A function's build, not from the build cache: what buildFunction keeps of it, and where its bundle is. */
+async function makeBuild(
+  fnBuild: FunctionBuild,
+  runtime: ManagedRuntime,
+  outdir: string,
+  options: BuildOptions,
+): Promise<{ outfile: string; metafile: string; notes: string[]; kept: Pick<BuildResult, "bytes" | "codeCache" | "compileCache" | "fellBack"> }> {
+  const { template, fn, profile } = fnBuild;
   let bundle = await bundleFunction(fnBuild, runtime, outdir, options);
   const { exportPath } = handlerParts(fn.handler);
   shipExecWrapper(fn, outdir);
@@ -323,15 +346,12 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
   }
   await warmStartupCache(outdir, bundle.handlerFile, fnBuild.deployedRuntime());
   const notes = [
-    ...(forNode.note ? [forNode.note] : []),
     ...(fellBack ? [`${FELL_BACK}${fellBack}`] : []),
     ...bundle.notes,
     ...(codeCache?.stoppedBy ? [`its code cache holds what INIT compiled until it failed: ${codeCache.stoppedBy}`] : []),
     ...(codeCache ? placeholderNotes(codeCache) : []),
   ];
-  const result = { bytes: bundle.bytes, codeCache, compileCache, notes, fellBack };
-  if (recipe) keepBuild(recipe, outdir, bundle.outfile, bundle.metafile, result);
-  return { outfile: bundle.outfile, metafile: bundle.metafile, ...result };
+  return { outfile: bundle.outfile, metafile: bundle.metafile, notes, kept: { bytes: bundle.bytes, codeCache, compileCache, fellBack } };
 }
 
 /** The start of the note of a Warp build that could not make its code cache and built Optimized instead. */

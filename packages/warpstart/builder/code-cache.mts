@@ -14,7 +14,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { basename, dirname, join } from "node:path";
 import { THROWN_LINE, thrownIn } from "../core/errors.mts";
 import type { AwsCall, InitServices, OpenInitServices } from "../core/init-services.mts";
-import { buildDirOf, labHomeDir } from "../core/paths.mts";
+import { buildDirOf, LOCAL_AWS_CA_FILE, labHomeDir } from "../core/paths.mts";
 import { execOwned, ownedDir, removeTree } from "../core/processes.mts";
 import { type ManagedRuntime, nodeArch, nodeFor } from "../core/runtimes.mts";
 import type { SamTemplate, TemplateFunction } from "../core/template.mts";
@@ -34,7 +34,7 @@ import {
   templateVariables,
 } from "../emulation/function-environment.mts";
 import type { CacheHeader } from "../src/contract.mts";
-import { initInServer } from "./init-server.mts";
+import { initInServer, startInitServerAhead } from "./init-server.mts";
 import { builtLayer } from "./layer-packages.mts";
 
 const CHILD = join(import.meta.dirname, "code-cache-child.mjs");
@@ -180,16 +180,11 @@ async function init(
   debugNative?: string,
 ): Promise<Verdict> {
   const { fn, runtime } = artifact;
-  const { taskRoot: artifactDir, optDir } = place;
+  const { taskRoot: artifactDir } = place;
   const maker = mode === "compile-cache" ? "NodeCompileCache" : "Warp";
   const [command, prefix] = nodeFor(runtime, architecture);
   const accessKeyId = accessKeyFor(randomBytes(8).toString("hex"));
-  const env = functionEnvironment(
-    { name: fn.logicalId, codeDir: artifact.artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir },
-    artifactDir,
-    { awsEndpoint: services.endpoint, caFile: services.caFile, xrayDaemon: services.xrayAddress },
-    { accessKeyId, variables },
-  );
+  const env = initEnvironment(artifact, place, services, { accessKeyId, variables });
   // One per architecture and mode: the architectures' INITs run at once.
   const verdictFile = join(ownedDir(LAB_RUN_DIR), `code-cache-verdict-${architecture}-${mode}`);
   let output: string;
@@ -290,6 +285,41 @@ function placeForInit(artifact: CachedArtifact): Placed {
 
 /** The longest the build's invoke may run (the function's Timeout, if shorter): a cache holds what ran by then. */
 const INVOKE_SECONDS = 20;
+
+/** The environment of a build-time INIT: the lab's of the function, with these services and variables. */
+function initEnvironment(
+  { fn, runtime, artifactDir }: Pick<CachedArtifact, "fn" | "runtime" | "artifactDir">,
+  place: Pick<Placed, "taskRoot" | "optDir">,
+  services: Pick<InitServices, "endpoint" | "caFile" | "xrayAddress">,
+  options: { accessKeyId?: string; variables: Record<string, string> },
+): Record<string, string> {
+  return functionEnvironment(
+    { name: fn.logicalId, codeDir: artifactDir, handler: fn.handler, memoryMb: fn.memoryMb, runtime, optDir: place.optDir },
+    place.taskRoot,
+    { awsEndpoint: services.endpoint, caFile: services.caFile, xrayDaemon: services.xrayAddress },
+    options,
+  );
+}
+
+/**
+ * Starts, while the function bundles and the local AWS opens, the long-lived Node its write INIT
+ * under qemu will ask (init-server.mts): at a `sam build`'s first Warp build, its start is over a
+ * second. The server is chosen by what the INIT's environment will be: the local AWS's CA
+ * (LOCAL_AWS_CA_FILE) and the template's variables, their references not yet resolved; where that
+ * guess misses, the INIT starts the one it needs, and this one stops once idle.
+ */
+export function startInitServerFor(artifact: Pick<CachedArtifact, "template" | "fn" | "runtime" | "artifactDir">): void {
+  const { template, fn, runtime } = artifact;
+  if (fn.layers.length > 0) return; // its task root is placed for the INIT (placeForInit)
+  const [command, prefix] = nodeFor(runtime, fn.architecture);
+  const { variables } = templateVariables(template, fn, {}, readEnvVars(template.file));
+  if (!servedInit("write", prefix, variables, undefined)) return;
+  const services = { endpoint: "https://127.0.0.1", caFile: LOCAL_AWS_CA_FILE, xrayAddress: "127.0.0.1:2000" };
+  startInitServerAhead(
+    [command, ...prefix, ...runtime.nodeFlags(fn.memoryMb)],
+    initEnvironment(artifact, { taskRoot: artifact.artifactDir }, services, { variables }),
+  );
+}
 
 /** The child's verdict when INIT never loaded the chunk (code-cache-child.mjs). */
 const CHUNK_NOT_LOADED = "not loaded";

@@ -6,7 +6,8 @@
 // function's folder (the process's working directory, which a Worker cannot change).
 //   node <runtime flags> init-server-program.mjs <socket> <child>
 // A request is one JSON line on a connection of its own: { argv, env, cwd, timeoutMs }; the answer
-// one JSON line: { code, output } (the Worker's exit code, and what it wrote then what it threw).
+// one JSON line: { code, output, spare } (the Worker's exit code, what it wrote then what it threw,
+// and whether it was the one made ahead: init-server-spare.mjs).
 // Its first line on stdout says "ready", or "taken" when another server answers on the socket; it
 // stops once no INIT has come for IDLE_MS.
 import { rmSync } from "node:fs";
@@ -19,6 +20,7 @@ import { Worker } from "node:worker_threads";
 const IDLE_MS = 20_000;
 
 const [socketPath, child] = process.argv.slice(2);
+const SPARE = new URL("init-server-spare.mjs", import.meta.url);
 
 let idle;
 const stopLater = () => {
@@ -30,28 +32,23 @@ const stopLater = () => {
   }, IDLE_MS);
 };
 
-/** One INIT in a Worker: its exit code and its output, the error it threw last. */
-function runInit({ argv, env, cwd, timeoutMs }) {
-  process.chdir(cwd);
-  return new Promise((resolve) => {
-    const worker = new Worker(child, { argv, env, stdout: true, stderr: true });
-    const output = [];
-    worker.stdout.on("data", (data) => output.push(data));
-    worker.stderr.on("data", (data) => output.push(data));
-    let thrown = "";
-    worker.on("error", (error) => {
-      thrown = `${inspect(error)}\n`;
-    });
-    const timer = setTimeout(() => {
-      thrown = `Error: the build-time INIT did not end within ${timeoutMs} ms\n`;
-      void worker.terminate();
-    }, timeoutMs);
+/** A Worker with what it writes gathered: its exit code and output (and what it threw) once it ends. */
+function watched(file, options) {
+  const worker = new Worker(file, { ...options, stdout: true, stderr: true });
+  const output = [];
+  worker.stdout.on("data", (data) => output.push(data));
+  worker.stderr.on("data", (data) => output.push(data));
+  const run = { worker, thrown: "", exited: false, ended: undefined };
+  worker.on("error", (error) => {
+    run.thrown = `${inspect(error)}\n`;
+  });
+  run.ended = new Promise((resolve) => {
     worker.on("exit", (code) => {
-      clearTimeout(timer);
+      run.exited = true;
       // What the Worker wrote reaches its streams after it exits: read them to their end.
       let open = 2;
       const done = () => {
-        if (--open === 0) resolve({ code, output: `${Buffer.concat(output).toString("utf8")}${thrown}` });
+        if (--open === 0) resolve({ code, output: `${Buffer.concat(output).toString("utf8")}${run.thrown}` });
       };
       for (const stream of [worker.stdout, worker.stderr]) {
         if (stream.readableEnded) done();
@@ -59,6 +56,54 @@ function runInit({ argv, env, cwd, timeoutMs }) {
       }
     });
   });
+  return run;
+}
+
+/**
+ * The files NODE_OPTIONS preloads, where it says nothing else (the lab's preloads:
+ * emulation/function-environment.mts); null otherwise, for a Worker made for the INIT to read.
+ */
+function preloadsIn(nodeOptions = "") {
+  const options = nodeOptions.split(/\s+/).filter(Boolean);
+  return options.every((option) => option.startsWith("--require=")) ? options.map((option) => option.slice("--require=".length)) : null;
+}
+
+/**
+ * What Node reads of its environment as a Worker starts (its NODE_ variables) and the spare cannot
+ * take later: all but NODE_OPTIONS (it loads the preloads) and NODE_PATH (it makes the module paths
+ * again). A spare serves an INIT whose environment agrees with the one it started with on these.
+ */
+const startsAlike = (a, b) =>
+  [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((name) => name.startsWith("NODE_") && name !== "NODE_OPTIONS" && name !== "NODE_PATH")
+    .every((name) => a[name] === b[name]);
+
+const withoutPreloads = ({ NODE_OPTIONS, ...env }) => env;
+
+/** The Worker made ahead for the next INIT (init-server-spare.mjs), with the environment it started with. */
+let spare = null;
+const makeSpare = (env) => {
+  spare = { ...watched(SPARE, { env: withoutPreloads(env), workerData: { child } }), env };
+};
+
+/** One INIT in a Worker (the spare, where it fits): its exit code and its output, the error it threw last; and whether the spare ran it. */
+async function runInit({ argv, env, cwd, timeoutMs }) {
+  process.chdir(cwd);
+  const preloads = preloadsIn(env.NODE_OPTIONS);
+  const fromSpare = spare !== null && !spare.exited && preloads !== null && startsAlike(spare.env, env);
+  if (spare && !fromSpare) void spare.worker.terminate();
+  const run = fromSpare ? spare : watched(child, { argv, env });
+  if (fromSpare) run.worker.postMessage({ argv, env, preloads });
+  spare = null;
+  const timer = setTimeout(() => {
+    run.thrown = `Error: the build-time INIT did not end within ${timeoutMs} ms\n`;
+    void run.worker.terminate();
+  }, timeoutMs);
+  const answer = await run.ended;
+  clearTimeout(timer);
+  // The next function's INIT likely comes with an environment like this one's.
+  if (preloads) makeSpare(env);
+  return { ...answer, spare: fromSpare };
 }
 
 // One INIT at a time: each needs the process's working directory to be its function's folder.
@@ -113,5 +158,7 @@ if (!(await listen())) {
   process.stdout.write("taken\n");
   process.exit(0);
 }
+// The first INIT's Worker starts with the server (its environment: the server's, which a function's shares at start).
+makeSpare({ ...process.env });
 stopLater();
 process.stdout.write("ready\n");

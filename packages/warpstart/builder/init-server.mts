@@ -2,6 +2,8 @@
 // build` shares, instead of a Node started under qemu for each function. One server per Node (its
 // files), architecture, flags and the environment Node reads once per process (a Worker cannot
 // have its own), started by the first build that needs it, detached, and stopped once idle.
+
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { connectTo, serverFiles, startDetached } from "../core/servers.mts";
@@ -26,29 +28,52 @@ export interface InitRequest {
 export interface InitAnswer {
   code: number;
   output: string;
+  /** Whether it ran in the Worker the server made ahead of it (init-server-spare.mjs). */
+  spare: boolean;
 }
 
 /** Where the server of a Node (its command line, `node`: qemu, its options, the Node and its flags) and environment listens and writes. */
 export const initServerOf = (node: readonly string[], env: Record<string, string>) =>
   serverFiles("init-servers", [...node, ...PROCESS_VARIABLES.map((name) => `${name}=${env[name] ?? ""}`)]);
 
+/** The servers this process started or is starting, by socket: an INIT waits for the one started ahead of it. */
+const starting = new Map<string, Promise<void>>();
+
 /** Starts a server, detached (it outlives this build), once it says it listens or that another one does. */
 function startServer(node: readonly string[], env: Record<string, string>, { socket, log }: { socket: string; log: string }): Promise<void> {
   const serverEnv: Record<string, string> = { PATH: process.env.PATH ?? "" };
   for (const name of PROCESS_VARIABLES) if (env[name] !== undefined) serverEnv[name] = env[name];
   const args = [...node.slice(1), SERVER, socket, join(import.meta.dirname, "code-cache-child.mjs")];
-  return startDetached(node[0]!, args, { env: serverEnv, log, what: "the build-time INIT server" });
+  const started = startDetached(node[0]!, args, { env: serverEnv, log, what: "the build-time INIT server" });
+  starting.set(socket, started);
+  return started;
+}
+
+/** A connection to the server of `node` and `env`, started if none answers. */
+async function serverFor(node: readonly string[], env: Record<string, string>): Promise<Socket> {
+  const where = initServerOf(node, env);
+  await starting.get(where.socket)?.catch(() => {});
+  const socket = await connectTo(where.socket).catch(() => null);
+  if (socket) return socket;
+  await startServer(node, env, where);
+  return connectTo(where.socket);
+}
+
+/**
+ * Starts the server an INIT with this environment will ask, unless one answers, while the build
+ * does other work (a Node's start under qemu: over a second). What fails here, the INIT's ask tries again.
+ */
+export function startInitServerAhead(node: readonly string[], env: Record<string, string>): void {
+  void serverFor(node, env).then(
+    (socket) => socket.destroy(),
+    () => {},
+  );
 }
 
 /** Runs one INIT in the server of `node` and the request's environment, started if none answers. */
 export async function initInServer(node: readonly string[], request: InitRequest): Promise<InitAnswer> {
   const where = initServerOf(node, request.env);
-  let socket = await connectTo(where.socket).catch(() => null);
-  if (!socket) {
-    await startServer(node, request.env, where);
-    socket = await connectTo(where.socket);
-  }
-  const connection = socket;
+  const connection = await serverFor(node, request.env);
   return new Promise((resolve, reject) => {
     let answered = false;
     createInterface({ input: connection }).once("line", (line) => {

@@ -41,3 +41,27 @@ export interface InitServices {
 
 /** Services holding the template's resources, and the data the function's event names (an S3 object, a table's item). */
 export type OpenInitServices = (template: SamTemplate, fn: TemplateFunction) => Promise<InitServices>;
+
+/**
+ * Services opened now for a build that asks for them later, so that they start while it bundles
+ * (the local AWS's start and the template's resources take seconds at a `sam build`'s first Warp
+ * build): the first ask takes them, a later one opens its own. `close` releases them if no ask did.
+ */
+export function openAhead(open: OpenInitServices, template: SamTemplate, fn: TemplateFunction): { open: OpenInitServices; close(): void } {
+  let ahead: Promise<InitServices> | null = open(template, fn);
+  ahead.catch(() => {}); // a failure is the first ask's to report
+  return {
+    open: (asked, askedFn) => {
+      const taken = ahead;
+      ahead = null;
+      return taken ?? open(asked, askedFn);
+    },
+    close: () => {
+      void ahead?.then(
+        (services) => services.release(),
+        () => {},
+      );
+      ahead = null;
+    },
+  };
+}

@@ -34,6 +34,8 @@ export const toolPath = (path: string) => join(TOOLS_HOME, path);
 export const VENV_BIN = toolPath(".venv/bin");
 export const NODE22 = toolPath("tools/node22/node_modules/.bin/node");
 export const STATE_DIR = toolPath(".lab");
+/** The CA that signs the local AWS's certificate: every INIT's NODE_EXTRA_CA_CERTS, known before the local AWS starts. */
+export const LOCAL_AWS_CA_FILE = join(STATE_DIR, "certs/ca.pem");
 
 let labHome: string | undefined;
 /**

@@ -16,7 +16,7 @@ import { createInterface } from "node:readline";
 import { readTemplate } from "../../core/template.mts";
 import { answers, eventDataFor } from "./build-services.mts";
 import { type LocalAws, startLocalAws } from "./local-aws.mts";
-import { type CreatedResources, createResources } from "./resources.mts";
+import { type CreatedResources, createResources, type Seeder, startSeeder } from "./resources.mts";
 
 /** How long it waits for the next build once the last one is done: longer than SAM takes between two builds. */
 const IDLE_MS = 20_000;
@@ -32,7 +32,7 @@ function resources(aws: LocalAws): Promise<CreatedResources> {
     madeFrom = version;
     const template = readTemplate(templateFile);
     // What each function's event names, for the builds whose cache is made after an invoke with it.
-    made = createResources(template, aws, { eventData: template.functions.flatMap(eventDataFor) });
+    made = createResources(template, aws, { eventData: template.functions.flatMap(eventDataFor), seeder: takeSeeder() });
   }
   return made;
 }
@@ -96,8 +96,17 @@ if (!(await listen())) {
   process.stdout.write("taken\n");
   process.exit(0);
 }
+// The first build's resources are made by a seeder started now, which loads moto's CloudFormation
+// (over a second) while the local AWS starts; a later version of the template gets one of its own.
+let seeder: Seeder | undefined = startSeeder();
+const takeSeeder = () => {
+  const taken = seeder;
+  seeder = undefined;
+  return taken;
+};
 // Requests that come before it is up wait for it.
 const started = startLocalAws();
+started.catch(() => takeSeeder()?.stop());
 const startedAt = new Date().toISOString();
 console.error(`${startedAt} the local AWS for ${templateFile}: ${(await started).endpoint} (pid ${process.pid})`);
 idle = setTimeout(stop, IDLE_MS);

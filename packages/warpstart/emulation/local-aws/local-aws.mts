@@ -12,7 +12,7 @@ import { createInterface } from "node:readline";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { AwsCall } from "../../core/init-services.mts";
 import { listenOnLoopback } from "../../core/loopback.mts";
-import { STATE_DIR, setupHint, VENV_BIN } from "../../core/paths.mts";
+import { LOCAL_AWS_CA_FILE, setupHint, VENV_BIN } from "../../core/paths.mts";
 import { spawnOwned } from "../../core/processes.mts";
 import { ensurePart } from "../../core/tools.mts";
 import { LOOPBACK, link, type NetworkModel } from "./network.mts";
@@ -82,7 +82,7 @@ function requireMoto(venvBin: string): void {
 }
 
 function ensureCertificates(venvBin: string, certDir: string): void {
-  if (existsSync(join(certDir, "ca.pem"))) return;
+  if (existsSync(LOCAL_AWS_CA_FILE)) return;
   const made = spawnSync(requireTool(venvBin, "python"), [join(APP_DIR, "certs.py"), certDir], { encoding: "utf8" });
   if (made.status !== 0) throw new LocalAwsError(`could not create the lab's certificates in ${certDir}: ${made.stderr || made.error}`);
 }
@@ -181,7 +181,7 @@ function probe(endpoint: string, ca: string): Promise<void> {
 export async function startLocalAws(options: StartOptions = {}): Promise<LocalAws> {
   if (!options.venvBin) ensurePart("moto");
   const venvBin = options.venvBin ?? VENV_BIN;
-  const certDir = join(STATE_DIR, "certs");
+  const certDir = dirname(LOCAL_AWS_CA_FILE);
   const gunicorn = requireTool(venvBin, "gunicorn");
   requireMoto(venvBin);
   ensureCertificates(venvBin, certDir);
@@ -253,7 +253,7 @@ export async function startLocalAws(options: StartOptions = {}): Promise<LocalAw
     const ports = await proxy.listen(options.port ?? 0, options.byNamePort ?? 0);
     const port = ports.byAddress;
     const endpoint = `https://127.0.0.1:${port}`;
-    const caFile = join(certDir, "ca.pem");
+    const caFile = LOCAL_AWS_CA_FILE;
     await probe(endpoint, readFileSync(caFile, "utf8"));
     const counter = proxy;
     counter.accepted = 0; // the probe's connection

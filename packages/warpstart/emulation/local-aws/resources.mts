@@ -266,24 +266,40 @@ function withImports(value: unknown, template: SamTemplate): unknown {
   return Object.fromEntries(entries.map(([key, inner]) => [key, withImports(inner, template)]));
 }
 
-/** Runs seed.py with a request on stdin; resolves with its JSON answer. */
-function seed(request: unknown, venvBin: string): Promise<SeedAnswer> {
-  return new Promise((resolve, reject) => {
-    const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, PYTHONWARNINGS: "ignore" },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
+/** seed.py, started: it loads moto's CloudFormation (over a second) until its request comes on stdin. */
+export interface Seeder {
+  /** Sends the request; resolves with its JSON answer. */
+  seed(request: unknown): Promise<SeedAnswer>;
+  /** Ends it unasked. */
+  stop(): void;
+}
+
+/** Starts seed.py, ahead of its request where the caller knows one will come (the local AWS of a sam build's builds). */
+export function startSeeder(venvBin: string = VENV_BIN): Seeder {
+  const child = spawnOwned(join(venvBin, "python"), [join(import.meta.dirname, "seed.py")], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, PYTHONWARNINGS: "ignore" },
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
+  child.stdin!.on("error", () => {}); // one that ended early says why on exit
+  const answer = new Promise<SeedAnswer>((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code === 0) return resolve(JSON.parse(Buffer.concat(out).toString("utf8")) as SeedAnswer);
       reject(new Error(`the local AWS could not create the template's resources: ${Buffer.concat(err).toString("utf8").trim().split("\n").pop()}`));
     });
-    child.stdin!.end(JSON.stringify(request));
   });
+  answer.catch(() => {}); // its failure is the seed's to report
+  return {
+    seed: (request) => {
+      child.stdin!.end(JSON.stringify(request));
+      return answer;
+    },
+    stop: () => void child.kill(),
+  };
 }
 
 /**
@@ -295,7 +311,25 @@ function seed(request: unknown, venvBin: string): Promise<SeedAnswer> {
 export async function createResources(
   template: SamTemplate,
   aws: Pick<LocalAws, "endpoint" | "caFile">,
-  { venvBin = VENV_BIN, eventData = [] }: { venvBin?: string; eventData?: EventData[] } = {},
+  { venvBin = VENV_BIN, eventData = [], seeder }: { venvBin?: string; eventData?: EventData[]; seeder?: Seeder } = {},
+): Promise<CreatedResources> {
+  let taken = false;
+  const seed = (request: unknown) => {
+    taken = true;
+    return (seeder ?? startSeeder(venvBin)).seed(request);
+  };
+  try {
+    return await resourcesOf(template, aws, eventData, seed);
+  } finally {
+    if (seeder && !taken) seeder.stop(); // a template with nothing to seed
+  }
+}
+
+async function resourcesOf(
+  template: SamTemplate,
+  aws: Pick<LocalAws, "endpoint" | "caFile">,
+  eventData: EventData[],
+  seed: Seeder["seed"],
 ): Promise<CreatedResources> {
   const { raw } = template;
   const pseudo = (name: string) => String(template.resolve({ Ref: `AWS::${name}` }));
@@ -365,25 +399,22 @@ export async function createResources(
         return false; // it reads a parameter without a value, which its own line names
       }
     };
-    answer = await seed(
-      {
-        endpoint: aws.endpoint,
-        caFile: aws.caFile,
-        region,
-        stackName,
-        resources,
-        secrets,
-        parameters,
-        conditions,
-        conditionValues: Object.fromEntries(Object.keys(conditions).map((name) => [name, conditionValue(name)])),
-        mappings: raw.Mappings ?? {},
-        literals,
-        wanted: Object.fromEntries([...wanted].map(([logicalId, attributes]) => [logicalId, [...attributes]])),
-        eventData,
-        seeds,
-      },
-      venvBin,
-    );
+    answer = await seed({
+      endpoint: aws.endpoint,
+      caFile: aws.caFile,
+      region,
+      stackName,
+      resources,
+      secrets,
+      parameters,
+      conditions,
+      conditionValues: Object.fromEntries(Object.keys(conditions).map((name) => [name, conditionValue(name)])),
+      mappings: raw.Mappings ?? {},
+      literals,
+      wanted: Object.fromEntries([...wanted].map(([logicalId, attributes]) => [logicalId, [...attributes]])),
+      eventData,
+      seeds,
+    });
   }
   return {
     attributes: { ...literals, ...answer.attributes },

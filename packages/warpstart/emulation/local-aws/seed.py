@@ -4,7 +4,7 @@ CloudFormation lacks, made through their API before it, so that the stack can re
 puts in the data: what generated events say exists, then the app's seed folder (seeds.mts), so
 that a user's file wins over an event's placeholder.
 
-Usage: python seed.py < request.json > created.json
+Usage: python seed.py < request.json > created.json  (it may be started ahead: it loads moto meanwhile)
 request: {"endpoint", "caFile", "region", "stackName",
           "resources": {"<logicalId>": {"Type", "Properties", "DependsOn"?}}  (SAM types converted),
           "secrets": [{"logicalId", "properties"}]  (properties evaluated by the caller),
@@ -74,13 +74,25 @@ def message(error: Exception) -> str:
     return " ".join(str(error).split())
 
 
+class Clients(dict):
+    """A client per service, made on first use: botocore reads the service's model as it makes one (0.2 s for the four seeding may use)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, service: str):
+        self[service] = client = self.make(service)
+        return client
+
+
 def put_event_data(clients: dict, facts: list) -> list:
     """What each generated event says exists: the bucket it names (made if the template's is not there under that name) and the object, or the item."""
-    s3, dynamodb = clients["s3"], clients["dynamodb"]
     problems = []
     for fact in facts:
         try:
             if "bucket" in fact:
+                s3 = clients["s3"]
                 try:
                     s3.head_bucket(Bucket=fact["bucket"])
                 except ClientError:
@@ -88,7 +100,7 @@ def put_event_data(clients: dict, facts: list) -> list:
                 body = b"{}" if fact["key"].endswith(".json") else b"warpstart lab: the object the generated event names\n"
                 s3.put_object(Bucket=fact["bucket"], Key=fact["key"], Body=body)
             else:
-                dynamodb.put_item(TableName=fact["table"], Item=fact["item"])
+                clients["dynamodb"].put_item(TableName=fact["table"], Item=fact["item"])
         except Exception as error:  # noqa: BLE001 - one event's data never stops the others'
             where = f"s3://{fact['bucket']}/{fact['key']}" if "bucket" in fact else f"its item in the table {fact['table']}"
             problems.append(
@@ -148,16 +160,25 @@ def load_seeds(clients: dict, seeds: dict, attributes: dict) -> list:
 
 
 def main() -> None:
-    request = json.load(sys.stdin)
-    session = boto3.session.Session(aws_access_key_id="ASIAWARPSTARTSEEDING", aws_secret_access_key="lab", region_name=request["region"])
+    request = {}
+    session = cfn = None
     # One attempt: a CreateStack that failed must not be sent again.
     config = Config(retries={"total_max_attempts": 1, "mode": "standard"})
-    cfn, sm = (session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config) for service in ("cloudformation", "secretsmanager"))
-    stack_name = request["stackName"]
-
     failed = []
 
-    def remove_earlier_stack() -> None:
+    def take_request() -> None:
+        """Waits for the request (this process may be started ahead of it), then clears the way for its stack."""
+        nonlocal session, cfn
+        try:
+            request.update(json.load(sys.stdin))
+            session = boto3.session.Session(aws_access_key_id="ASIAWARPSTARTSEEDING", aws_secret_access_key="lab", region_name=request["region"])
+            cfn = session.client("cloudformation", endpoint_url=request["endpoint"], verify=request["caFile"], config=config)
+        except Exception as error:  # noqa: BLE001 - raised again by the main thread
+            failed.append(error)
+            return
+        remove_earlier_stack(cfn, request["stackName"])
+
+    def remove_earlier_stack(cfn, stack_name: str) -> None:
         try:
             cfn.describe_stacks(StackName=stack_name)
         except ClientError:
@@ -171,14 +192,16 @@ def main() -> None:
         except Exception as error:  # noqa: BLE001 - raised again by the main thread
             failed.append(error)
 
-    # The local AWS loads its CloudFormation on this first call while this process loads its own.
-    earlier = threading.Thread(target=remove_earlier_stack)
+    # The local AWS loads its CloudFormation on the first call there while this process loads its own.
+    earlier = threading.Thread(target=take_request)
     earlier.start()
-    import stack_rehearsal  # moto takes a second to import: after the call above is on its way
+    import stack_rehearsal  # moto takes a second to import: while the request comes, or that call is on its way
 
     earlier.join()
     if failed:
         raise failed[0]
+    sm = session.client("secretsmanager", endpoint_url=request["endpoint"], verify=request["caFile"], config=config)
+    stack_name = request["stackName"]
     attributes = {}
     secrets_left_out = {}
     for secret in request["secrets"]:
@@ -211,7 +234,7 @@ def main() -> None:
             attributes.setdefault(logical_id, {})[name] = output["OutputValue"]
     types.update({logical_id: SECRET for logical_id in secrets_left_out})
     not_created = [{"logicalId": logical_id, "type": types[logical_id], "reason": reason} for logical_id, reason in stack.left_out.items()]
-    clients = {service: session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config) for service in ("s3", "dynamodb", "ssm", "secretsmanager")}
+    clients = Clients(lambda service: session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config))
     problems = put_event_data(clients, request.get("eventData", []))
     problems += load_seeds(clients, request.get("seeds") or {"objects": [], "tables": [], "parameters": [], "secrets": []}, attributes)
     json.dump({"attributes": attributes, "notCreated": not_created, "problems": problems}, sys.stdout)

@@ -46,6 +46,9 @@ it("runs each INIT in a Worker of one long-lived Node, with that function's envi
   expect(seen(first.output)).toMatchObject({ mainThread: false, fn: "First", cwd: join(dir, "a") });
   expect(seen(second.output)).toMatchObject({ mainThread: false, fn: "Second", cwd: join(dir, "b") });
   expect(seen(second.output).pid).toBe(seen(first.output).pid);
+  // Each in the Worker made ahead (as the server started, then after the first INIT): it got its function's arguments.
+  expect([first.spare, second.spare]).toEqual([true, true]);
+  expect(readFileSync(join(dir, "b", "verdict"), "utf8")).toBe("not loaded");
   expect(seen(first.output).pid).not.toBe(process.pid);
   // The child's verdict, as from a Node of its own: this handler loads no chunk.
   expect(readFileSync(join(dir, "a", "verdict"), "utf8")).toBe("not loaded");
@@ -61,8 +64,38 @@ it("starts a server of its own for another time zone, which a Worker cannot have
 }, 60_000);
 
 it("loads what the function's NODE_OPTIONS preloads (the lab's outbound guard) into its Worker before INIT", async () => {
-  const answer = await initInServer(node, request("reports.mjs", join(dir, "a"), { FN: "Guarded", NODE_OPTIONS: `--require=${join(dir, "preload.cjs")}` }));
-  expect(seen(answer.output)).toMatchObject({ mainThread: false, preloaded: "Guarded" });
+  const preload = `--require=${join(dir, "preload.cjs")}`;
+  const first = await initInServer(node, request("reports.mjs", join(dir, "a"), { FN: "Guarded", NODE_OPTIONS: preload }));
+  const second = await initInServer(node, request("reports.mjs", join(dir, "a"), { FN: "Again", NODE_OPTIONS: preload }));
+  expect(seen(first.output)).toMatchObject({ mainThread: false, preloaded: "Guarded" });
+  // The Worker made ahead loads them once the INIT's environment is known, not as it starts.
+  expect(second.spare).toBe(true);
+  expect(seen(second.output)).toMatchObject({ mainThread: false, preloaded: "Again" });
+}, 60_000);
+
+it("gives the Worker made ahead the module paths of the INIT it runs (NODE_PATH holds the task root)", async () => {
+  for (const name of ["x", "y"]) {
+    mkdirSync(join(dir, name, name), { recursive: true });
+    writeFileSync(join(dir, name, name, "index.cjs"), `module.exports = ${JSON.stringify(name)};\n`);
+    writeFileSync(join(dir, name, name, "package.json"), '{ "main": "index.cjs" }\n');
+  }
+  writeFileSync(
+    join(dir, "finds.mjs"),
+    `import { createRequire } from "node:module";\nconsole.log(JSON.stringify({ found: createRequire(import.meta.url)(process.env.FIND) }));\n`,
+  );
+  const find = async (name: string) => initInServer(node, request("finds.mjs", join(dir, "a"), { NODE_PATH: join(dir, name), FIND: name }));
+  expect(seen((await find("x")).output)).toEqual({ found: "x" });
+  const other = await find("y");
+  expect(other.spare).toBe(true);
+  expect(seen(other.output)).toEqual({ found: "y" });
+}, 60_000);
+
+it("makes a Worker of its own for an INIT whose NODE_ variables, read as a Worker starts, differ from the one made ahead", async () => {
+  writeFileSync(join(dir, "debugs.mjs"), `import { debuglog } from "node:util";\nconsole.log(JSON.stringify({ debugs: debuglog("warpstart").enabled }));\n`);
+  await initInServer(node, request("debugs.mjs", join(dir, "a"), {}));
+  const debugging = await initInServer(node, request("debugs.mjs", join(dir, "a"), { NODE_DEBUG: "warpstart" }));
+  expect(debugging.spare).toBe(false);
+  expect(seen(debugging.output)).toEqual({ debugs: true });
 }, 60_000);
 
 it("answers an INIT that throws with a failed exit and the error, which the build's message quotes", async () => {
