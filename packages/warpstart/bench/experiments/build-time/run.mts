@@ -9,8 +9,11 @@
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { arch, cpus, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { labHomeDir } from "../../../core/paths.mts";
+import { connectTo } from "../../../core/servers.mts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const { values } = parseArgs({
@@ -33,6 +36,9 @@ const { values } = parseArgs({
     // The dynamodb app's package.json and node_modules in its CodeUri, as \`sam init\`'s apps have
     // them: SAM's esbuild builder then runs npm install there before each function's esbuild.
     "in-codeuri": { type: "boolean", default: false },
+    // Each timed build after the build-time INIT servers earlier builds left have stopped, as a
+    // sam build after a pause finds them (each app is a new one, so its local AWS starts anyway).
+    cold: { type: "boolean", default: false },
     out: { type: "string", default: join(tmpdir(), "warpstart-build-time.json") },
   },
 });
@@ -60,22 +66,19 @@ env.WARPSTART_BUILD_CACHE = "off";
 delete env.WARPSTART_TEMPLATE;
 
 /**
- * With --packed: this package as `npm pack` makes it, installed by npm (offline, from its cache:
- * setup's npm-cache part) in a folder of its own, whose node_modules/warpstart the Warp app links.
- * Its tools are this checkout's (WARPSTART_HOME), installed already.
+ * With --packed: a package (this one, or a baseline) as `npm pack` makes it, installed by npm
+ * (offline, from its cache: setup's npm-cache part) in a folder of its own, whose
+ * node_modules/warpstart the Warp app links. Its tools are this checkout's (WARPSTART_HOME).
  */
-const packedInstall = values.packed ? mkdtempSync(join(tmpdir(), "build-time-packed-")) : undefined;
-if (packedInstall) {
-  execFileSync("npm", ["pack", "--pack-destination", packedInstall, "--loglevel=error"], { cwd: ROOT, env, stdio: "ignore" });
-  const tarball = readdirSync(packedInstall).find((name) => name.endsWith(".tgz"))!;
-  writeFileSync(join(packedInstall, "package.json"), '{ "name": "build-time-packed", "private": true }\n');
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", join(packedInstall, tarball)], {
-    cwd: packedInstall,
-    env,
-    stdio: "ignore",
-  });
-  env.WARPSTART_HOME = ROOT;
+function packedInstallOf(packageDir: string): string {
+  const into = mkdtempSync(join(tmpdir(), "build-time-packed-"));
+  execFileSync("npm", ["pack", "--pack-destination", into, "--loglevel=error"], { cwd: packageDir, env, stdio: "ignore" });
+  const tarball = readdirSync(into).find((name) => name.endsWith(".tgz"))!;
+  writeFileSync(join(into, "package.json"), '{ "name": "build-time-packed", "private": true }\n');
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", join(into, tarball)], { cwd: into, env, stdio: "ignore" });
+  return join(into, "node_modules/warpstart");
 }
+if (values.packed) env.WARPSTART_HOME = ROOT;
 
 const version = (command: string, args: string[]) => execFileSync(command, args, { env, encoding: "utf8" }).trim();
 const installed = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, "../../node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
@@ -107,6 +110,10 @@ const LABEL = (builder: Builder) => ({ warp: "Warp (makefile)", esbuild: "SAM es
 const BUILDERS: Builder[] = [...baselines.keys(), "warp", "esbuild"];
 /** The package whose rule builds a Warp app: this one, or a baseline. */
 const packageOf = (builder: Builder) => baselines.get(builder) ?? ROOT;
+/** With --packed, each Warp builder's package as an app installs it from npm. */
+const packedOf = new Map(
+  values.packed ? BUILDERS.filter((builder) => builder !== "esbuild").map((builder) => [builder, packedInstallOf(packageOf(builder))]) : [],
+);
 
 const GLOBALS = `AWSTemplateFormatVersion: "2010-09-09"
 Transform: AWS::Serverless-2016-10-31
@@ -242,19 +249,20 @@ ${names.map(fn).join("")}`,
       // warpstart in the app's folder, where npm install --save-dev puts it beside template.yaml.
       writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "build-time-app", private: true, devDependencies: { warpstart: "*" } }, null, 2)}\n`);
       mkdirSync(join(app, "node_modules"));
-      symlinkSync(packedInstall ? join(packedInstall, "node_modules/warpstart") : ROOT, join(app, "node_modules/warpstart"));
+      symlinkSync(packedOf.get(builder) ?? ROOT, join(app, "node_modules/warpstart"));
     }
     return adopted(app, builder);
   }
   const pkg = { name: "build-time-dynamodb", version: "1.0.0", private: true, type: "module", dependencies, devDependencies: { warpstart: "*" } };
   writeFileSync(join(app, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   // The project's node_modules (the SDK, and warpstart, the worktree's package): nothing downloaded.
-  if (packedInstall && builder === "warp") {
+  const packed = packedOf.get(builder);
+  if (packed) {
     // Each of the project's packages but warpstart, which is the packed one.
     mkdirSync(join(app, "node_modules"));
     for (const name of readdirSync(join(ROOT, "../../node_modules")))
       if (name !== "warpstart" && name !== ".bin") symlinkSync(join(ROOT, "../../node_modules", name), join(app, "node_modules", name));
-    symlinkSync(join(packedInstall, "node_modules/warpstart"), join(app, "node_modules/warpstart"));
+    symlinkSync(packed, join(app, "node_modules/warpstart"));
   } else symlinkSync(join(ROOT, "../../node_modules"), join(app, "node_modules"));
   return adopted(app, builder);
 }
@@ -267,9 +275,9 @@ function adopted(app: string, builder: Builder): string {
       env,
       stdio: "ignore",
     });
-    // A baseline's rule instead of the one node_modules/warpstart has.
+    // A baseline's rule instead of the one node_modules/warpstart has (which is the baseline's own, packed).
     const makefile = join(app, "handlers/Makefile");
-    if (baselines.has(builder))
+    if (baselines.has(builder) && !packedOf.has(builder))
       writeFileSync(makefile, readFileSync(makefile, "utf8").replace(/^WARPSTART_MK := .*$/m, `WARPSTART_MK := ${join(packageOf(builder), "warpstart.mk")}`));
   }
   return app;
@@ -307,6 +315,32 @@ function runSam(app: string, parallel: boolean, runEnv: NodeJS.ProcessEnv): Prom
   });
 }
 
+/**
+ * Waits until no build-time INIT server of any copy of the package answers (builder/init-server.mts:
+ * each stops 20 s after its last INIT; a connection that asks nothing keeps none up).
+ */
+async function initServersStopped(): Promise<void> {
+  const homes = dirname(labHomeDir());
+  const sockets = () =>
+    readdirSync(homes).flatMap((project) => {
+      const dir = join(homes, project, "init-servers");
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((name) => name.endsWith(".sock"))
+            .map((name) => join(dir, name))
+        : [];
+    });
+  const answers = (socket: string) =>
+    connectTo(socket).then(
+      (connection) => {
+        connection.destroy();
+        return true;
+      },
+      () => false,
+    );
+  while ((await Promise.all(sockets().map(answers))).includes(true)) await sleep(500);
+}
+
 /** How a build is timed: a fresh app's first; again with nothing changed; again after one handler changed (both with the build cache on). */
 type Rebuild = "none" | "same" | "changed";
 
@@ -322,6 +356,7 @@ async function samBuild(builder: Builder, n: number, parallel: boolean, rebuild:
   const runEnv = cache ? { ...env, WARPSTART_BUILD_CACHE: cache } : env;
   let code = rebuild !== "none" ? await runSam(app, parallel, runEnv) : 0;
   if (rebuild === "changed") changeOneHandler(app);
+  if (values.cold) await initServersStopped();
   const started = performance.now();
   if (code === 0) code = await runSam(app, parallel, runEnv);
   const seconds = (performance.now() - started) / 1000;
@@ -416,6 +451,7 @@ const result = {
   versions,
   machine: { cores: cpus().length, arch: arch() },
   repeat,
+  cold: values.cold,
   rows,
   runs,
 };
