@@ -52,7 +52,7 @@ export const CHECKS = [
     severity: "error",
     detect: ({ fn }, today) => deprecationOf(fn.runtime, today),
     fix: {
-      advice: `move the function to a supported runtime: ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} (npx warpstart adopt --runtime moves it)`,
+      advice: `move the function to a supported runtime: ${RUNTIMES.node22.lambdaRuntime} or ${RUNTIMES.node24.lambdaRuntime} (its Runtime in the template, or npx warpstart adopt --runtime, which names each function it leaves to you and why)`,
       build: ({ fn }) => ({
         why: labRuns(fn.runtime)
           ? "the fix changes the runtime, not the build: npx warpstart bench --runtimes compares runtimes"
