@@ -12,6 +12,7 @@
 // stops once no INIT has come for IDLE_MS.
 import { rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { inspect } from "node:util";
 import { Worker } from "node:worker_threads";
@@ -83,14 +84,27 @@ const withoutPreloads = ({ NODE_OPTIONS, ...env }) => env;
 /** The Worker made ahead for the next INIT (init-server-spare.mjs), with the environment it started with. */
 let spare = null;
 const makeSpare = (env) => {
-  spare = { ...watched(SPARE, { env: withoutPreloads(env), workerData: { child } }), env };
+  spare = null;
+  try {
+    // It starts in the server's own folder: a Worker reads the process's folder as it starts, and the last INIT's may be gone by then.
+    process.chdir(dirname(socketPath));
+    const run = watched(SPARE, { env: withoutPreloads(env), workerData: { child } });
+    // Whether it started: it says so once it waits for its INIT; one that failed to start ends first.
+    const started = new Promise((resolve) => {
+      run.worker.once("message", () => resolve(true));
+      run.worker.once("exit", () => resolve(false));
+    });
+    spare = Object.assign(run, { env, started });
+  } catch {
+    // none: the next INIT gets a Worker of its own
+  }
 };
 
 /** One INIT in a Worker (the spare, where it fits): its exit code and its output, the error it threw last; and whether the spare ran it. */
 async function runInit({ argv, env, cwd, timeoutMs }) {
   process.chdir(cwd);
   const preloads = preloadsIn(env.NODE_OPTIONS);
-  const fromSpare = spare !== null && !spare.exited && preloads !== null && startsAlike(spare.env, env);
+  const fromSpare = spare !== null && preloads !== null && startsAlike(spare.env, env) && (await spare.started) && !spare.exited;
   if (spare && !fromSpare) void spare.worker.terminate();
   const run = fromSpare ? spare : watched(child, { argv, env });
   if (fromSpare) run.worker.postMessage({ argv, env, preloads });

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parentPort, workerData } from "node:worker_threads";
 
-const [{ argv, env, preloads }] = await once(parentPort, "message");
+const asked = once(parentPort, "message");
+parentPort.postMessage("ready"); // a Worker that failed to start never says so, and serves no INIT
+const [{ argv, env, preloads }] = await asked;
 parentPort.unref();
 for (const name of Object.keys(process.env)) delete process.env[name];
 Object.assign(process.env, env);
