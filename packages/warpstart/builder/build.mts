@@ -287,22 +287,22 @@ export async function buildFunction(asked: FunctionBuild, outdir: string, option
   const ahead = profile.codeCache || profile.nodeCompileCache ? openAhead(options.initServices, template, fn) : null;
   if (profile.codeCache) startInitServerFor({ template, fn, runtime, artifactDir: outdir });
   try {
-    const result = await makeBuild(fnBuild, runtime, outdir, { ...options, initServices: ahead?.open ?? options.initServices });
-    const notes = [...(forNode.note ? [forNode.note] : []), ...result.notes];
-    if (recipe) keepBuild(recipe, outdir, result.outfile, result.metafile, { ...result.kept, notes });
-    return { outfile: result.outfile, metafile: result.metafile, ...result.kept, notes };
+    const { outfile, metafile, notes, ...made } = await makeBuild(fnBuild, runtime, outdir, { ...options, initServices: ahead?.open ?? options.initServices });
+    const result = { ...made, notes: [...(forNode.note ? [forNode.note] : []), ...notes] };
+    if (recipe) keepBuild(recipe, outdir, outfile, metafile, result);
+    return { outfile, metafile, ...result };
   } finally {
     ahead?.close();
   }
 }
 
-/** A function's build, not from the build cache: what buildFunction keeps of it, and where its bundle is. */
+/** A function's build made now, not restored from the build cache. */
 async function makeBuild(
   fnBuild: FunctionBuild,
   runtime: ManagedRuntime,
   outdir: string,
   options: BuildOptions,
-): Promise<{ outfile: string; metafile: string; notes: string[]; kept: Pick<BuildResult, "bytes" | "codeCache" | "compileCache" | "fellBack"> }> {
+): Promise<Omit<BuildResult, "kept"> & { notes: string[] }> {
   const { template, fn, profile } = fnBuild;
   let bundle = await bundleFunction(fnBuild, runtime, outdir, options);
   const { exportPath } = handlerParts(fn.handler);
@@ -351,7 +351,7 @@ async function makeBuild(
     ...(codeCache?.stoppedBy ? [`its code cache holds what INIT compiled until it failed: ${codeCache.stoppedBy}`] : []),
     ...(codeCache ? placeholderNotes(codeCache) : []),
   ];
-  return { outfile: bundle.outfile, metafile: bundle.metafile, notes, kept: { bytes: bundle.bytes, codeCache, compileCache, fellBack } };
+  return { outfile: bundle.outfile, metafile: bundle.metafile, bytes: bundle.bytes, codeCache, compileCache, notes, fellBack };
 }
 
 /** The start of the note of a Warp build that could not make its code cache and built Optimized instead. */

@@ -1,8 +1,9 @@
 // A Worker the build-time INIT server (init-server-program.mjs) makes ahead of the next INIT, while
 // that function bundles: a Worker's start under qemu is a third of its INIT. It waits for the
 // INIT's request, takes the function's arguments and environment as a Worker made for it would
-// have had them (its module paths made again), loads the preloads the environment's NODE_OPTIONS names (which a Worker made for it
-// would have loaded as it started), then runs code-cache-child.mjs as that Worker would.
+// have had them (its module paths made again), loads the preloads the environment's NODE_OPTIONS
+// names (which a Worker made for it would have loaded as it started), then runs
+// code-cache-child.mjs as that Worker would.
 import { once } from "node:events";
 import Module, { createRequire } from "node:module";
 import { join } from "node:path";

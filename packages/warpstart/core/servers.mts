@@ -27,6 +27,17 @@ export function connectTo(socketPath: string): Promise<Socket> {
   });
 }
 
+/** Whether a server answers on a socket (a connection that asks nothing, closed at once). */
+export function answers(socketPath: string): Promise<boolean> {
+  return connectTo(socketPath).then(
+    (socket) => {
+      socket.destroy();
+      return true;
+    },
+    () => false,
+  );
+}
+
 /**
  * Starts a server, detached (it outlives this process), its stderr appended to `log`; resolved once
  * it writes its first line (it listens, or another one does), rejected with the log's last lines if

@@ -13,8 +13,9 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { createInterface } from "node:readline";
+import { answers } from "../../core/servers.mts";
 import { readTemplate } from "../../core/template.mts";
-import { answers, eventDataFor } from "./build-services.mts";
+import { eventDataFor } from "./build-services.mts";
 import { type LocalAws, startLocalAws } from "./local-aws.mts";
 import { type CreatedResources, createResources, type Seeder, startSeeder } from "./resources.mts";
 

@@ -42,17 +42,6 @@ export const ownLocalAws: OpenInitServices = async (template, fn) => {
   }
 };
 
-/** Whether a server answers on a socket. */
-export function answers(socketPath: string): Promise<boolean> {
-  return connectTo(socketPath).then(
-    (socket) => {
-      socket.destroy();
-      return true;
-    },
-    () => false,
-  );
-}
-
 /** Where the server of a template listens, and writes what it did. */
 export const sharedServerOf = (templateFile: string) => serverFiles("build-aws", [templateFile]);
 

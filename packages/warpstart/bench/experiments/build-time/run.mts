@@ -13,7 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { labHomeDir } from "../../../core/paths.mts";
-import { connectTo } from "../../../core/servers.mts";
+import { answers } from "../../../core/servers.mts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const { values } = parseArgs({
@@ -330,14 +330,6 @@ async function initServersStopped(): Promise<void> {
             .map((name) => join(dir, name))
         : [];
     });
-  const answers = (socket: string) =>
-    connectTo(socket).then(
-      (connection) => {
-        connection.destroy();
-        return true;
-      },
-      () => false,
-    );
   while ((await Promise.all(sockets().map(answers))).includes(true)) await sleep(500);
 }
 
