@@ -45,7 +45,7 @@ const PINNED_TREES: [string, RegExp][] = [
 ];
 const CODE = /\.(mts|mjs|cjs|cts|ts|js|json|patch|py)$|^warp-exec$/;
 
-const digest = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+export const digest = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const fileDigest = (file: string) => (existsSync(file) ? digest(readFileSync(file)) : "missing");
 
 let builderVersion: string | undefined;
@@ -90,11 +90,22 @@ export interface Recipe {
   alsoReads: string[];
 }
 
-/** The files a build read, each with its digest, from its metafile (inputs relative to the project, as esbuild writes them). */
-function ingredientsOf(metafile: Metafile): Record<string, string> {
-  const files = Object.keys(metafile.inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
-  return Object.fromEntries(files.sort().map((input) => [input, fileDigest(resolve(PACKAGE_ROOT, input))]));
+/** The files esbuild read, relative to the project as its metafile names them: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...). */
+export const filesRead = (metafile: Pick<Metafile, "inputs">) =>
+  Object.keys(metafile.inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
+
+/** The files a build read, each with its digest, from its metafile. */
+export function ingredientsOf(metafile: Metafile): Record<string, string> {
+  return Object.fromEntries(
+    filesRead(metafile)
+      .sort()
+      .map((input) => [input, fileDigest(resolve(PACKAGE_ROOT, input))]),
+  );
 }
+
+/** Whether every file a build read is as it was. */
+export const unchanged = (ingredients: Record<string, string>) =>
+  Object.entries(ingredients).every(([input, was]) => fileDigest(resolve(PACKAGE_ROOT, input)) === was);
 
 /** The result a cached build gives back, with its paths relative to the artifact (they move with it). */
 interface Entry<Result> {
@@ -136,8 +147,7 @@ export function restoreBuild<Result>(recipe: Recipe, outdir: string): { outfile:
   } catch {
     return null;
   }
-  const unchanged = Object.entries(entry.ingredients).every(([input, was]) => fileDigest(resolve(PACKAGE_ROOT, input)) === was);
-  if (!unchanged) return null;
+  if (!unchanged(entry.ingredients)) return null;
   removeTree(outdir);
   removeTree(labOverlayOf(outdir));
   cpSync(kept.artifact, outdir, { recursive: true, verbatimSymlinks: true });

@@ -12,7 +12,15 @@
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { build, type Message as EsbuildMessage, type BuildOptions as EsbuildOptions, type Metafile, type Plugin, transform } from "esbuild";
+import {
+  build,
+  type Message as EsbuildMessage,
+  type BuildOptions as EsbuildOptions,
+  version as esbuildVersion,
+  type Metafile,
+  type Plugin,
+  transform,
+} from "esbuild";
 import { type OpenInitServices, openAhead } from "../core/init-services.mts";
 import { appDirOf, foldersUp, PACKAGE_ROOT, sampleEventOf } from "../core/paths.mts";
 import { type ManagedRuntime, RUNTIMES, type Runtime, type RuntimeName, runtimeOf } from "../core/runtimes.mts";
@@ -24,7 +32,7 @@ import { labOverlayOf, placeholdersLine } from "../emulation/function-environmen
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { appPatches, appPatchFiles } from "./app-patches.mts";
-import { buildCacheOn, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
+import { buildCacheOn, digest, filesRead, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import {
   buildFailure,
   type CodeCache,
@@ -61,6 +69,7 @@ import {
   serviceHosts,
 } from "./sdk.mts";
 import { installedVersion, patchedTree, publishedTree, type SdkTree, WARPSTART_TREE } from "./sdk-tree.mts";
+import { sharedChunk, sharedChunksDir } from "./shared-chunks.mts";
 import { warmStartupCache } from "./startup-caches.mts";
 
 /** One function of a template, to be built with a profile (its own, or one asked for). */
@@ -447,8 +456,11 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   const installFromRuntime = (pkg: string) => installRuntimeSdk(runtime, [pkg], (line) => console.error(`${fn.logicalId}: ${line}`));
   // Read once: every esbuild call of this build (scan, chunk, handler) loads the files they patch as patched.
   const appDir = appDirOf(template.file);
-  const patches = appPatches(appPatchFiles(fn.codeDir, appDir), appDir);
-  const shared = (plugins: Plugin[]): EsbuildOptions => ({
+  const patchFiles = appPatchFiles(fn.codeDir, appDir);
+  const patches = appPatches(patchFiles, appDir);
+  // The handler's own constants, which the chunk (packages alone) never reads: it is the same for each function importing the same ones.
+  const handlerDefines = { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) };
+  const shared = (plugins: Plugin[], define: Record<string, string> = handlerDefines): EsbuildOptions => ({
     target: `node${runtime.nodeMajor}`, // unless the tool a peer profile stands for sets its own
     ...toolOptions,
     // A layer's file imported by its absolute path is Lambda's to load from /opt, as the function's owner wrote it.
@@ -458,7 +470,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
     platform: "node",
     metafile: true,
     logLevel: "silent",
-    define: { ...defines, WARPSTART_FUNCTION: JSON.stringify(fn.logicalId), WARPSTART_PROFILE: JSON.stringify(profileName) },
+    define,
     plugins: [
       ...patches,
       ...plugins,
@@ -502,16 +514,26 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
   if (profile.sdkChunk && scan.leftToCode.size > 0) notes = [...notes, runtimeCopyNote(scan.leftToCode)];
   if (chunked) {
     const chunkFile = join(handlerDir, SDK_CHUNK_FILE);
-    const buildChunk = async (held: ChunkLibraries): Promise<Metafile> => {
-      const { metafile } = await build(
-        withVersion({
-          ...withImportMeta(shared(treePlugins(false))),
-          stdin: { contents: chunkEntry(imports, held), resolveDir: PACKAGE_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
-          outfile: chunkFile,
-          format: "cjs",
-        }),
-      );
-      return markChunk(chunkFile, metafile!);
+    // Shared in a sam build but with layers, whose plugin notes what it leaves to them as it builds.
+    const sharedIn = fn.layers.length ? null : sharedChunksDir(outdir);
+    const buildChunk = (held: ChunkLibraries): Promise<Metafile> => {
+      const chunkOptions = withVersion({
+        ...withImportMeta(shared(treePlugins(false), defines)),
+        stdin: { contents: chunkEntry(imports, held), resolveDir: PACKAGE_ROOT, sourcefile: "<sdk-chunk>", loader: "js" },
+        outfile: chunkFile,
+        format: "cjs",
+      });
+      // What the chunk's esbuild call depends on besides the files it reads: its options (where it
+      // is written only as far as its paths to the sources go), and what its plugins read from.
+      const recipe = {
+        options: { ...chunkOptions, outfile: relative(handlerDir, PACKAGE_ROOT) },
+        tree,
+        replace: profile.replace,
+        patches: patchFiles.map((file) => [file, digest(readFileSync(file))]),
+        runtimeCopy: outsideProject ? runtime.name : null,
+        esbuild: esbuildVersion,
+      };
+      return sharedChunk(sharedIn, recipe, chunkFile, async () => markChunk(chunkFile, (await build(chunkOptions)).metafile!));
     };
     libraries = chunkLibraries(scan.libraries, PACKAGE_ROOT);
     try {
@@ -615,9 +637,9 @@ export function staleReason(templateFile: string, fnBuild: FunctionBuild, outdir
   const { inputs, runtime } = JSON.parse(readFileSync(metafile, "utf8")) as BuildMetafile;
   if (runtime !== fnBuild.deployedRuntime()) return `${fn.logicalId} was built for ${runtime ?? "another runtime"}, and runs on ${fnBuild.deployedRuntime()}`;
   const builtAt = statSync(metafile).mtimeMs;
-  // Files only: not Warp's generated <sdk-chunk> entry nor plugin namespaces (sdk-chunk:...).
-  const files = Object.keys(inputs).filter((input) => !input.startsWith("<") && !/^[\w-]+:/.test(input));
-  const newer = [templateFile, ...files.map((input) => resolve(PACKAGE_ROOT, input))].find((file) => !existsSync(file) || statSync(file).mtimeMs > builtAt);
+  const newer = [templateFile, ...filesRead({ inputs }).map((input) => resolve(PACKAGE_ROOT, input))].find(
+    (file) => !existsSync(file) || statSync(file).mtimeMs > builtAt,
+  );
   return newer ? `${relative(process.cwd(), newer)} changed since ${fn.logicalId} was built` : null;
 }
 

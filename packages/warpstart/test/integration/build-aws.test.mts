@@ -1,13 +1,14 @@
 // One local AWS serves a whole `sam build`: SAM's makefile builder runs `warpstart build` once per
 // function, three at once here (--parallel), and each Warp build's INIT asks the template's
 // server for the services (emulation/local-aws/build-services.mts): the first build starts it,
-// the others find it, and the template's resources are made once.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+// the others find it, and the template's resources are made once; the SDK chunk they share is kept once.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../core/paths.mts";
 import { sharedServer, sharedServerOf } from "../../emulation/local-aws/build-services.mts";
 import { samBuild } from "../../lab/sam.mts";
+import { SDK_CHUNK_FILE } from "../../src/contract.mts";
 import { DEMO_ROOT } from "../support/demo.mts";
 
 const FUNCTIONS = ["First", "Second", "Third"];
@@ -58,4 +59,12 @@ it("sam build --parallel of three Warp functions starts one local AWS, which ser
     await ask({ stop: true });
     socket.destroy();
   }
+});
+
+it("the three functions, importing the same client, get one chunk, kept for the sam build beside its artifacts", () => {
+  const build = join(app, ".aws-sam/build");
+  const kept = readdirSync(join(build, ".warpstart-chunks"));
+  expect(kept).toHaveLength(1);
+  const chunk = readFileSync(join(build, ".warpstart-chunks", kept[0]!, SDK_CHUNK_FILE));
+  for (const name of FUNCTIONS) expect(readFileSync(join(build, name, "src", SDK_CHUNK_FILE)).equals(chunk)).toBe(true);
 });
