@@ -9,7 +9,6 @@
 // beside it) and, beside the artifact, <outdir>.meta.json (esbuild's metafile). A template's
 // custom-runtime layer (AWS::Serverless::LayerVersion) goes to runtime-layer.mts.
 
-import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import {
@@ -583,7 +582,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
  */
 function markChunk(file: string, metafile: Metafile): Metafile {
   const text = readFileSync(file, "utf8");
-  const mark = `${CHUNK_MARK}${createHash("sha256").update(text).digest("hex").slice(0, 16)}*/`;
+  const mark = `${CHUNK_MARK}${digest(text).slice(0, 16)}*/`;
   writeFileSync(file, mark + text);
   const written = Object.entries(metafile.outputs).find(([path]) => resolve(PACKAGE_ROOT, path) === file)?.[1];
   if (written) written.bytes += Buffer.byteLength(mark);

@@ -32,16 +32,16 @@ export async function sharedChunk(dir: string | null, recipe: unknown, chunkFile
   if (!dir) return build();
   const entry = join(dir, digest(JSON.stringify(recipe)));
   const at = dirname(chunkFile);
-  const here = (outputs: Metafile["outputs"], name: (path: string) => string) =>
+  const renamed = (outputs: Metafile["outputs"], name: (path: string) => string) =>
     Object.fromEntries(Object.entries(outputs).map(([path, output]) => [name(path), output]));
   const kept = readKept(entry);
   if (kept && unchanged(kept.ingredients)) {
     for (const file of Object.keys(kept.metafile.outputs)) copyFileSync(join(entry, file), join(at, file));
-    return { ...kept.metafile, outputs: here(kept.metafile.outputs, (file) => relative(PACKAGE_ROOT, join(at, file))) };
+    return { ...kept.metafile, outputs: renamed(kept.metafile.outputs, (file) => relative(PACKAGE_ROOT, join(at, file))) };
   }
   const metafile = await build();
   if (kept) removeTree(entry); // built from files since changed
-  const outputs = here(metafile.outputs, (path) => relative(at, resolve(PACKAGE_ROOT, path)));
+  const outputs = renamed(metafile.outputs, (path) => relative(at, resolve(PACKAGE_ROOT, path)));
   const scratch = `${entry}.${process.pid}`;
   mkdirSync(scratch, { recursive: true });
   for (const file of Object.keys(outputs)) copyFileSync(join(at, file), join(scratch, file));

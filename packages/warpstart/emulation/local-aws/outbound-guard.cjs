@@ -2,12 +2,13 @@
 // they run may leave this machine. Every TCP connect and UDP send to an address other than
 // loopback (where the local AWS, the Runtime API and the X-Ray daemon listen) fails at once as a
 // refused connection, and says so on stderr with the host and port (the function's log; the
-// build reads it). The guard sits on the socket handles' native bindings, below net, tls, http,
-// fetch's undici and database drivers alike, so it catches literal addresses too, and loads no
-// module a function would not load itself. A host name other than loopback's resolves to an
-// address of a range reserved for documentation (RFC 5737, RFC 3849), remembered, so the refusal
-// can name the host the function asked for. Not caught: dns.resolve*() queries (c-ares's own
-// sockets) and native addons' sockets. A connection to 127.0.0.1:443 goes to the local AWS (localAwsPort).
+// build reads it), the first AWS endpoint's with why a client asked for one. The guard sits on
+// the socket handles' native bindings, below net, tls, http, fetch's undici and database drivers
+// alike, so it catches literal addresses too, and loads no module a function would not load
+// itself. A host name other than loopback's resolves to an address of a range reserved for
+// documentation (RFC 5737, RFC 3849), remembered, so the refusal can name the host the function
+// asked for. Not caught: dns.resolve*() queries (c-ares's own sockets) and native addons'
+// sockets. A connection to 127.0.0.1:443 goes to the local AWS (localAwsPort).
 "use strict";
 const dns = require("node:dns");
 const { TCP } = process.binding("tcp_wrap");
@@ -39,11 +40,19 @@ dns.lookup = function guardedLookup(hostname, ...rest) {
   return {};
 };
 
+/** Said with the first refusal of an AWS endpoint in a process: why a client asked for one at all. */
+const AWS_ENDPOINT = /\.amazonaws\.com(\.cn)?$/;
+const WHY_AWS =
+  " (a client that did not read AWS_ENDPOINT_URL, where the lab puts the local AWS: the SDK v2, aws-sdk, never reads it; the v3 clients, @aws-sdk/client-*, do)";
+let toldWhyAws = false;
+
 /** Writes the refusal's line and returns the error libuv gives a refused connection. */
 function refuse(address, port) {
   const host = hostOf.get(address) ?? (address.includes(":") ? `[${address}]` : address);
+  const why = !toldWhyAws && AWS_ENDPOINT.test(host) ? WHY_AWS : "";
+  if (why) toldWhyAws = true;
   process.stderr.write(
-    `warpstart: refused an outbound connection to ${host}:${port}: nothing the lab or a build runs may leave this machine; only the local AWS is reachable\n`,
+    `warpstart: refused an outbound connection to ${host}:${port}: nothing the lab or a build runs may leave this machine; only the local AWS is reachable${why}\n`,
   );
   return UV_ECONNREFUSED;
 }

@@ -54,3 +54,13 @@ it("lets a UDP socket bound to every interface send to loopback (the X-Ray SDK's
   expect(stdout.trim()).toBe("null");
   expect(stderr).toBe("");
 });
+
+it("says once why a client asked for an AWS endpoint: it did not read AWS_ENDPOINT_URL, as the SDK v2 never does", async () => {
+  const attempt = 'await fetch("https://events.us-east-1.amazonaws.com/").catch(() => {});';
+  const { stderr } = await guarded(`${attempt} ${attempt}`);
+  const refusal =
+    "warpstart: refused an outbound connection to events.us-east-1.amazonaws.com:443: nothing the lab or a build runs may leave this machine; only the local AWS is reachable";
+  expect(stderr).toBe(
+    `${refusal} (a client that did not read AWS_ENDPOINT_URL, where the lab puts the local AWS: the SDK v2, aws-sdk, never reads it; the v3 clients, @aws-sdk/client-*, do)\n${refusal}\n`,
+  );
+});
