@@ -46,7 +46,7 @@ const PINNED_TREES: [string, RegExp][] = [
 const CODE = /\.(mts|mjs|cjs|cts|ts|js|json|patch|py)$|^warp-exec$/;
 
 export const digest = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
-const fileDigest = (file: string) => (existsSync(file) ? digest(readFileSync(file)) : "missing");
+export const fileDigest = (file: string) => (existsSync(file) ? digest(readFileSync(file)) : "missing");
 
 let builderVersion: string | undefined;
 

@@ -31,7 +31,7 @@ import { labOverlayOf, placeholdersLine } from "../emulation/function-environmen
 import { installRuntimeSdk, runtimeCarries, runtimeSdkTreesOf } from "../emulation/runtime-sdk.mts";
 import { CHUNK_MARK, SDK_CHUNK_FILE, WARP_EXEC_WRAPPER } from "../src/contract.mts";
 import { appPatches, appPatchFiles } from "./app-patches.mts";
-import { buildCacheOn, digest, filesRead, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
+import { buildCacheOn, digest, fileDigest, filesRead, keepBuild, type Recipe, restoreBuild } from "./build-cache.mts";
 import {
   buildFailure,
   type CodeCache,
@@ -528,7 +528,7 @@ async function bundleFunction(fnBuild: FunctionBuild, runtime: ManagedRuntime, o
         options: { ...chunkOptions, outfile: relative(handlerDir, PACKAGE_ROOT) },
         tree,
         replace: profile.replace,
-        patches: patchFiles.map((file) => [file, digest(readFileSync(file))]),
+        patches: patchFiles.map((file) => [file, fileDigest(file)]),
         runtimeCopy: outsideProject ? runtime.name : null,
         esbuild: esbuildVersion,
       };

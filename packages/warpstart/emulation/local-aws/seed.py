@@ -75,7 +75,7 @@ def message(error: Exception) -> str:
 
 
 class Clients(dict):
-    """A client per service, made on first use: botocore reads the service's model as it makes one (0.2 s for the four seeding may use)."""
+    """A client per service, made on first use: botocore reads the service's model as it makes one (0.2 s for the four seeding may use), so each is made once, and only if used."""
 
     def __init__(self, make):
         super().__init__()
@@ -161,18 +161,19 @@ def load_seeds(clients: dict, seeds: dict, attributes: dict) -> list:
 
 def main() -> None:
     request = {}
-    session = cfn = None
+    clients = cfn = None
     # One attempt: a CreateStack that failed must not be sent again.
     config = Config(retries={"total_max_attempts": 1, "mode": "standard"})
     failed = []
 
     def take_request() -> None:
         """Waits for the request (this process may be started ahead of it), then clears the way for its stack."""
-        nonlocal session, cfn
+        nonlocal clients, cfn
         try:
             request.update(json.load(sys.stdin))
             session = boto3.session.Session(aws_access_key_id="ASIAWARPSTARTSEEDING", aws_secret_access_key="lab", region_name=request["region"])
-            cfn = session.client("cloudformation", endpoint_url=request["endpoint"], verify=request["caFile"], config=config)
+            clients = Clients(lambda service: session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config))
+            cfn = clients["cloudformation"]
         except Exception as error:  # noqa: BLE001 - raised again by the main thread
             failed.append(error)
             return
@@ -200,7 +201,6 @@ def main() -> None:
     earlier.join()
     if failed:
         raise failed[0]
-    sm = session.client("secretsmanager", endpoint_url=request["endpoint"], verify=request["caFile"], config=config)
     stack_name = request["stackName"]
     attributes = {}
     secrets_left_out = {}
@@ -208,7 +208,7 @@ def main() -> None:
         logical_id, props = secret["logicalId"], secret["properties"]
         name = props.get("Name") or stack_rehearsal.generated_name(SECRET, stack_name, logical_id)
         try:
-            attributes[logical_id] = create_secret(sm, name, props)
+            attributes[logical_id] = create_secret(clients["secretsmanager"], name, props)
         except ClientError as error:
             secrets_left_out[logical_id] = error.response["Error"].get("Message") or str(error)
 
@@ -234,7 +234,6 @@ def main() -> None:
             attributes.setdefault(logical_id, {})[name] = output["OutputValue"]
     types.update({logical_id: SECRET for logical_id in secrets_left_out})
     not_created = [{"logicalId": logical_id, "type": types[logical_id], "reason": reason} for logical_id, reason in stack.left_out.items()]
-    clients = Clients(lambda service: session.client(service, endpoint_url=request["endpoint"], verify=request["caFile"], config=config))
     problems = put_event_data(clients, request.get("eventData", []))
     problems += load_seeds(clients, request.get("seeds") or {"objects": [], "tables": [], "parameters": [], "secrets": []}, attributes)
     json.dump({"attributes": attributes, "notCreated": not_created, "problems": problems}, sys.stdout)
